@@ -1,0 +1,353 @@
+/* config.c -- the table of every talkback setting, and how values arrive.
+ *
+ * The table below is the single list of limits, timeouts, paths and
+ * endpoints; the README's config reference mirrors it (`--help` prints
+ * it).  Each entry has a type: a string, an integer, a size (bytes, with
+ * K/M/G suffixes), a duration (seconds, with s/m/h/d suffixes) or a bool.
+ *
+ * Order of precedence, later wins: default, config file, environment
+ * (TALKBACK_<KEY>), command line.  The file is plain `key = value` lines so
+ * an operator can write it without reading this code.
+ */
+#include "common/config.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+typedef enum { CT_STR, CT_INT, CT_SIZE, CT_DURATION, CT_BOOL } config_type_t;
+
+typedef struct {
+    const char *key;
+    config_type_t type;
+    const char *dflt;
+    const char *help;
+    char *value;     /* malloc'ed when set; NULL = default */
+} config_entry_t;
+
+static config_entry_t config_table[] = {
+    /* --- endpoints and transport --- */
+    { "listen", CT_STR, "127.0.0.1:8080", "HOST:PORT the MCP endpoint (POST /mcp) listens on", NULL },
+    { "hub_endpoint", CT_STR, "ipc:///tmp/talkback/hub.ipc",
+      "ZeroMQ endpoint of the hub: the gateway binds it, workers connect (ipc:// or tcp://)", NULL },
+    { "hub_bind", CT_STR, "", "endpoint the gateway binds instead of hub_endpoint (e.g. tcp://0.0.0.0:5555)", NULL },
+    { "heartbeat_ms", CT_INT, "1000", "how often workers say HELLO to the hub, milliseconds", NULL },
+    { "heartbeat_timeout_ms", CT_INT, "3000", "silence after which the hub counts a worker dead, milliseconds", NULL },
+    { "worker_wait_ms", CT_INT, "5000", "how long a call waits for a worker to appear before it fails, milliseconds", NULL },
+    { "record", CT_STR, "", "append every queued request and its reply to this file (msgpack); empty = off", NULL },
+    { "max_jobs", CT_INT, "256", "requests a worker runs at once; more wait", NULL },
+    /* --- MCP front --- */
+    { "conversation_header", CT_STR, "X-Conversation-Id", "HTTP header that carries the chat id", NULL },
+    { "user_header", CT_STR, "X-User-Id", "HTTP header that carries the user id (optional)", NULL },
+    { "max_body", CT_SIZE, "8M", "largest request body accepted; larger gets 413", NULL },
+    { "sse_keepalive", CT_DURATION, "15s", "keep-alive comment interval on SSE answers", NULL },
+    { "allowed_origins", CT_STR, "", "comma-separated Origin values allowed besides localhost", NULL },
+    { "call_grace", CT_DURATION, "30s", "deadline slack beyond a command's own timeout (container start, copy-out)", NULL },
+    /* --- tools --- */
+    { "run_timeout", CT_DURATION, "300s", "default timeout of run", NULL },
+    { "run_timeout_max", CT_DURATION, "1800s", "largest timeout run accepts", NULL },
+    { "output_cap", CT_SIZE, "64K", "output kept per command (head + tail); the middle is cut and counted", NULL },
+    { "write_file_max", CT_SIZE, "8M", "largest content write_file accepts", NULL },
+    /* --- Docker and the sandbox template --- */
+    { "docker_host", CT_STR, "", "Docker daemon address (unix:///... or tcp://...); empty = $DOCKER_HOST or unix:///var/run/docker.sock", NULL },
+    { "image", CT_STR, "talkback-sandbox:latest", "image of new sandboxes", NULL },
+    { "network", CT_STR, "talkback-sandboxes", "bridge network of sandboxes; created if missing, never removed", NULL },
+    { "memory", CT_SIZE, "256M", "sandbox memory limit", NULL },
+    { "memory_swap", CT_SIZE, "1G", "sandbox memory + swap limit", NULL },
+    { "nano_cpus", CT_INT, "1000000000", "sandbox CPU quota in billionths of a CPU", NULL },
+    { "cpu_shares", CT_INT, "256", "sandbox CPU weight (1024 = normal)", NULL },
+    { "pids_limit", CT_INT, "512", "most processes a sandbox may have", NULL },
+    { "runtime", CT_STR, "", "container runtime of sandboxes (e.g. runsc); empty = Docker's default", NULL },
+    { "log_max_size", CT_STR, "1m", "Docker json-file log size cap per sandbox", NULL },
+    { "disk_cap", CT_SIZE, "2G", "writable-layer size past which a sandbox is removed", NULL },
+    /* --- misc --- */
+    { "log_level", CT_STR, "info", "error, warn, info or debug", NULL },
+};
+
+#define CONFIG_N (sizeof config_table / sizeof config_table[0])
+
+static config_entry_t *config_find(const char *key)
+{
+    for (size_t i = 0; i < CONFIG_N; i++)
+        if (strcmp(config_table[i].key, key) == 0)
+            return &config_table[i];
+    return NULL;
+}
+
+int config_parse_size(const char *s, int64_t *out)
+{
+    if (!s || !*s)
+        return -1;
+    errno = 0;
+    char *end;
+    long long v = strtoll(s, &end, 10);
+    if (errno || end == s || v < 0)
+        return -1;
+    int64_t mul = 1;
+    if (*end) {
+        switch (toupper((unsigned char)*end)) {
+        case 'K': mul = 1024; break;
+        case 'M': mul = 1024 * 1024; break;
+        case 'G': mul = 1024LL * 1024 * 1024; break;
+        case 'T': mul = 1024LL * 1024 * 1024 * 1024; break;
+        case 'B': mul = 1; break;
+        default: return -1;
+        }
+        end++;
+        if (*end == 'i' || *end == 'I')
+            end++;
+        if (*end == 'B' || *end == 'b')
+            end++;
+        if (*end)
+            return -1;
+    }
+    if (v > INT64_MAX / mul)
+        return -1;
+    *out = v * mul;
+    return 0;
+}
+
+int config_parse_duration(const char *s, int64_t *out)
+{
+    if (!s || !*s)
+        return -1;
+    errno = 0;
+    char *end;
+    long long v = strtoll(s, &end, 10);
+    if (errno || end == s || v < 0)
+        return -1;
+    int64_t mul = 1;
+    if (*end) {
+        switch (*end) {
+        case 's': mul = 1; break;
+        case 'm': mul = 60; break;
+        case 'h': mul = 3600; break;
+        case 'd': mul = 86400; break;
+        default: return -1;
+        }
+        if (end[1])
+            return -1;
+    }
+    if (v > INT64_MAX / mul)
+        return -1;
+    *out = v * mul;
+    return 0;
+}
+
+static int config_parse(const config_entry_t *e, const char *s, int64_t *out)
+{
+    switch (e->type) {
+    case CT_STR: return 0;
+    case CT_SIZE: return config_parse_size(s, out);
+    case CT_DURATION: return config_parse_duration(s, out);
+    case CT_BOOL:
+        if (!strcmp(s, "1") || !strcmp(s, "true") || !strcmp(s, "yes") || !strcmp(s, "on")) {
+            *out = 1;
+            return 0;
+        }
+        if (!strcmp(s, "0") || !strcmp(s, "false") || !strcmp(s, "no") || !strcmp(s, "off") || !*s) {
+            *out = 0;
+            return 0;
+        }
+        return -1;
+    case CT_INT: {
+        errno = 0;
+        char *end;
+        long long v = strtoll(s, &end, 10);
+        if (errno || end == s || *end)
+            return -1;
+        *out = v;
+        return 0;
+    }
+    }
+    return -1;
+}
+
+int config_set(const char *key, const char *value)
+{
+    config_entry_t *e = config_find(key);
+    if (!e || !value)
+        return -1;
+    int64_t dummy;
+    if (config_parse(e, value, &dummy))
+        return -1;
+    char *copy = strdup(value);
+    if (!copy)
+        return -1;
+    free(e->value);
+    e->value = copy;
+    return 0;
+}
+
+const char *config_str(const char *key)
+{
+    config_entry_t *e = config_find(key);
+    if (!e) {
+        fprintf(stderr, "talkback: internal error: unknown config key %s\n", key);
+        abort();
+    }
+    return e->value ? e->value : e->dflt;
+}
+
+int64_t config_int(const char *key)
+{
+    config_entry_t *e = config_find(key);
+    if (!e) {
+        fprintf(stderr, "talkback: internal error: unknown config key %s\n", key);
+        abort();
+    }
+    int64_t v = 0;
+    if (config_parse(e, e->value ? e->value : e->dflt, &v))
+        config_parse(e, e->dflt, &v);
+    return v;
+}
+
+bool config_bool(const char *key)
+{
+    return config_int(key) != 0;
+}
+
+void config_print_reference(void)
+{
+    printf("%-22s %-30s %s\n", "key", "default", "meaning");
+    for (size_t i = 0; i < CONFIG_N; i++)
+        printf("%-22s %-30s %s\n", config_table[i].key,
+               *config_table[i].dflt ? config_table[i].dflt : "\"\"", config_table[i].help);
+    printf("\nEvery key can also be set as TALKBACK_<KEY> in the environment, as\n"
+           "`key = value` in the config file (--config FILE, $TALKBACK_CONFIG,\n"
+           "or /etc/talkback/talkback.conf), or as --key VALUE / --key=VALUE.\n");
+}
+
+static char *trim(char *s)
+{
+    while (isspace((unsigned char)*s))
+        s++;
+    char *e = s + strlen(s);
+    while (e > s && isspace((unsigned char)e[-1]))
+        *--e = '\0';
+    return s;
+}
+
+static int config_read_file(const char *path, bool must_exist)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        if (!must_exist && errno == ENOENT)
+            return 0;
+        fprintf(stderr, "talkback: cannot read config file %s: %s\n", path, strerror(errno));
+        return -1;
+    }
+    char line[4096];
+    int lineno = 0, rc = 0;
+    while (fgets(line, sizeof line, f)) {
+        lineno++;
+        char *s = trim(line);
+        if (!*s || *s == '#')
+            continue;
+        char *eq = strchr(s, '=');
+        if (!eq) {
+            fprintf(stderr, "talkback: %s:%d: expected key = value\n", path, lineno);
+            rc = -1;
+            continue;
+        }
+        *eq = '\0';
+        char *key = trim(s), *val = trim(eq + 1);
+        size_t vl = strlen(val);
+        if (vl >= 2 && val[0] == '"' && val[vl - 1] == '"') {
+            val[vl - 1] = '\0';
+            val++;
+        }
+        if (config_set(key, val)) {
+            fprintf(stderr, "talkback: %s:%d: %s %s\n", path, lineno,
+                    config_find(key) ? "bad value for" : "unknown key", key);
+            rc = -1;
+        }
+    }
+    fclose(f);
+    return rc;
+}
+
+static void config_read_env(void)
+{
+    for (size_t i = 0; i < CONFIG_N; i++) {
+        char name[64] = "TALKBACK_";
+        size_t o = strlen(name);
+        for (const char *k = config_table[i].key; *k && o < sizeof name - 1; k++)
+            name[o++] = (char)toupper((unsigned char)*k);
+        name[o] = '\0';
+        const char *v = getenv(name);
+        if (v && config_set(config_table[i].key, v))
+            fprintf(stderr, "talkback: ignoring bad value of %s: %s\n", name, v);
+    }
+}
+
+int config_load(int argc, char **argv, const char *process)
+{
+    const char *file = getenv("TALKBACK_CONFIG");
+    bool must_exist = file != NULL;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--config") && i + 1 < argc) {
+            file = argv[++i];
+            must_exist = true;
+        } else if (!strncmp(argv[i], "--config=", 9)) {
+            file = argv[i] + 9;
+            must_exist = true;
+        } else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+            printf("usage: talkback-%s [--config FILE] [--KEY VALUE ...]\n\n", process);
+            config_print_reference();
+            exit(0);
+        }
+    }
+    if (!file)
+        file = "/etc/talkback/talkback.conf";
+    if (config_read_file(file, must_exist))
+        return -1;
+    config_read_env();
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "--config")) {
+            i++;
+            continue;
+        }
+        if (!strncmp(a, "--config=", 9))
+            continue;
+        if (strncmp(a, "--", 2) != 0) {
+            fprintf(stderr, "talkback-%s: unexpected argument %s (try --help)\n", process, a);
+            return -1;
+        }
+        char key[64];
+        const char *val;
+        const char *eq = strchr(a, '=');
+        size_t kl = eq ? (size_t)(eq - a - 2) : strlen(a + 2);
+        if (kl >= sizeof key) {
+            fprintf(stderr, "talkback-%s: unknown option %s\n", process, a);
+            return -1;
+        }
+        memcpy(key, a + 2, kl);
+        key[kl] = '\0';
+        for (char *p = key; *p; p++)
+            if (*p == '-')
+                *p = '_';
+        if (eq) {
+            val = eq + 1;
+        } else if (i + 1 < argc) {
+            val = argv[++i];
+        } else {
+            fprintf(stderr, "talkback-%s: option %s needs a value\n", process, a);
+            return -1;
+        }
+        if (!config_find(key)) {
+            fprintf(stderr, "talkback-%s: unknown option --%s (try --help)\n", process, key);
+            return -1;
+        }
+        if (config_set(key, val)) {
+            fprintf(stderr, "talkback-%s: bad value for --%s: %s\n", process, key, val);
+            return -1;
+        }
+    }
+    return 0;
+}

@@ -1,0 +1,501 @@
+/* worker.c -- the worker side of the hub (see worker.h).
+ *
+ * The main thread owns the DEALER socket and does three things: says HELLO
+ * every heartbeat, starts a thread per REQUEST (at most max_jobs at once,
+ * the rest wait in arrival order), and sends whatever job threads put in
+ * the outbox (replies, and requests made with worker_call).  Job threads
+ * never touch ZeroMQ: they hand frames to the main thread through the
+ * locked outbox and a wake-up pipe, as the hub does.
+ */
+#include "common/worker.h"
+
+#include <czmq.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common/log.h"
+
+typedef struct job_entry {
+    worker_job_t job;           /* first: handlers get &entry->job */
+    proto_msg_t *req;
+    pthread_t thread;
+    struct job_entry *next;
+} job_entry_t;
+
+typedef struct call_entry {
+    uint64_t id;
+    proto_msg_t *reply;
+    pthread_cond_t cv;
+    struct call_entry *next;
+} call_entry_t;
+
+typedef struct out_item {
+    char *frame;
+    size_t len;
+    bool job_done;      /* a reply: one job slot is free again */
+    struct out_item *next;
+} out_item_t;
+
+struct worker {
+    worker_opts_t opts;
+    char *endpoint, *kind, *name;
+    zsock_t *dealer;
+    int wake[2];
+    pthread_mutex_t mu;          /* guards everything below */
+    out_item_t *outbox, **outbox_tail;
+    job_entry_t *jobs;           /* running */
+    job_entry_t *waiting, **waiting_tail;
+    call_entry_t *calls;
+    int running;
+    uint64_t next_call_id;
+    bool stop;
+};
+
+static void worker_wake(worker_t *w)
+{
+    char c = 1;
+    ssize_t n = write(w->wake[1], &c, 1);
+    (void)n;
+}
+
+/* Free a job slot when not even a reply could be made. */
+static void outbox_push_done(worker_t *w)
+{
+    out_item_t *it = calloc(1, sizeof *it);
+    if (!it)
+        return;
+    it->job_done = true;
+    pthread_mutex_lock(&w->mu);
+    *w->outbox_tail = it;
+    w->outbox_tail = &it->next;
+    pthread_mutex_unlock(&w->mu);
+    worker_wake(w);
+}
+
+static void outbox_push(worker_t *w, const proto_msg_t *m, bool job_done)
+{
+    out_item_t *it = calloc(1, sizeof *it);
+    if (!it || proto_encode(m, &it->frame, &it->len) != PROTO_OK) {
+        free(it);
+        log_error("cannot encode a frame (out of memory)");
+        if (job_done)
+            outbox_push_done(w);
+        return;
+    }
+    it->job_done = job_done;
+    pthread_mutex_lock(&w->mu);
+    *w->outbox_tail = it;
+    w->outbox_tail = &it->next;
+    pthread_mutex_unlock(&w->mu);
+    worker_wake(w);
+}
+
+bool worker_job_cancelled(worker_job_t *job)
+{
+    if (atomic_load(&job->cancelled))
+        return true;
+    if (job->req->deadline_ms && proto_now_ms() >= job->req->deadline_ms) {
+        atomic_store(&job->cancelled, true);
+        return true;
+    }
+    return false;
+}
+
+static void *job_thread(void *arg)
+{
+    job_entry_t *e = arg;
+    worker_t *w = e->job.worker;
+    proto_msg_t *reply = w->opts.handler(&e->job, w->opts.ctx);
+    if (!reply)
+        reply = proto_reply_new(e->req, PROTO_ST_INTERNAL, true,
+                                "[talkback: the worker failed on this call]");
+    if (!reply && (reply = proto_msg_new(PROTO_REPLY)))
+        reply->status = PROTO_ST_INTERNAL;
+    if (reply) {
+        reply->id = e->req->id;
+        reply->type = PROTO_REPLY;
+        outbox_push(w, reply, true);
+        proto_msg_destroy(&reply);
+    } else {
+        outbox_push_done(w);
+    }
+    /* Unlink and free this job. */
+    pthread_mutex_lock(&w->mu);
+    for (job_entry_t **pp = &w->jobs; *pp; pp = &(*pp)->next)
+        if (*pp == e) {
+            *pp = e->next;
+            break;
+        }
+    pthread_mutex_unlock(&w->mu);
+    proto_msg_destroy(&e->req);
+    free(e);
+    return NULL;
+}
+
+/* Start waiting jobs while there is room.  Called with mu held. */
+static void start_jobs_locked(worker_t *w)
+{
+    while (w->waiting && w->running < w->opts.max_jobs) {
+        job_entry_t *e = w->waiting;
+        w->waiting = e->next;
+        if (!w->waiting)
+            w->waiting_tail = &w->waiting;
+        e->next = w->jobs;
+        w->jobs = e;
+        w->running++;
+        pthread_attr_t attr;
+        pthread_attr_init(&attr);
+        pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+        pthread_attr_setstacksize(&attr, 512 * 1024);
+        if (pthread_create(&e->thread, &attr, job_thread, e) != 0) {
+            log_error("cannot start a thread: %s", strerror(errno));
+            w->jobs = e->next;
+            w->running--;
+            proto_msg_t *r = proto_reply_new(e->req, PROTO_ST_INTERNAL, true,
+                                             "[talkback: the worker is out of threads; try again]");
+            pthread_mutex_unlock(&w->mu);
+            if (r) {
+                outbox_push(w, r, false);
+                proto_msg_destroy(&r);
+            }
+            pthread_mutex_lock(&w->mu);
+            proto_msg_destroy(&e->req);
+            free(e);
+        }
+        pthread_attr_destroy(&attr);
+    }
+}
+
+static void on_frame(worker_t *w, zframe_t *body)
+{
+    proto_msg_t *m = NULL;
+    proto_err_t err = proto_decode(zframe_data(body), zframe_size(body), &m);
+    if (err != PROTO_OK) {
+        log_warn("dropping a frame from the hub: %s", proto_strerror(err));
+        return;
+    }
+    pthread_mutex_lock(&w->mu);
+    switch (m->type) {
+    case PROTO_REQUEST: {
+        job_entry_t *e = calloc(1, sizeof *e);
+        if (!e)
+            break;
+        e->req = m;
+        m = NULL;
+        e->job.req = e->req;
+        e->job.worker = w;
+        atomic_init(&e->job.cancelled, false);
+        *w->waiting_tail = e;
+        w->waiting_tail = &e->next;
+        start_jobs_locked(w);
+        break;
+    }
+    case PROTO_CANCEL:
+        for (job_entry_t *e = w->jobs; e; e = e->next)
+            if (e->req->id == m->id)
+                atomic_store(&e->job.cancelled, true);
+        for (job_entry_t **pp = &w->waiting; *pp; pp = &(*pp)->next)
+            if ((*pp)->req->id == m->id) {
+                /* Never started: answer at once. */
+                job_entry_t *e = *pp;
+                *pp = e->next;
+                if (!*pp)
+                    w->waiting_tail = pp;
+                proto_msg_t *r = proto_reply_new(e->req, PROTO_ST_OK, true,
+                                                  "[Cancelled before it started: nothing ran.]");
+                pthread_mutex_unlock(&w->mu);
+                if (r) {
+                    outbox_push(w, r, false);
+                    proto_msg_destroy(&r);
+                }
+                pthread_mutex_lock(&w->mu);
+                proto_msg_destroy(&e->req);
+                free(e);
+                break;
+            }
+        break;
+    case PROTO_REPLY:
+        for (call_entry_t *c = w->calls; c; c = c->next)
+            if (c->id == m->id && !c->reply) {
+                c->reply = m;
+                m = NULL;
+                pthread_cond_broadcast(&c->cv);
+                break;
+            }
+        break;
+    case PROTO_HELLO:
+        break;
+    }
+    pthread_mutex_unlock(&w->mu);
+    proto_msg_destroy(&m);
+}
+
+static void send_frame(worker_t *w, const char *frame, size_t len)
+{
+    zframe_t *f = zframe_new(frame, len);
+    if (zframe_send(&f, w->dealer, ZFRAME_DONTWAIT) < 0) {
+        /* The hub is away (not yet connected): the frame is lost, as a
+         * reply to a hub that restarted would be anyway. */
+        zframe_destroy(&f);
+    }
+}
+
+static void on_outbox(worker_t *w)
+{
+    char drain[64];
+    while (read(w->wake[0], drain, sizeof drain) > 0)
+        ;
+    pthread_mutex_lock(&w->mu);
+    out_item_t *items = w->outbox;
+    w->outbox = NULL;
+    w->outbox_tail = &w->outbox;
+    pthread_mutex_unlock(&w->mu);
+    while (items) {
+        out_item_t *it = items;
+        items = it->next;
+        if (it->frame)
+            send_frame(w, it->frame, it->len);
+        if (it->job_done) {
+            pthread_mutex_lock(&w->mu);
+            w->running--;
+            start_jobs_locked(w);
+            pthread_mutex_unlock(&w->mu);
+        }
+        free(it->frame);
+        free(it);
+    }
+}
+
+static void send_hello(worker_t *w)
+{
+    proto_msg_t *h = proto_msg_new(PROTO_HELLO);
+    if (!h)
+        return;
+    proto_msg_set_kind(h, w->kind);
+    proto_msg_set_name(h, w->name);
+    char *buf;
+    size_t len;
+    if (proto_encode(h, &buf, &len) == PROTO_OK) {
+        send_frame(w, buf, len);
+        free(buf);
+    }
+    proto_msg_destroy(&h);
+}
+
+worker_t *worker_new(const worker_opts_t *opts)
+{
+    worker_t *w = calloc(1, sizeof *w);
+    if (!w)
+        return NULL;
+    w->opts = *opts;
+    if (w->opts.max_jobs <= 0)
+        w->opts.max_jobs = 64;
+    if (w->opts.heartbeat_ms <= 0)
+        w->opts.heartbeat_ms = 1000;
+    w->wake[0] = w->wake[1] = -1;
+    w->outbox_tail = &w->outbox;
+    w->waiting_tail = &w->waiting;
+    pthread_mutex_init(&w->mu, NULL);
+    char name[128];
+    if (!opts->name)
+        snprintf(name, sizeof name, "%s-%d", opts->kind, (int)getpid());
+    w->endpoint = strdup(opts->endpoint);
+    w->kind = strdup(opts->kind);
+    w->name = strdup(opts->name ? opts->name : name);
+    if (!w->endpoint || !w->kind || !w->name)
+        goto err;
+    if (pipe2(w->wake, O_NONBLOCK | O_CLOEXEC) < 0)
+        goto err;
+    w->dealer = zsock_new(ZMQ_DEALER);
+    if (!w->dealer)
+        goto err;
+    zsock_set_linger(w->dealer, 0);
+    zsock_set_sndhwm(w->dealer, 0);
+    zsock_set_rcvhwm(w->dealer, 0);
+    zsock_set_reconnect_ivl(w->dealer, 100);
+    zsock_set_reconnect_ivl_max(w->dealer, 1000);
+    if (zsock_connect(w->dealer, "%s", w->endpoint) < 0) {
+        log_error("cannot connect to the hub at %s", w->endpoint);
+        goto err;
+    }
+    w->opts.endpoint = w->endpoint;
+    w->opts.kind = w->kind;
+    w->opts.name = w->name;
+    return w;
+err:
+    worker_destroy(&w);
+    return NULL;
+}
+
+int worker_run(worker_t *w)
+{
+    void *sock = zsock_resolve(w->dealer);
+    int64_t next_hello = 0;
+    log_info("%s connecting to the hub at %s", w->name, w->endpoint);
+    for (;;) {
+        pthread_mutex_lock(&w->mu);
+        bool stop = w->stop;
+        pthread_mutex_unlock(&w->mu);
+        if (stop || zsys_interrupted)
+            break;
+        int64_t now = proto_mono_ms();
+        if (now >= next_hello) {
+            send_hello(w);
+            next_hello = now + w->opts.heartbeat_ms;
+        }
+        zmq_pollitem_t items[2] = {
+            { sock, 0, ZMQ_POLLIN, 0 },
+            { NULL, w->wake[0], ZMQ_POLLIN, 0 },
+        };
+        long wait = (long)(next_hello - proto_mono_ms());
+        if (wait < 0)
+            wait = 0;
+        int rc = zmq_poll(items, 2, wait);
+        if (rc < 0) {
+            if (errno == EINTR)
+                continue;
+            break;
+        }
+        if (items[0].revents & ZMQ_POLLIN) {
+            for (int i = 0; i < 256 && (zsock_events(w->dealer) & ZMQ_POLLIN); i++) {
+                zframe_t *f = zframe_recv(w->dealer);
+                if (!f)
+                    break;
+                on_frame(w, f);
+                zframe_destroy(&f);
+            }
+        }
+        if (items[1].revents & ZMQ_POLLIN)
+            on_outbox(w);
+    }
+    return 0;
+}
+
+void worker_stop(worker_t *w)
+{
+    pthread_mutex_lock(&w->mu);
+    w->stop = true;
+    pthread_mutex_unlock(&w->mu);
+    worker_wake(w);
+}
+
+void worker_destroy(worker_t **self_p)
+{
+    if (!self_p || !*self_p)
+        return;
+    worker_t *w = *self_p;
+    /* Running jobs are told to stop and given a moment; a process that is
+     * exiting does not wait for a 30-minute build. */
+    pthread_mutex_lock(&w->mu);
+    for (job_entry_t *e = w->jobs; e; e = e->next)
+        atomic_store(&e->job.cancelled, true);
+    pthread_mutex_unlock(&w->mu);
+    for (int i = 0; i < 50; i++) {
+        pthread_mutex_lock(&w->mu);
+        bool idle = w->jobs == NULL;
+        pthread_mutex_unlock(&w->mu);
+        if (idle)
+            break;
+        usleep(20000);
+    }
+    pthread_mutex_lock(&w->mu);
+    bool idle = w->jobs == NULL;
+    while (w->waiting) {
+        job_entry_t *e = w->waiting;
+        w->waiting = e->next;
+        proto_msg_destroy(&e->req);
+        free(e);
+    }
+    while (w->outbox) {
+        out_item_t *it = w->outbox;
+        w->outbox = it->next;
+        free(it->frame);
+        free(it);
+    }
+    pthread_mutex_unlock(&w->mu);
+    if (!idle) {
+        /* Job threads still hold w: leak it rather than free under them. */
+        *self_p = NULL;
+        return;
+    }
+    zsock_destroy(&w->dealer);
+    if (w->wake[0] >= 0) {
+        close(w->wake[0]);
+        close(w->wake[1]);
+    }
+    pthread_mutex_destroy(&w->mu);
+    free(w->endpoint);
+    free(w->kind);
+    free(w->name);
+    free(w);
+    *self_p = NULL;
+}
+
+proto_msg_t *worker_call(worker_t *w, proto_msg_t *req, worker_job_t *job)
+{
+    call_entry_t c = { 0 };
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_init(&c.cv, &ca);
+    pthread_condattr_destroy(&ca);
+
+    pthread_mutex_lock(&w->mu);
+    c.id = ++w->next_call_id;
+    c.next = w->calls;
+    w->calls = &c;
+    pthread_mutex_unlock(&w->mu);
+
+    req->id = c.id;
+    req->type = PROTO_REQUEST;
+    outbox_push(w, req, false);
+
+    bool sent_cancel = false;
+    pthread_mutex_lock(&w->mu);
+    while (!c.reply) {
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        ts.tv_nsec += 100 * 1000000L;
+        if (ts.tv_nsec >= 1000000000L) {
+            ts.tv_sec++;
+            ts.tv_nsec -= 1000000000L;
+        }
+        pthread_cond_timedwait(&c.cv, &w->mu, &ts);
+        if (c.reply)
+            break;
+        bool late = req->deadline_ms && proto_now_ms() >= req->deadline_ms + 2000;
+        bool cancelled = job && atomic_load(&job->cancelled);
+        if (cancelled && !sent_cancel) {
+            /* Ask the hub to cancel; its reply still ends the wait. */
+            proto_msg_t *cm = proto_msg_new(PROTO_CANCEL);
+            if (cm) {
+                cm->id = c.id;
+                pthread_mutex_unlock(&w->mu);
+                outbox_push(w, cm, false);
+                pthread_mutex_lock(&w->mu);
+                proto_msg_destroy(&cm);
+            }
+            sent_cancel = true;
+        }
+        if (late)
+            break;
+    }
+    for (call_entry_t **pp = &w->calls; *pp; pp = &(*pp)->next)
+        if (*pp == &c) {
+            *pp = c.next;
+            break;
+        }
+    pthread_mutex_unlock(&w->mu);
+    pthread_cond_destroy(&c.cv);
+
+    proto_msg_t *reply = c.reply;
+    if (!reply)
+        reply = proto_reply_new(req, PROTO_ST_DEADLINE, true,
+                                "[talkback: no answer before the call's deadline]");
+    proto_msg_destroy(&req);
+    return reply;
+}

@@ -1,0 +1,61 @@
+/* worker.h -- the worker side of the hub: what makes a process a worker.
+ *
+ * A worker connects a DEALER socket to the hub, says HELLO{kind,name}
+ * every heartbeat, and runs each REQUEST it gets on a thread of its own
+ * (so a `sleep 60` in one chat never holds up another).  The handler
+ * returns the reply; CANCEL sets the request's cancel flag, which the
+ * handler polls.  The same socket carries the worker's own requests to
+ * other kinds (worker_call: a judge asking the sandbox manager to exec).
+ *
+ * If the hub restarts, ZeroMQ reconnects and the next HELLO registers the
+ * worker again: nothing to do here.
+ */
+#ifndef TALKBACK_WORKER_H
+#define TALKBACK_WORKER_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include "proto/proto.h"
+
+typedef struct worker worker_t;
+
+/* What a handler gets: the request (read-only, owned by the worker) and a
+ * cancel flag set by CANCEL or by the deadline passing. */
+typedef struct {
+    const proto_msg_t *req;
+    atomic_bool cancelled;
+    worker_t *worker;
+} worker_job_t;
+
+/* Handle one request and return a reply made with proto_reply_new (or
+ * NULL: the worker then replies PROTO_ST_INTERNAL).  Runs on its own
+ * thread. */
+typedef proto_msg_t *(*worker_handler_fn)(worker_job_t *job, void *ctx);
+
+typedef struct {
+    const char *endpoint;   /* hub endpoint to connect to */
+    const char *kind;       /* "sandbox", "judge", "reaper" */
+    const char *name;       /* for logs; NULL: kind-pid */
+    int heartbeat_ms;
+    int max_jobs;           /* concurrent requests at most; more wait */
+    worker_handler_fn handler;
+    void *ctx;
+} worker_opts_t;
+
+worker_t *worker_new(const worker_opts_t *opts);
+/* Run until worker_stop (or SIGINT/SIGTERM when install_signals).  Returns
+ * 0 on a clean stop. */
+int worker_run(worker_t *w);
+void worker_stop(worker_t *w);
+void worker_destroy(worker_t **self_p);
+
+/* From a handler thread: send a request to another kind through the hub
+ * and wait for its reply until req->deadline_ms (or until the job is
+ * cancelled).  Takes ownership of req.  Returns the reply, or a reply with
+ * PROTO_ST_DEADLINE / PROTO_ST_NO_WORKER made locally. */
+proto_msg_t *worker_call(worker_t *w, proto_msg_t *req, worker_job_t *job);
+
+/* True when the job should stop (cancel or deadline). */
+bool worker_job_cancelled(worker_job_t *job);
+
+#endif

@@ -1,0 +1,697 @@
+/* queue.c -- the hub: routes requests to live workers and replies back
+ * (see queue.h for the contract).
+ *
+ * One thread owns the ROUTER socket.  Everything else reaches it through
+ * `inbox`, a locked list the thread drains whenever a byte arrives on the
+ * wake-up pipe: new local requests, cancels, forgotten tickets.  The thread
+ * sleeps in zmq_poll on the socket and the pipe with a 100 ms tick, on which
+ * it expires silent workers and overdue requests.  Lists are plain linked
+ * lists: a hub sees tens of workers and hundreds of open requests, where a
+ * linear scan costs less than keeping a hash table honest.
+ *
+ * A ticket is shared by the waiting caller and the hub thread, so it is
+ * reference-counted under its own mutex; whichever side lets go last frees
+ * it.
+ */
+#include "gateway/queue.h"
+
+#include <czmq.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common/log.h"
+#include "gateway/record.h"
+
+#define QUEUE_TICK_MS 100
+#define QUEUE_DEFAULT_DEADLINE_MS (30 * 60 * 1000)
+
+struct queue_ticket {
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    int refs;
+    proto_msg_t *reply;
+    queue_t *q;
+    uint64_t hub_id;
+};
+
+typedef struct worker_entry {
+    zframe_t *identity;
+    char *kind;
+    char *name;
+    int64_t last_seen;   /* monotonic ms */
+    int inflight;
+    bool dead;           /* unreachable: removed on the next tick */
+    struct worker_entry *next;
+} worker_entry_t;
+
+typedef struct pending {
+    uint64_t hub_id;
+    proto_msg_t *req;            /* id == hub_id */
+    queue_ticket_t *ticket;      /* local caller, or NULL */
+    zframe_t *client;            /* remote caller identity, or NULL */
+    uint64_t client_id;
+    char *cancel_key;
+    worker_entry_t *worker;      /* assigned, or NULL while waiting */
+    int64_t wait_until;          /* monotonic: give up waiting for a worker */
+    int64_t deadline;            /* monotonic */
+    int retries;
+    struct pending *next;
+} pending_t;
+
+typedef enum { IN_SUBMIT, IN_CANCEL_KEY, IN_FORGET } inbox_kind_t;
+
+typedef struct inbox_item {
+    inbox_kind_t kind;
+    proto_msg_t *req;
+    queue_ticket_t *ticket;
+    char *cancel_key;
+    uint64_t hub_id;
+    struct inbox_item *next;
+} inbox_item_t;
+
+struct queue {
+    queue_opts_t opts;
+    char *endpoint;
+    zsock_t *router;
+    record_t *record;
+    pthread_t thread;
+    int wake[2];
+    pthread_mutex_t mu;          /* guards inbox and stop */
+    pthread_mutex_t wmu;         /* guards edits of workers, read elsewhere */
+    inbox_item_t *inbox, **inbox_tail;
+    bool stop;
+    uint64_t next_id;
+    worker_entry_t *workers;
+    pending_t *pending;
+};
+
+/* ---- tickets ------------------------------------------------------------ */
+
+static void ticket_release(queue_ticket_t *t)
+{
+    pthread_mutex_lock(&t->mu);
+    int left = --t->refs;
+    pthread_mutex_unlock(&t->mu);
+    if (left == 0) {
+        proto_msg_destroy(&t->reply);
+        pthread_mutex_destroy(&t->mu);
+        pthread_cond_destroy(&t->cv);
+        free(t);
+    }
+}
+
+static void ticket_complete(queue_ticket_t *t, proto_msg_t *reply)
+{
+    pthread_mutex_lock(&t->mu);
+    if (!t->reply) {
+        t->reply = reply;
+        reply = NULL;
+    }
+    pthread_cond_broadcast(&t->cv);
+    pthread_mutex_unlock(&t->mu);
+    proto_msg_destroy(&reply);
+}
+
+/* ---- hub-thread helpers ----------------------------------------------------- */
+
+static bool kind_retryable(const char *kind)
+{
+    /* A judge holds no state of its own, so a request a dead judge held can
+     * run again on another.  A sandbox command cannot: it may have run. */
+    return kind && strcmp(kind, "judge") == 0;
+}
+
+static void wake(queue_t *q)
+{
+    char c = 1;
+    ssize_t w = write(q->wake[1], &c, 1);
+    (void)w;
+}
+
+static int send_to(queue_t *q, zframe_t *identity, const proto_msg_t *m)
+{
+    char *buf;
+    size_t len;
+    if (proto_encode(m, &buf, &len) != PROTO_OK)
+        return -1;
+    zmsg_t *msg = zmsg_new();
+    zmsg_append(msg, &(zframe_t *){ zframe_dup(identity) });
+    zframe_t *body = zframe_new(buf, len);
+    free(buf);
+    zmsg_append(msg, &body);
+    int rc = zmsg_send(&msg, q->router);
+    zmsg_destroy(&msg);
+    return rc;
+}
+
+static worker_entry_t *worker_find(queue_t *q, zframe_t *identity)
+{
+    for (worker_entry_t *w = q->workers; w; w = w->next)
+        if (zframe_eq(w->identity, identity))
+            return w;
+    return NULL;
+}
+
+static worker_entry_t *worker_pick(queue_t *q, const char *kind)
+{
+    worker_entry_t *best = NULL;
+    for (worker_entry_t *w = q->workers; w; w = w->next)
+        if (!w->dead && w->kind && strcmp(w->kind, kind) == 0 &&
+            (!best || w->inflight < best->inflight))
+            best = w;
+    return best;
+}
+
+static void pending_free(pending_t *p)
+{
+    proto_msg_destroy(&p->req);
+    zframe_destroy(&p->client);
+    free(p->cancel_key);
+    if (p->ticket)
+        ticket_release(p->ticket);
+    free(p);
+}
+
+static void pending_unlink(queue_t *q, pending_t *p)
+{
+    for (pending_t **pp = &q->pending; *pp; pp = &(*pp)->next)
+        if (*pp == p) {
+            *pp = p->next;
+            return;
+        }
+}
+
+/* Deliver a reply to whoever asked, then forget the request. */
+static void pending_finish(queue_t *q, pending_t *p, proto_msg_t *reply)
+{
+    pending_unlink(q, p);
+    if (p->worker)
+        p->worker->inflight--;
+    reply->id = p->hub_id;
+    if (p->ticket) {
+        if (q->record)
+            record_write(q->record, "rep", reply);
+        ticket_complete(p->ticket, reply);
+    } else if (p->client) {
+        reply->id = p->client_id;
+        send_to(q, p->client, reply);
+        proto_msg_destroy(&reply);
+    } else {
+        proto_msg_destroy(&reply);
+    }
+    pending_free(p);
+}
+
+static void pending_fail(queue_t *q, pending_t *p, proto_status_t st, const char *text)
+{
+    proto_msg_t *r = proto_reply_new(p->req, st, true, text);
+    if (!r) {
+        log_error("out of memory failing request %llu", (unsigned long long)p->hub_id);
+        return;
+    }
+    proto_map_set_cstr(&r->data, "kind", p->req->kind ? p->req->kind : "");
+    pending_finish(q, p, r);
+}
+
+/* Try to hand a waiting request to a worker.  Returns true when sent. */
+static bool pending_dispatch(queue_t *q, pending_t *p)
+{
+    for (;;) {
+        worker_entry_t *w = worker_pick(q, p->req->kind ? p->req->kind : "");
+        if (!w)
+            return false;
+        if (send_to(q, w->identity, p->req) == 0) {
+            p->worker = w;
+            w->inflight++;
+            return true;
+        }
+        /* ROUTER_MANDATORY: the peer is gone; the tick removes it. */
+        log_warn("worker %s (%s) unreachable, dropping it", w->name, w->kind);
+        w->dead = true;
+    }
+}
+
+static void pending_add(queue_t *q, pending_t *p)
+{
+    int64_t now = proto_mono_ms();
+    int64_t left = p->req->deadline_ms ? p->req->deadline_ms - proto_now_ms()
+                                       : QUEUE_DEFAULT_DEADLINE_MS;
+    p->deadline = now + (left > 0 ? left : 0);
+    p->wait_until = now + q->opts.worker_wait_ms;
+    p->next = q->pending;
+    q->pending = p;
+    if (q->record && p->ticket)
+        record_write(q->record, "req", p->req);
+    pending_dispatch(q, p);
+}
+
+static void send_cancel(queue_t *q, pending_t *p)
+{
+    if (!p->worker) {
+        pending_fail(q, p, PROTO_ST_OK, "[Cancelled before it started: nothing ran.]");
+        return;
+    }
+    proto_msg_t *c = proto_msg_new(PROTO_CANCEL);
+    if (!c)
+        return;
+    c->id = p->hub_id;
+    send_to(q, p->worker->identity, c);
+    proto_msg_destroy(&c);
+}
+
+/* ---- events from the socket -------------------------------------------------- */
+
+static void on_hello(queue_t *q, zframe_t *identity, const proto_msg_t *m)
+{
+    worker_entry_t *w = worker_find(q, identity);
+    if (!w) {
+        w = calloc(1, sizeof *w);
+        if (!w)
+            return;
+        w->identity = zframe_dup(identity);
+        w->kind = strdup(m->kind ? m->kind : "");
+        w->name = strdup(m->name ? m->name : "");
+        pthread_mutex_lock(&q->wmu);
+        w->next = q->workers;
+        q->workers = w;
+        w->last_seen = proto_mono_ms();
+        pthread_mutex_unlock(&q->wmu);
+        log_info("worker %s (%s) joined", w->name, w->kind);
+        /* Requests that were waiting for this kind go now. */
+        for (pending_t *p = q->pending; p; p = p->next)
+            if (!p->worker && p->req->kind && strcmp(p->req->kind, w->kind) == 0)
+                pending_dispatch(q, p);
+    }
+    pthread_mutex_lock(&q->wmu);
+    w->last_seen = proto_mono_ms();
+    pthread_mutex_unlock(&q->wmu);
+}
+
+static void on_request(queue_t *q, zframe_t *identity, proto_msg_t *m)
+{
+    pending_t *p = calloc(1, sizeof *p);
+    if (!p) {
+        proto_msg_destroy(&m);
+        return;
+    }
+    p->client = zframe_dup(identity);
+    p->client_id = m->id;
+    p->hub_id = ++q->next_id;
+    m->id = p->hub_id;
+    p->req = m;
+    pending_add(q, p);
+}
+
+static void on_reply(queue_t *q, zframe_t *identity, proto_msg_t *m)
+{
+    worker_entry_t *w = worker_find(q, identity);
+    if (w) {
+        pthread_mutex_lock(&q->wmu);
+        w->last_seen = proto_mono_ms();
+        pthread_mutex_unlock(&q->wmu);
+    }
+    for (pending_t *p = q->pending; p; p = p->next)
+        if (p->hub_id == m->id && p->worker && zframe_eq(p->worker->identity, identity)) {
+            pending_finish(q, p, m);
+            return;
+        }
+    proto_msg_destroy(&m); /* late reply to a request already ended */
+}
+
+static void on_remote_cancel(queue_t *q, zframe_t *identity, const proto_msg_t *m)
+{
+    for (pending_t *p = q->pending; p; p = p->next)
+        if (p->client && zframe_eq(p->client, identity) && p->client_id == m->id) {
+            send_cancel(q, p);
+            return;
+        }
+}
+
+static void on_socket(queue_t *q)
+{
+    zmsg_t *msg = zmsg_recv(q->router);
+    if (!msg)
+        return;
+    zframe_t *identity = zmsg_pop(msg);
+    zframe_t *body = zmsg_pop(msg);
+    proto_msg_t *m = NULL;
+    if (identity && body) {
+        proto_err_t err = proto_decode(zframe_data(body), zframe_size(body), &m);
+        if (err != PROTO_OK)
+            log_warn("dropping a frame: %s", proto_strerror(err));
+    }
+    if (m) {
+        switch (m->type) {
+        case PROTO_HELLO: on_hello(q, identity, m); proto_msg_destroy(&m); break;
+        case PROTO_REQUEST: on_request(q, identity, m); break;
+        case PROTO_REPLY: on_reply(q, identity, m); break;
+        case PROTO_CANCEL: on_remote_cancel(q, identity, m); proto_msg_destroy(&m); break;
+        }
+    }
+    zframe_destroy(&identity);
+    zframe_destroy(&body);
+    zmsg_destroy(&msg);
+}
+
+/* ---- events from callers ------------------------------------------------------- */
+
+static void on_inbox(queue_t *q)
+{
+    char drain[64];
+    while (read(q->wake[0], drain, sizeof drain) > 0)
+        ;
+    pthread_mutex_lock(&q->mu);
+    inbox_item_t *items = q->inbox;
+    q->inbox = NULL;
+    q->inbox_tail = &q->inbox;
+    pthread_mutex_unlock(&q->mu);
+
+    while (items) {
+        inbox_item_t *it = items;
+        items = it->next;
+        if (it->kind == IN_SUBMIT) {
+            pending_t *p = calloc(1, sizeof *p);
+            if (!p) {
+                ticket_complete(it->ticket, proto_reply_new(it->req, PROTO_ST_INTERNAL, true,
+                                                            "[talkback: out of memory]"));
+                ticket_release(it->ticket);
+                proto_msg_destroy(&it->req);
+            } else {
+                p->hub_id = it->req->id;
+                p->req = it->req;
+                p->ticket = it->ticket;
+                p->cancel_key = it->cancel_key;
+                it->cancel_key = NULL;
+                pending_add(q, p);
+            }
+        } else {
+            for (pending_t *p = q->pending; p; p = p->next) {
+                bool hit = it->kind == IN_FORGET
+                               ? p->hub_id == it->hub_id
+                               : (p->cancel_key && it->cancel_key && strcmp(p->cancel_key, it->cancel_key) == 0);
+                if (hit) {
+                    send_cancel(q, p);
+                    break;
+                }
+            }
+        }
+        free(it->cancel_key);
+        free(it);
+    }
+}
+
+/* ---- the clock ------------------------------------------------------------------ */
+
+static void on_tick(queue_t *q)
+{
+    int64_t now = proto_mono_ms();
+    /* Silent workers are dead: their requests are retried or ended. */
+    for (worker_entry_t **pw = &q->workers; *pw;) {
+        worker_entry_t *w = *pw;
+        if (!w->dead && now - w->last_seen <= q->opts.heartbeat_timeout_ms) {
+            pw = &w->next;
+            continue;
+        }
+        pthread_mutex_lock(&q->wmu);
+        *pw = w->next;
+        pthread_mutex_unlock(&q->wmu);
+        log_warn("worker %s (%s) %s: counted dead", w->name, w->kind,
+                 w->dead ? "unreachable" : "went silent");
+        for (pending_t *p = q->pending, *nx; p; p = nx) {
+            nx = p->next;
+            if (p->worker != w)
+                continue;
+            p->worker = NULL;
+            if (kind_retryable(w->kind) && p->retries < 1 && now < p->deadline) {
+                p->retries++;
+                p->wait_until = now + q->opts.worker_wait_ms;
+                log_info("retrying request %llu on another %s", (unsigned long long)p->hub_id, w->kind);
+                pending_dispatch(q, p);
+            } else {
+                pending_fail(q, p, PROTO_ST_WORKER_LOST, "[talkback: the worker stopped while handling this call]");
+            }
+        }
+        zframe_destroy(&w->identity);
+        free(w->kind);
+        free(w->name);
+        free(w);
+    }
+    /* Requests waiting for a worker too long, or past their deadline. */
+    for (pending_t *p = q->pending, *nx; p; p = nx) {
+        nx = p->next;
+        if (!p->worker && !pending_dispatch(q, p) && now >= p->wait_until)
+            pending_fail(q, p, PROTO_ST_NO_WORKER, "[talkback: no worker is running for this call]");
+        else if (now >= p->deadline) {
+            if (p->worker)
+                send_cancel(q, p);
+            pending_fail(q, p, PROTO_ST_DEADLINE, "[talkback: no answer before the call's deadline]");
+        }
+    }
+}
+
+static void *queue_thread(void *arg)
+{
+    queue_t *q = arg;
+    void *sock = zsock_resolve(q->router);
+    for (;;) {
+        pthread_mutex_lock(&q->mu);
+        bool stop = q->stop;
+        pthread_mutex_unlock(&q->mu);
+        if (stop)
+            break;
+        zmq_pollitem_t items[2] = {
+            { sock, 0, ZMQ_POLLIN, 0 },
+            { NULL, q->wake[0], ZMQ_POLLIN, 0 },
+        };
+        int rc = zmq_poll(items, 2, QUEUE_TICK_MS);
+        if (rc < 0 && errno != EINTR)
+            break;
+        if (items[0].revents & ZMQ_POLLIN) {
+            /* Drain what is ready, but bounded, so the clock still ticks. */
+            for (int i = 0; i < 256 && (zsock_events(q->router) & ZMQ_POLLIN); i++)
+                on_socket(q);
+        }
+        if (items[1].revents & ZMQ_POLLIN)
+            on_inbox(q);
+        on_tick(q);
+    }
+    /* Shutting down: every open request ends now. */
+    on_inbox(q);
+    while (q->pending)
+        pending_fail(q, q->pending, PROTO_ST_NO_WORKER, "[talkback: the gateway is stopping]");
+    return NULL;
+}
+
+/* ---- public API -------------------------------------------------------------------- */
+
+static void prepare_ipc_dir(const char *endpoint)
+{
+    if (strncmp(endpoint, "ipc://", 6) != 0)
+        return;
+    char *path = strdup(endpoint + 6);
+    if (!path)
+        return;
+    for (char *s = path + 1; *s; s++)
+        if (*s == '/') {
+            *s = '\0';
+            mkdir(path, 0700);
+            *s = '/';
+        }
+    free(path);
+}
+
+queue_t *queue_new(const queue_opts_t *opts)
+{
+    queue_t *q = calloc(1, sizeof *q);
+    if (!q)
+        return NULL;
+    q->opts = *opts;
+    q->wake[0] = q->wake[1] = -1;
+    q->inbox_tail = &q->inbox;
+    pthread_mutex_init(&q->mu, NULL);
+    pthread_mutex_init(&q->wmu, NULL);
+    q->endpoint = strdup(opts->endpoint);
+    if (!q->endpoint)
+        goto err;
+    q->opts.endpoint = q->endpoint;
+    if (opts->record_path && *opts->record_path) {
+        q->record = record_open(opts->record_path);
+        if (!q->record) {
+            log_error("cannot open recording %s: %s", opts->record_path, strerror(errno));
+            goto err;
+        }
+    }
+    prepare_ipc_dir(q->endpoint);
+    q->router = zsock_new(ZMQ_ROUTER);
+    if (!q->router)
+        goto err;
+    zsock_set_router_mandatory(q->router, 1);
+    zsock_set_linger(q->router, 0);
+    zsock_set_sndhwm(q->router, 0);
+    zsock_set_rcvhwm(q->router, 0);
+    if (zsock_bind(q->router, "%s", q->endpoint) < 0) {
+        log_error("cannot bind the hub on %s: %s", q->endpoint, zmq_strerror(zmq_errno()));
+        goto err;
+    }
+    if (pipe2(q->wake, O_NONBLOCK | O_CLOEXEC) < 0)
+        goto err;
+    /* The thread's random start id keeps ids of two gateway lives apart in
+     * one recording. */
+    q->next_id = ((uint64_t)proto_now_ms() & 0xffffffffu) << 20;
+    if (pthread_create(&q->thread, NULL, queue_thread, q) != 0)
+        goto err;
+    log_info("hub listening on %s", q->endpoint);
+    return q;
+err:
+    zsock_destroy(&q->router);
+    record_close(&q->record);
+    if (q->wake[0] >= 0) { close(q->wake[0]); close(q->wake[1]); }
+    free(q->endpoint);
+    pthread_mutex_destroy(&q->mu);
+    pthread_mutex_destroy(&q->wmu);
+    free(q);
+    return NULL;
+}
+
+void queue_destroy(queue_t **self_p)
+{
+    if (!self_p || !*self_p)
+        return;
+    queue_t *q = *self_p;
+    pthread_mutex_lock(&q->mu);
+    q->stop = true;
+    pthread_mutex_unlock(&q->mu);
+    wake(q);
+    pthread_join(q->thread, NULL);
+    while (q->workers) {
+        worker_entry_t *w = q->workers;
+        q->workers = w->next;
+        zframe_destroy(&w->identity);
+        free(w->kind);
+        free(w->name);
+        free(w);
+    }
+    zsock_destroy(&q->router);
+    record_close(&q->record);
+    close(q->wake[0]);
+    close(q->wake[1]);
+    free(q->endpoint);
+    pthread_mutex_destroy(&q->mu);
+    pthread_mutex_destroy(&q->wmu);
+    free(q);
+    *self_p = NULL;
+}
+
+static void inbox_push(queue_t *q, inbox_item_t *it)
+{
+    pthread_mutex_lock(&q->mu);
+    *q->inbox_tail = it;
+    q->inbox_tail = &it->next;
+    pthread_mutex_unlock(&q->mu);
+    wake(q);
+}
+
+static uint64_t local_ids = 0;
+
+queue_ticket_t *queue_submit(queue_t *q, proto_msg_t *req, const char *cancel_key)
+{
+    queue_ticket_t *t = calloc(1, sizeof *t);
+    inbox_item_t *it = calloc(1, sizeof *it);
+    if (!t || !it) {
+        free(t);
+        free(it);
+        proto_msg_destroy(&req);
+        return NULL;
+    }
+    pthread_mutex_init(&t->mu, NULL);
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_init(&t->cv, &ca);
+    pthread_condattr_destroy(&ca);
+    t->refs = 2; /* the caller and the hub */
+    t->q = q;
+    /* Local ids live in the low half of the id space the hub thread never
+     * reaches from its time-based start. */
+    req->id = __atomic_add_fetch(&local_ids, 1, __ATOMIC_RELAXED);
+    t->hub_id = req->id;
+    it->kind = IN_SUBMIT;
+    it->req = req;
+    it->ticket = t;
+    it->cancel_key = cancel_key ? strdup(cancel_key) : NULL;
+    inbox_push(q, it);
+    return t;
+}
+
+const proto_msg_t *queue_wait(queue_ticket_t *t, int timeout_ms)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    ts.tv_sec += timeout_ms / 1000;
+    ts.tv_nsec += (long)(timeout_ms % 1000) * 1000000L;
+    if (ts.tv_nsec >= 1000000000L) {
+        ts.tv_sec++;
+        ts.tv_nsec -= 1000000000L;
+    }
+    pthread_mutex_lock(&t->mu);
+    while (!t->reply) {
+        if (pthread_cond_timedwait(&t->cv, &t->mu, &ts) == ETIMEDOUT)
+            break;
+    }
+    const proto_msg_t *r = t->reply;
+    pthread_mutex_unlock(&t->mu);
+    return r;
+}
+
+void queue_ticket_destroy(queue_ticket_t **self_p)
+{
+    if (!self_p || !*self_p)
+        return;
+    queue_ticket_t *t = *self_p;
+    pthread_mutex_lock(&t->mu);
+    bool answered = t->reply != NULL;
+    pthread_mutex_unlock(&t->mu);
+    if (!answered) {
+        inbox_item_t *it = calloc(1, sizeof *it);
+        if (it) {
+            it->kind = IN_FORGET;
+            it->hub_id = t->hub_id;
+            inbox_push(t->q, it);
+        }
+    }
+    ticket_release(t);
+    *self_p = NULL;
+}
+
+bool queue_cancel(queue_t *q, const char *cancel_key)
+{
+    if (!cancel_key)
+        return false;
+    inbox_item_t *it = calloc(1, sizeof *it);
+    if (!it || !(it->cancel_key = strdup(cancel_key))) {
+        free(it);
+        return false;
+    }
+    it->kind = IN_CANCEL_KEY;
+    inbox_push(q, it);
+    return true;
+}
+
+int queue_live_workers(queue_t *q, const char *kind)
+{
+    /* Only the hub thread edits the list, always under wmu. */
+    pthread_mutex_lock(&q->wmu);
+    int n = 0;
+    int64_t now = proto_mono_ms();
+    for (worker_entry_t *w = q->workers; w; w = w->next)
+        if (!w->dead && w->kind && strcmp(w->kind, kind) == 0 &&
+            now - w->last_seen <= q->opts.heartbeat_timeout_ms)
+            n++;
+    pthread_mutex_unlock(&q->wmu);
+    return n;
+}

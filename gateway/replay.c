@@ -1,0 +1,141 @@
+/* replay.c -- talkback-replay: re-send a recording to the workers and
+ * report every reply that differs.
+ *
+ * usage: talkback-replay FILE [--hub_endpoint EP] [--worker_wait_ms MS]
+ *
+ * It binds the hub endpoint itself (run it while the gateway is stopped,
+ * or give it another endpoint the workers connect to), waits for workers,
+ * then sends each recorded request in order with the same arguments and a
+ * deadline as long as the original had, and compares the reply with the
+ * recorded one: status, is_error and text.  Timings are not compared: they
+ * are not part of a reply.  Exit status 0 when every reply matched, 1 when
+ * one differed, 2 on a usage or file error.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common/config.h"
+#include "common/log.h"
+#include "gateway/queue.h"
+#include "gateway/record.h"
+
+typedef struct pair {
+    proto_msg_t *req;
+    int64_t req_ts;
+    proto_msg_t *rep;
+    struct pair *next;
+} pair_t;
+
+typedef struct {
+    pair_t *head, **tail;
+} pairs_t;
+
+static int on_event(void *ctx, int64_t ts, const char *dir, proto_msg_t *m)
+{
+    pairs_t *ps = ctx;
+    if (strcmp(dir, "req") == 0) {
+        pair_t *p = calloc(1, sizeof *p);
+        if (!p) {
+            proto_msg_destroy(&m);
+            return -1;
+        }
+        p->req = m;
+        p->req_ts = ts;
+        *ps->tail = p;
+        ps->tail = &p->next;
+        return 0;
+    }
+    for (pair_t *p = ps->head; p; p = p->next)
+        if (!p->rep && p->req->id == m->id) {
+            p->rep = m;
+            return 0;
+        }
+    proto_msg_destroy(&m);
+    return 0;
+}
+
+static void show_text(const char *label, const proto_msg_t *m)
+{
+    printf("    %s (status %d, is_error %d):\n", label, (int)m->status, (int)m->is_error);
+    const char *t = m->text ? m->text : "";
+    printf("      %.*s\n", (int)(m->text_len > 2000 ? 2000 : m->text_len), t);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2 || argv[1][0] == '-') {
+        fprintf(stderr, "usage: talkback-replay FILE [--hub_endpoint EP] [--KEY VALUE ...]\n");
+        return 2;
+    }
+    const char *file = argv[1];
+    argv[1] = argv[0];
+    if (config_load(argc - 1, argv + 1, "replay"))
+        return 2;
+    log_init("talkback-replay", log_level_parse(config_str("log_level")));
+
+    pairs_t ps = { NULL, &ps.head };
+    int n = record_read(file, on_event, &ps);
+    if (n < 0) {
+        fprintf(stderr, "talkback-replay: %s is not a readable recording\n", file);
+        return 2;
+    }
+    const char *ep = *config_str("hub_bind") ? config_str("hub_bind") : config_str("hub_endpoint");
+    queue_opts_t qo = {
+        .endpoint = ep,
+        .heartbeat_ms = (int)config_int("heartbeat_ms"),
+        .heartbeat_timeout_ms = (int)config_int("heartbeat_timeout_ms"),
+        .worker_wait_ms = (int)config_int("worker_wait_ms"),
+    };
+    queue_t *q = queue_new(&qo);
+    if (!q)
+        return 2;
+    /* Give workers a moment to find the new hub. */
+    for (int i = 0; i < 100 && queue_live_workers(q, "sandbox") == 0; i++)
+        usleep(100000);
+
+    int total = 0, same = 0, unanswered = 0;
+    for (pair_t *p = ps.head; p; p = p->next) {
+        if (!p->rep) {
+            unanswered++;
+            continue;
+        }
+        total++;
+        proto_msg_t *req = proto_msg_dup(p->req);
+        if (!req)
+            break;
+        int64_t span = p->req->deadline_ms ? p->req->deadline_ms - p->req_ts : 600000;
+        req->deadline_ms = proto_now_ms() + (span > 0 ? span : 600000);
+        queue_ticket_t *t = queue_submit(q, req, NULL);
+        const proto_msg_t *r = t ? queue_wait(t, (int)(span > 0 ? span : 600000) + 5000) : NULL;
+        bool ok = r && r->status == p->rep->status && r->is_error == p->rep->is_error &&
+                  r->text_len == p->rep->text_len &&
+                  (r->text_len == 0 || memcmp(r->text, p->rep->text, r->text_len) == 0);
+        if (ok) {
+            same++;
+        } else {
+            printf("DIFFERS: request %d: %s %s (conversation %s)\n", total,
+                   p->req->kind ? p->req->kind : "?", p->req->name ? p->req->name : "?",
+                   p->req->conv ? p->req->conv : "");
+            show_text("recorded", p->rep);
+            if (r)
+                show_text("now", r);
+            else
+                printf("    now: no reply\n");
+        }
+        queue_ticket_destroy(&t);
+    }
+    printf("replayed %d requests: %d same, %d differ%s\n", total, same, total - same,
+           unanswered ? " (requests recorded without a reply were skipped)" : "");
+    queue_destroy(&q);
+    while (ps.head) {
+        pair_t *p = ps.head;
+        ps.head = p->next;
+        proto_msg_destroy(&p->req);
+        proto_msg_destroy(&p->rep);
+        free(p);
+    }
+    return same == total ? 0 : 1;
+}

@@ -1,0 +1,64 @@
+/* main.c -- talkback-sandbox: the sandbox manager worker.
+ *
+ * Table of contents:
+ *   1. configuration      (common/config.c)
+ *   2. Docker connection  (docker/docker.c, API version negotiated)
+ *   3. the manager        (sandbox/manager.c: one kept container per chat)
+ *   4. the worker loop    (common/worker.c: HELLO, requests, replies)
+ */
+#include <czmq.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "common/config.h"
+#include "common/log.h"
+#include "common/worker.h"
+#include "docker/docker.h"
+#include "sandbox/manager.h"
+
+int main(int argc, char **argv)
+{
+    if (config_load(argc, argv, "sandbox"))
+        return 2;
+    log_init("talkback-sandbox", log_level_parse(config_str("log_level")));
+    zsys_init();
+
+    char errbuf[256] = "";
+    docker_err_t derr;
+    const char *host = *config_str("docker_host") ? config_str("docker_host") : NULL;
+    docker_t *d = docker_new(host, &derr, errbuf, sizeof errbuf);
+    if (!d) {
+        log_error("cannot reach Docker: %s", errbuf[0] ? errbuf : docker_strerror(derr));
+        return 1;
+    }
+    log_info("Docker API version %s", docker_api_version(d));
+
+    manager_t *m = manager_new(d);
+    if (!m) {
+        docker_destroy(&d);
+        return 1;
+    }
+
+    worker_opts_t wo = {
+        .endpoint = config_str("hub_endpoint"),
+        .kind = "sandbox",
+        .heartbeat_ms = (int)config_int("heartbeat_ms"),
+        .max_jobs = (int)config_int("max_jobs"),
+        .handler = manager_handle,
+        .ctx = m,
+    };
+    worker_t *w = worker_new(&wo);
+    if (!w) {
+        manager_destroy(&m);
+        docker_destroy(&d);
+        return 1;
+    }
+    int rc = worker_run(w);
+    log_info("stopping");
+    worker_destroy(&w);
+    if (!w) {
+        manager_destroy(&m);
+        docker_destroy(&d);
+    }
+    return rc;
+}

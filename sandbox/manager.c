@@ -1,0 +1,692 @@
+/* manager.c -- one kept container per chat, and the sandbox tools (see
+ * manager.h).
+ *
+ * Finding a chat's container costs nothing on the hot path: the id is
+ * cached per conversation, and an exec that fails because the container is
+ * gone (404) or stopped (409) drops the cache and goes through
+ * manager_ensure, which asks Docker.  Two first calls of one chat racing
+ * each other both try to create the same name; Docker's 409 on the second
+ * is the lock, and the loser inspects and uses the winner's container.
+ */
+#include "sandbox/manager.h"
+
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "common/config.h"
+#include "common/convid.h"
+#include "common/log.h"
+#include "sandbox/run.h"
+
+#define LABEL_CONV "talkback.conversation"
+#define LABEL_USER "talkback.user"
+#define LABEL_CREATED "talkback.created"
+
+typedef struct cache_entry {
+    char *conv;
+    char *user;
+    char id[72];
+    struct cache_entry *next;
+} cache_entry_t;
+
+struct manager {
+    docker_t *d;
+    pthread_mutex_t mu;       /* guards cache */
+    cache_entry_t *cache;
+};
+
+/* ---- pure helpers ------------------------------------------------------------ */
+
+int manager_resolve_path(const char *path, size_t len, char *out, size_t outlen)
+{
+    if (!path || len == 0 || memchr(path, '\0', len) || path[len - 1] == '/')
+        return -1;
+    /* Components are folded onto a stack of offsets into out. */
+    size_t o = 0;
+    size_t stack[512];
+    size_t depth = 0;
+    const char *base = "/work";
+    char tmp[8192];
+    size_t tl = 0;
+    if (path[0] != '/') {
+        tl = strlen(base);
+        memcpy(tmp, base, tl);
+        tmp[tl++] = '/';
+    }
+    if (tl + len >= sizeof tmp)
+        return -1;
+    memcpy(tmp + tl, path, len);
+    tl += len;
+    tmp[tl] = '\0';
+
+    const char *p = tmp;
+    while (*p) {
+        while (*p == '/')
+            p++;
+        if (!*p)
+            break;
+        const char *s = p;
+        while (*p && *p != '/')
+            p++;
+        size_t cl = (size_t)(p - s);
+        if (cl == 1 && s[0] == '.')
+            continue;
+        if (cl == 2 && s[0] == '.' && s[1] == '.') {
+            if (depth)
+                o = stack[--depth];
+            continue;
+        }
+        if (depth >= sizeof stack / sizeof stack[0] || o + 1 + cl + 1 > outlen)
+            return -1;
+        stack[depth++] = o;
+        out[o++] = '/';
+        memcpy(out + o, s, cl);
+        o += cl;
+    }
+    if (o == 0)
+        return -1; /* "/" itself: a folder */
+    out[o] = '\0';
+    return 0;
+}
+
+void manager_human_age(int64_t seconds, char *out, size_t outlen)
+{
+    if (seconds < 0)
+        seconds = 0;
+    int64_t v;
+    const char *unit;
+    if (seconds < 60) { v = seconds; unit = "second"; }
+    else if (seconds < 3600) { v = seconds / 60; unit = "minute"; }
+    else if (seconds < 86400) { v = seconds / 3600; unit = "hour"; }
+    else { v = seconds / 86400; unit = "day"; }
+    snprintf(out, outlen, "%" PRId64 " %s%s", v, unit, v == 1 ? "" : "s");
+}
+
+/* Parse Docker's RFC 3339 time ("2026-12-02T09:24:45.123456789Z") to unix
+ * seconds; 0 when absent or never set ("0001-01-01..."). */
+static int64_t parse_docker_time(const char *s)
+{
+    if (!s || strncmp(s, "0001-", 5) == 0)
+        return 0;
+    struct tm tm = { 0 };
+    const char *end = strptime(s, "%Y-%m-%dT%H:%M:%S", &tm);
+    if (!end)
+        return 0;
+    return (int64_t)timegm(&tm);
+}
+
+/* ---- cache --------------------------------------------------------------------- */
+
+static bool cache_get(manager_t *m, const char *conv, char id[72], char **user)
+{
+    bool hit = false;
+    pthread_mutex_lock(&m->mu);
+    for (cache_entry_t *e = m->cache; e; e = e->next)
+        if (strcmp(e->conv, conv) == 0) {
+            memcpy(id, e->id, 72);
+            if (user)
+                *user = strdup(e->user);
+            hit = true;
+            break;
+        }
+    pthread_mutex_unlock(&m->mu);
+    return hit;
+}
+
+static void cache_put(manager_t *m, const char *conv, const char *id, const char *user)
+{
+    cache_entry_t *e = calloc(1, sizeof *e);
+    if (!e || !(e->conv = strdup(conv)) || !(e->user = strdup(user ? user : ""))) {
+        if (e) {
+            free(e->conv);
+            free(e);
+        }
+        return;
+    }
+    snprintf(e->id, sizeof e->id, "%s", id);
+    pthread_mutex_lock(&m->mu);
+    for (cache_entry_t **pp = &m->cache; *pp; pp = &(*pp)->next)
+        if (strcmp((*pp)->conv, conv) == 0) {
+            cache_entry_t *old = *pp;
+            *pp = old->next;
+            free(old->conv);
+            free(old->user);
+            free(old);
+            break;
+        }
+    e->next = m->cache;
+    m->cache = e;
+    pthread_mutex_unlock(&m->mu);
+}
+
+static void cache_drop(manager_t *m, const char *conv)
+{
+    pthread_mutex_lock(&m->mu);
+    for (cache_entry_t **pp = &m->cache; *pp; pp = &(*pp)->next)
+        if (strcmp((*pp)->conv, conv) == 0) {
+            cache_entry_t *old = *pp;
+            *pp = old->next;
+            free(old->conv);
+            free(old->user);
+            free(old);
+            break;
+        }
+    pthread_mutex_unlock(&m->mu);
+}
+
+/* ---- containers ------------------------------------------------------------------ */
+
+static json_t *container_template(const char *conv, const char *user)
+{
+    char created[32];
+    time_t now = time(NULL);
+    struct tm tm;
+    gmtime_r(&now, &tm);
+    strftime(created, sizeof created, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    json_t *host = json_pack(
+        "{s:b, s:I, s:I, s:I, s:I, s:I, s:s, s:{s:s, s:{s:s, s:s}}, s:{s:s}}",
+        "Init", 1,
+        "Memory", (json_int_t)config_int("memory"),
+        "MemorySwap", (json_int_t)config_int("memory_swap"),
+        "NanoCpus", (json_int_t)config_int("nano_cpus"),
+        "CpuShares", (json_int_t)config_int("cpu_shares"),
+        "PidsLimit", (json_int_t)config_int("pids_limit"),
+        "NetworkMode", config_str("network"),
+        "LogConfig", "Type", "json-file", "Config", "max-size", config_str("log_max_size"),
+        "max-file", "1",
+        "RestartPolicy", "Name", "no");
+    if (!host)
+        return NULL;
+    if (*config_str("runtime"))
+        json_object_set_new(host, "Runtime", json_string(config_str("runtime")));
+    return json_pack("{s:s, s:[s,s], s:s, s:s, s:s, s:b, s:b, s:{s:s, s:s, s:s}, s:o}",
+                     "Image", config_str("image"),
+                     "Cmd", "sleep", "infinity",
+                     "WorkingDir", "/work",
+                     "User", "root",
+                     "Hostname", "sandbox",
+                     "Tty", 0,
+                     "OpenStdin", 0,
+                     "Labels", LABEL_CONV, conv, LABEL_USER, user ? user : "",
+                     LABEL_CREATED, created,
+                     "HostConfig", host);
+}
+
+typedef enum { ENSURE_OK, ENSURE_REFUSED, ENSURE_FAILED } ensure_t;
+
+/* Make sure the chat's container exists and runs.  On success id holds its
+ * id and notice may hold a line for the top of the result. */
+static ensure_t manager_ensure(manager_t *m, const char *conv, const char *user,
+                               char id[72], textbuf_t *notice, textbuf_t *err)
+{
+    char name[CONVID_NAME_MAX];
+    convid_container_name(conv, name);
+    char path[CONVID_NAME_MAX + 64];
+    json_t *info = NULL;
+    long status;
+    bool created_now = false;
+
+    for (int attempt = 0; attempt < 3; attempt++) {
+        snprintf(path, sizeof path, "/containers/%s/json", name);
+        docker_err_t e = docker_call(m->d, "GET", path, NULL, &status, &info);
+        if (e == DOCKER_OK)
+            break;
+        json_decref(info);
+        info = NULL;
+        if (e != DOCKER_ENOTFOUND) {
+            textbuf_printf(err, "[talkback: Docker did not answer (%s), so nothing ran. Try again in a minute; "
+                           "if it keeps failing, tell the user the sandbox host has a problem.]",
+                           docker_strerror(e));
+            return ENSURE_FAILED;
+        }
+        json_t *tmpl = container_template(conv, user);
+        json_t *ans = NULL;
+        snprintf(path, sizeof path, "/containers/create?name=%s", name);
+        e = docker_call(m->d, "POST", path, tmpl, &status, &ans);
+        json_decref(tmpl);
+        if (e == DOCKER_OK) {
+            created_now = true;
+            log_info("created sandbox %s for conversation %s", name, conv);
+        } else if (e != DOCKER_ECONFLICT) {
+            const char *msg = docker_message(ans);
+            if (status == 404 && strstr(msg, "image"))
+                textbuf_printf(err, "[talkback: the sandbox image %s is missing on the host, so no sandbox "
+                               "could be made and nothing ran. Tell the user to build it (deploy/image/build).]",
+                               config_str("image"));
+            else
+                textbuf_printf(err, "[talkback: Docker refused to create this chat's sandbox (%s), so nothing "
+                               "ran. Tell the user the sandbox host has a problem.]", msg);
+            json_decref(ans);
+            return ENSURE_FAILED;
+        }
+        json_decref(ans);
+        /* Created here or by a racing call: inspect on the next turn. */
+    }
+    if (!info) {
+        textbuf_puts(err, "[talkback: this chat's sandbox could not be found or made. Try again.]");
+        return ENSURE_FAILED;
+    }
+
+    const char *label_conv = json_string_value(json_object_get(
+        json_object_get(json_object_get(info, "Config"), "Labels"), LABEL_CONV));
+    const char *label_user = json_string_value(json_object_get(
+        json_object_get(json_object_get(info, "Config"), "Labels"), LABEL_USER));
+    if (!label_conv || strcmp(label_conv, conv) != 0) {
+        log_error("container %s does not carry conversation %s: refusing", name, conv);
+        textbuf_puts(err, "[talkback refused this call: the container under this chat's name belongs to "
+                          "something else. Nothing ran. Tell the user.]");
+        json_decref(info);
+        return ENSURE_REFUSED;
+    }
+    if (user && *user && label_user && *label_user && strcmp(user, label_user) != 0) {
+        textbuf_puts(err, "[talkback refused this call: this chat's sandbox belongs to another user. "
+                          "Nothing ran.]");
+        json_decref(info);
+        return ENSURE_REFUSED;
+    }
+    snprintf(id, 72, "%s", json_string_value(json_object_get(info, "Id")) ?: "");
+    json_t *state = json_object_get(info, "State");
+    bool running = json_is_true(json_object_get(state, "Running"));
+    bool paused = json_is_true(json_object_get(state, "Paused"));
+    if (paused) {
+        snprintf(path, sizeof path, "/containers/%s/unpause", id);
+        docker_call(m->d, "POST", path, NULL, &status, NULL);
+    }
+    if (!running) {
+        int64_t finished = parse_docker_time(json_string_value(json_object_get(state, "FinishedAt")));
+        snprintf(path, sizeof path, "/containers/%s/start", id);
+        json_t *ans = NULL;
+        docker_err_t e = docker_call(m->d, "POST", path, NULL, &status, &ans);
+        if (e != DOCKER_OK) {
+            textbuf_printf(err, "[talkback: this chat's sandbox exists but would not start (%s). Nothing ran. "
+                           "Tell the user the sandbox host has a problem.]", docker_message(ans));
+            json_decref(ans);
+            json_decref(info);
+            return ENSURE_FAILED;
+        }
+        json_decref(ans);
+        if (!created_now && finished > 0) {
+            char age[64];
+            manager_human_age((int64_t)time(NULL) - finished, age, sizeof age);
+            textbuf_printf(notice, "[Resumed this chat's sandbox, stopped %s ago: its files and installs are as "
+                           "they were, but nothing it ran is running now. Start servers and background jobs "
+                           "again.]\n", age);
+        }
+    }
+    cache_put(m, conv, id, label_user ? label_user : "");
+    json_decref(info);
+    return ENSURE_OK;
+}
+
+/* ---- tools ----------------------------------------------------------------------- */
+
+/* Find or make the container, then run fn; if fn reports the container
+ * vanished or stopped (404/409), ensure again once and retry. */
+typedef docker_err_t (*with_fn)(manager_t *m, const char *id, void *arg);
+
+static proto_msg_t *with_container(manager_t *m, worker_job_t *job, with_fn fn, void *arg,
+                                   textbuf_t *notice)
+{
+    const proto_msg_t *req = job->req;
+    char id[72];
+    char *cached_user = NULL;
+    textbuf_t err;
+    textbuf_init(&err);
+    bool have = cache_get(m, req->conv, id, &cached_user);
+    if (have && req->user && *req->user && cached_user && *cached_user &&
+        strcmp(req->user, cached_user) != 0) {
+        free(cached_user);
+        return proto_reply_new(req, PROTO_ST_OK, true,
+                               "[talkback refused this call: this chat's sandbox belongs to another user. "
+                               "Nothing ran.]");
+    }
+    free(cached_user);
+    for (int attempt = 0; attempt < 2; attempt++) {
+        if (!have) {
+            ensure_t en = manager_ensure(m, req->conv, req->user, id, notice, &err);
+            if (en != ENSURE_OK) {
+                proto_msg_t *r = proto_reply_new(req, PROTO_ST_OK, true, err.buf ? err.buf : "[talkback error]");
+                textbuf_free(&err);
+                return r;
+            }
+        }
+        docker_err_t e = fn(m, id, arg);
+        if ((e == DOCKER_ENOTFOUND || e == DOCKER_ECONFLICT) && attempt == 0) {
+            cache_drop(m, req->conv);
+            have = false;
+            continue;
+        }
+        textbuf_free(&err);
+        return NULL; /* fn produced the reply through arg */
+    }
+    textbuf_free(&err);
+    return proto_reply_new(req, PROTO_ST_OK, true,
+                           "[talkback: this chat's sandbox kept disappearing while this call ran. Try again.]");
+}
+
+typedef struct {
+    worker_job_t *job;
+    const char *command;
+    int timeout_s;
+    const char *stdin_data;
+    size_t stdin_len;
+    run_result_t res;
+    bool ran;
+} run_arg_t;
+
+static docker_err_t do_run(manager_t *m, const char *id, void *arg)
+{
+    run_arg_t *a = arg;
+    if (a->ran)
+        run_result_free(&a->res);
+    run_opts_t o = {
+        .command = a->command, .timeout_s = a->timeout_s,
+        .stdin_data = a->stdin_data, .stdin_len = a->stdin_len,
+        .output_cap = (size_t)config_int("output_cap"), .job = a->job,
+    };
+    a->ran = true;
+    return run_command(m->d, id, &o, &a->res);
+}
+
+static void render_run(const run_arg_t *a, textbuf_t *t, bool with_command)
+{
+    if (with_command)
+        textbuf_printf(t, "$ %s\n", a->command);
+    size_t before = t->len;
+    capbuf_render(&a->res.out, t);
+    if (t->len > before && t->buf[t->len - 1] != '\n')
+        textbuf_puts(t, "\n");
+    if (a->res.timed_out)
+        textbuf_printf(t, "[timed out after %d s: the command and everything it started were killed. "
+                       "If it needs longer, call run again with a larger timeout (up to %" PRId64 " s); "
+                       "if it waits for input, give it the input in the command.]\n",
+                       a->timeout_s, config_int("run_timeout_max"));
+    else if (a->res.cancelled)
+        textbuf_puts(t, "[cancelled: the command and everything it started were killed]\n");
+    else if (a->res.exit_code != 0)
+        textbuf_printf(t, "[exit code %d]\n", a->res.exit_code);
+}
+
+static proto_msg_t *tool_run(manager_t *m, worker_job_t *job, bool structured)
+{
+    const proto_msg_t *req = job->req;
+    size_t clen;
+    const char *cmd = proto_map_str(&req->args, "command", &clen);
+    if (!cmd || clen == 0 || memchr(cmd, '\0', clen))
+        return proto_reply_new(req, PROTO_ST_OK, true,
+                               "[talkback: argument `command` is required and must be a non-empty string "
+                               "without NUL bytes. Nothing ran.]");
+    int64_t tmo = proto_map_int(&req->args, "timeout", config_int("run_timeout"));
+    if (tmo < 1)
+        tmo = 1;
+    if (tmo > config_int("run_timeout_max"))
+        tmo = config_int("run_timeout_max");
+    run_arg_t a = { .job = job, .command = cmd, .timeout_s = (int)tmo };
+    a.stdin_data = proto_map_str(&req->args, "stdin", &a.stdin_len);
+    textbuf_t notice;
+    textbuf_init(&notice);
+    proto_msg_t *r = with_container(m, job, do_run, &a, &notice);
+    if (r) {
+        if (a.ran)
+            run_result_free(&a.res);
+        textbuf_free(&notice);
+        return r;
+    }
+    textbuf_t t;
+    textbuf_init(&t);
+    if (a.res.err != DOCKER_OK) {
+        textbuf_printf(&t, "%s$ %s\n[talkback: the command could not be started in the sandbox (%s). "
+                       "Try again; if it keeps failing, call reset.]\n",
+                       notice.buf ? notice.buf : "", cmd, docker_strerror(a.res.err));
+        r = proto_reply_new(req, PROTO_ST_OK, true, NULL);
+    } else {
+        if (notice.len)
+            textbuf_append(&t, notice.buf, notice.len);
+        render_run(&a, &t, !structured);
+        bool failed = a.res.timed_out || a.res.cancelled || a.res.exit_code != 0;
+        r = proto_reply_new(req, PROTO_ST_OK, failed, NULL);
+        if (r) {
+            proto_map_set_int(&r->data, "exit_code", a.res.exit_code);
+            proto_map_set_bool(&r->data, "timed_out", a.res.timed_out);
+            proto_map_set_bool(&r->data, "cancelled", a.res.cancelled);
+            proto_map_set_int(&r->data, "cut", (int64_t)capbuf_cut(&a.res.out));
+            proto_map_set_int(&r->data, "elapsed_ms", a.res.elapsed_ms);
+            if (structured) {
+                /* For judges: the bare output, without our notes. */
+                textbuf_t out;
+                textbuf_init(&out);
+                capbuf_render(&a.res.out, &out);
+                proto_map_set_str(&r->data, "output", out.buf ? out.buf : "", out.len);
+                textbuf_free(&out);
+                if (notice.len)
+                    proto_map_set_str(&r->data, "notice", notice.buf, notice.len);
+            }
+        }
+    }
+    if (r) {
+        size_t len;
+        char *text = textbuf_take(&t, &len);
+        proto_msg_set_text(r, text, len);
+        free(text);
+    }
+    textbuf_free(&t);
+    textbuf_free(&notice);
+    if (a.ran)
+        run_result_free(&a.res);
+    return r;
+}
+
+typedef struct {
+    const char *abspath;
+    const char *content;
+    size_t len;
+    unsigned mode;
+    docker_err_t err;
+    long status;
+    char msg[512];
+} put_arg_t;
+
+static docker_err_t do_put(manager_t *m, const char *id, void *arg)
+{
+    put_arg_t *a = arg;
+    json_t *ans = NULL;
+    a->err = docker_put_file(m->d, id, a->abspath, a->content, a->len, a->mode, &a->status, &ans);
+    snprintf(a->msg, sizeof a->msg, "%s", docker_message(ans));
+    json_decref(ans);
+    /* A missing container is 404 here too; a stopped one still takes
+     * archives, so 409 does not happen. */
+    return a->err == DOCKER_ENOTFOUND && strstr(a->msg, "container") ? DOCKER_ENOTFOUND : DOCKER_OK;
+}
+
+static proto_msg_t *tool_write(manager_t *m, worker_job_t *job)
+{
+    const proto_msg_t *req = job->req;
+    size_t plen, clen;
+    const char *path = proto_map_str(&req->args, "path", &plen);
+    const char *content = proto_map_str(&req->args, "content", &clen);
+    if (!path)
+        return proto_reply_new(req, PROTO_ST_OK, true,
+                               "[talkback: argument `path` is required and must be a string. Nothing was written.]");
+    if (!content)
+        return proto_reply_new(req, PROTO_ST_OK, true,
+                               "[talkback: argument `content` is required and must be a string. Nothing was written.]");
+    char abspath[4096];
+    if (manager_resolve_path(path, plen, abspath, sizeof abspath))
+        return proto_reply_new(req, PROTO_ST_OK, true,
+                               "[talkback: argument `path` must name a file, like `main.py` or `/work/src/app.js` "
+                               "(not a folder, not empty). Nothing was written.]");
+    if ((int64_t)clen > config_int("write_file_max")) {
+        textbuf_t t;
+        textbuf_init(&t);
+        textbuf_printf(&t, "[talkback: `content` is %zu bytes, over the %" PRId64 "-byte limit. Nothing was "
+                       "written. Write it in smaller files, or generate it with a command.]",
+                       clen, config_int("write_file_max"));
+        proto_msg_t *r = proto_reply_new(req, PROTO_ST_OK, true, t.buf);
+        textbuf_free(&t);
+        return r;
+    }
+    int64_t mode = proto_map_int(&req->args, "mode", 0644);
+    put_arg_t a = { .abspath = abspath, .content = content, .len = clen, .mode = (unsigned)(mode & 07777) };
+    textbuf_t notice;
+    textbuf_init(&notice);
+    proto_msg_t *r = with_container(m, job, do_put, &a, &notice);
+    if (r) {
+        textbuf_free(&notice);
+        return r;
+    }
+    textbuf_t t;
+    textbuf_init(&t);
+    if (notice.len)
+        textbuf_append(&t, notice.buf, notice.len);
+    bool failed = a.err != DOCKER_OK;
+    if (failed) {
+        /* Docker's reason names the path part that is in the way. */
+        textbuf_printf(&t, "[talkback: could not write %s: %s. Nothing was written. If a folder on the way is "
+                       "a file, pick another path.]", abspath, a.msg[0] ? a.msg : docker_strerror(a.err));
+    } else {
+        textbuf_printf(&t, "Wrote %zu bytes to %s.", clen, abspath);
+    }
+    r = proto_reply_new(req, PROTO_ST_OK, failed, t.buf);
+    if (r && !failed) {
+        proto_map_set_cstr(&r->data, "path", abspath);
+        proto_map_set_int(&r->data, "bytes", (int64_t)clen);
+    }
+    textbuf_free(&t);
+    textbuf_free(&notice);
+    return r;
+}
+
+static proto_msg_t *tool_reset(manager_t *m, worker_job_t *job)
+{
+    const proto_msg_t *req = job->req;
+    char name[CONVID_NAME_MAX];
+    convid_container_name(req->conv, name);
+    char path[CONVID_NAME_MAX + 64];
+    long status;
+    json_t *info = NULL;
+    snprintf(path, sizeof path, "/containers/%s/json", name);
+    docker_err_t e = docker_call(m->d, "GET", path, NULL, &status, &info);
+    cache_drop(m, req->conv);
+    if (e == DOCKER_ENOTFOUND) {
+        json_decref(info);
+        return proto_reply_new(req, PROTO_ST_OK, false,
+                               "[Reset: this chat had no sandbox. The next call starts a clean one.]");
+    }
+    if (e != DOCKER_OK) {
+        json_decref(info);
+        return proto_reply_new(req, PROTO_ST_OK, true,
+                               "[talkback: Docker did not answer, so nothing was reset. Try again.]");
+    }
+    json_t *labels = json_object_get(json_object_get(info, "Config"), "Labels");
+    const char *label_conv = json_string_value(json_object_get(labels, LABEL_CONV));
+    const char *label_user = json_string_value(json_object_get(labels, LABEL_USER));
+    if (!label_conv || strcmp(label_conv, req->conv) != 0 ||
+        (req->user && *req->user && label_user && *label_user && strcmp(req->user, label_user) != 0)) {
+        json_decref(info);
+        return proto_reply_new(req, PROTO_ST_OK, true,
+                               "[talkback refused this call: this chat's sandbox belongs to another user. "
+                               "Nothing was reset.]");
+    }
+    snprintf(path, sizeof path, "/containers/%s?force=1&v=1",
+             json_string_value(json_object_get(info, "Id")) ?: name);
+    json_decref(info);
+    json_t *ans = NULL;
+    e = docker_call(m->d, "DELETE", path, NULL, &status, &ans);
+    json_decref(ans);
+    if (e != DOCKER_OK && e != DOCKER_ENOTFOUND)
+        return proto_reply_new(req, PROTO_ST_OK, true,
+                               "[talkback: Docker would not remove this chat's sandbox. Try reset again.]");
+    log_info("reset: removed sandbox %s", name);
+    return proto_reply_new(req, PROTO_ST_OK, false,
+                           "[Reset: this chat's sandbox was deleted with all its files and installs. "
+                           "The next call starts a clean one.]");
+}
+
+proto_msg_t *manager_handle(worker_job_t *job, void *ctx)
+{
+    manager_t *m = ctx;
+    const proto_msg_t *req = job->req;
+    convid_err_t ce = convid_check(req->conv);
+    if (ce != CONVID_OK)
+        return proto_reply_new(req, PROTO_ST_OK, true,
+                               "[talkback refused this call: the conversation id is unusable, so talkback cannot "
+                               "tell which chat's sandbox to use. Nothing ran.]");
+    if (req->user && !convid_user_ok(req->user))
+        return proto_reply_new(req, PROTO_ST_OK, true,
+                               "[talkback refused this call: the user id is unusable. Nothing ran.]");
+    const char *tool = req->name ? req->name : "";
+    if (strcmp(tool, "run") == 0)
+        return tool_run(m, job, false);
+    if (strcmp(tool, "exec") == 0)
+        return tool_run(m, job, true);
+    if (strcmp(tool, "write_file") == 0 || strcmp(tool, "put") == 0)
+        return tool_write(m, job);
+    if (strcmp(tool, "reset") == 0)
+        return tool_reset(m, job);
+    return proto_reply_new(req, PROTO_ST_BAD_REQUEST, true, "[talkback: unknown sandbox operation]");
+}
+
+/* ---- lifecycle ------------------------------------------------------------------- */
+
+static int ensure_network(docker_t *d)
+{
+    const char *net = config_str("network");
+    char path[512];
+    long status;
+    snprintf(path, sizeof path, "/networks/%s", net);
+    docker_err_t e = docker_call(d, "GET", path, NULL, &status, NULL);
+    if (e == DOCKER_OK)
+        return 0;
+    if (e != DOCKER_ENOTFOUND) {
+        log_error("cannot inspect network %s: %s", net, docker_strerror(e));
+        return -1;
+    }
+    json_t *body = json_pack("{s:s, s:s, s:b, s:{s:s}}", "Name", net, "Driver", "bridge",
+                             "CheckDuplicate", 1, "Labels", "talkback.network", "sandboxes");
+    json_t *ans = NULL;
+    e = docker_call(d, "POST", "/networks/create", body, &status, &ans);
+    json_decref(body);
+    if (e != DOCKER_OK && e != DOCKER_ECONFLICT) {
+        log_error("cannot create network %s: %s", net, docker_message(ans));
+        json_decref(ans);
+        return -1;
+    }
+    json_decref(ans);
+    log_info("created network %s (it is never removed by talkback)", net);
+    return 0;
+}
+
+manager_t *manager_new(docker_t *d)
+{
+    manager_t *m = calloc(1, sizeof *m);
+    if (!m)
+        return NULL;
+    m->d = d;
+    pthread_mutex_init(&m->mu, NULL);
+    if (ensure_network(d)) {
+        manager_destroy(&m);
+        return NULL;
+    }
+    return m;
+}
+
+void manager_destroy(manager_t **self_p)
+{
+    if (!self_p || !*self_p)
+        return;
+    manager_t *m = *self_p;
+    while (m->cache) {
+        cache_entry_t *e = m->cache;
+        m->cache = e->next;
+        free(e->conv);
+        free(e->user);
+        free(e);
+    }
+    pthread_mutex_destroy(&m->mu);
+    free(m);
+    *self_p = NULL;
+}

@@ -1,0 +1,125 @@
+/* run.c -- one command inside a sandbox (see run.h for why it is shaped
+ * this way).
+ */
+#include "sandbox/run.h"
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common/log.h"
+
+/* Walk /proc with builtins only and SIGKILL each process whose environment
+ * holds the marker; repeat while anything was found (a process may fork
+ * between two passes). */
+static const char kill_script[] =
+    "m=$1\n"
+    "for r in 1 2 3 4 5 6 7 8; do\n"
+    "  found=0\n"
+    "  for d in /proc/[0-9]*; do\n"
+    "    [ \"${d#/proc/}\" = \"$$\" ] && continue\n"
+    "    while IFS= read -r -d '' e; do\n"
+    "      if [ \"$e\" = \"$m\" ]; then kill -9 \"${d#/proc/}\"; found=1; break; fi\n"
+    "    done 2>/dev/null < \"$d/environ\"\n"
+    "  done 2>/dev/null\n"
+    "  [ $found = 0 ] && break\n"
+    "done\n"
+    "exit 0\n";
+
+typedef struct {
+    run_result_t *res;
+    const run_opts_t *o;
+    int64_t start_ms;
+} run_ctx_t;
+
+static void on_output(void *ctx, int stream, const char *data, size_t len)
+{
+    run_ctx_t *c = ctx;
+    (void)stream;
+    capbuf_append(&c->res->out, data, len);
+}
+
+static bool should_stop(void *ctx)
+{
+    run_ctx_t *c = ctx;
+    if (c->o->job && worker_job_cancelled(c->o->job)) {
+        c->res->cancelled = true;
+        return true;
+    }
+    if (proto_mono_ms() - c->start_ms >= (int64_t)c->o->timeout_s * 1000) {
+        c->res->timed_out = true;
+        return true;
+    }
+    return false;
+}
+
+static void make_marker(char *out, size_t outlen)
+{
+    unsigned char rnd[12];
+    int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+    if (fd < 0 || read(fd, rnd, sizeof rnd) != (ssize_t)sizeof rnd) {
+        /* Fall back to time and address bits: unique enough per sandbox. */
+        uint64_t t = (uint64_t)proto_mono_ms() ^ (uint64_t)(uintptr_t)out;
+        memcpy(rnd, &t, sizeof t);
+        memset(rnd + 8, 0, 4);
+    }
+    if (fd >= 0)
+        close(fd);
+    size_t o = (size_t)snprintf(out, outlen, "TALKBACK_RUN=");
+    for (size_t i = 0; i < sizeof rnd && o + 2 < outlen; i++)
+        o += (size_t)snprintf(out + o, outlen - o, "%02x", rnd[i]);
+}
+
+void run_kill_marker(docker_t *d, const char *id, const char *marker)
+{
+    const char *argv[] = { "bash", "-c", kill_script, "talkback-kill", marker, NULL };
+    docker_exec_t x = { .argv = argv, .workdir = "/" };
+    int code;
+    docker_err_t err = docker_exec(d, id, &x, &code);
+    if (err != DOCKER_OK)
+        log_warn("could not run the kill pass in %.12s: %s", id, docker_strerror(err));
+}
+
+docker_err_t run_command(docker_t *d, const char *id, const run_opts_t *o, run_result_t *res)
+{
+    memset(res, 0, sizeof *res);
+    res->exit_code = -1;
+    if (capbuf_init(&res->out, o->output_cap ? o->output_cap : 65536)) {
+        res->err = DOCKER_ENOMEM;
+        return res->err;
+    }
+    char marker[64];
+    make_marker(marker, sizeof marker);
+    char tmo[32];
+    snprintf(tmo, sizeof tmo, "%d", o->timeout_s + 2);
+    const char *argv[] = { "timeout", "-s", "KILL", tmo, "bash", "-c", o->command, NULL };
+    const char *env[] = { marker, "HOME=/root", "TERM=dumb", "DEBIAN_FRONTEND=noninteractive",
+                          "PIP_BREAK_SYSTEM_PACKAGES=1", NULL };
+    run_ctx_t ctx = { .res = res, .o = o, .start_ms = proto_mono_ms() };
+    docker_exec_t x = {
+        .argv = argv, .env = env, .workdir = "/work",
+        .stdin_data = o->stdin_data, .stdin_len = o->stdin_len,
+        .on_output = on_output, .cancelled = should_stop, .ctx = &ctx,
+    };
+    int code = -1;
+    res->err = docker_exec(d, id, &x, &code);
+    if (res->err == DOCKER_ECANCELLED) {
+        run_kill_marker(d, id, marker);
+        res->err = DOCKER_OK;
+        res->exit_code = -1;
+    } else if (res->err == DOCKER_OK) {
+        res->exit_code = code;
+        /* timeout's own safety net fired (the manager was too slow to). */
+        if (code == 137 && proto_mono_ms() - ctx.start_ms >= (int64_t)o->timeout_s * 1000)
+            res->timed_out = true;
+    }
+    res->elapsed_ms = proto_mono_ms() - ctx.start_ms;
+    return res->err;
+}
+
+void run_result_free(run_result_t *res)
+{
+    capbuf_free(&res->out);
+}

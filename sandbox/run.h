@@ -1,0 +1,50 @@
+/* run.h -- one command inside a sandbox, with a timeout that kills what
+ * the command started.
+ *
+ * Each command runs as `timeout -s KILL T+2 bash -c COMMAND` with a unique
+ * marker TALKBACK_RUN=<hex> in its environment.  Every process it starts
+ * inherits the marker -- even one that double-forks, calls setsid or
+ * ignores SIGTERM -- so when the timeout passes or the call is cancelled, a
+ * second exec walks /proc and SIGKILLs every process carrying it, using
+ * bash builtins only (a fork bomb at the pids limit leaves no room for
+ * helper processes).  The outer `timeout` kills the process group by
+ * itself should the manager die mid-command.
+ *
+ * Output is kept with the head+tail cap (textbuf.h).
+ */
+#ifndef TALKBACK_RUN_H
+#define TALKBACK_RUN_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "common/textbuf.h"
+#include "common/worker.h"
+#include "docker/docker.h"
+
+typedef struct {
+    int exit_code;       /* -1 when unknown (killed, cancelled) */
+    bool timed_out;
+    bool cancelled;
+    docker_err_t err;    /* DOCKER_OK, or why the exec could not run */
+    capbuf_t out;        /* stdout and stderr interleaved */
+    int64_t elapsed_ms;
+} run_result_t;
+
+typedef struct {
+    const char *command;     /* bash source */
+    int timeout_s;
+    const void *stdin_data;  /* NULL: stdin closed */
+    size_t stdin_len;
+    size_t output_cap;
+    worker_job_t *job;       /* cancel flag, or NULL */
+} run_opts_t;
+
+/* Run a command in container id.  Always fills res (free with
+ * run_result_free).  Returns res->err. */
+docker_err_t run_command(docker_t *d, const char *id, const run_opts_t *o, run_result_t *res);
+void run_result_free(run_result_t *res);
+
+/* Kill every process of container id that carries marker.  Best effort. */
+void run_kill_marker(docker_t *d, const char *id, const char *marker);
+
+#endif

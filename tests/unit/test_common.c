@@ -1,0 +1,161 @@
+/* test_common.c -- conversation ids, container names, the output cap,
+ * config parsing. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/config.h"
+#include "common/convid.h"
+#include "common/textbuf.h"
+
+static void convid_table(void **state)
+{
+    (void)state;
+    static const struct { const char *id; convid_err_t want; } cases[] = {
+        { NULL, CONVID_MISSING },
+        { "", CONVID_MISSING },
+        { "new", CONVID_RESERVED },
+        { "NULL", CONVID_RESERVED },
+        { "undefined", CONVID_RESERVED },
+        { "{{LIBRECHAT_BODY_CONVERSATIONID}}", CONVID_PLACEHOLDER },
+        { "abc{{x", CONVID_PLACEHOLDER },
+        { "a b", CONVID_BAD_CHAR },
+        { "a/b", CONVID_BAD_CHAR },
+        { "é", CONVID_BAD_CHAR },
+        { "0f6c4a1e-7b9d-4c2e-9a53-0c1d2e3f4a5b", CONVID_OK },
+        { "chat.1:part_2-x", CONVID_OK },
+        { "newer", CONVID_OK },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        assert_int_equal(convid_check(cases[i].id), cases[i].want);
+    char long_id[CONVID_MAX + 2];
+    memset(long_id, 'a', sizeof long_id);
+    long_id[CONVID_MAX] = '\0';
+    assert_int_equal(convid_check(long_id), CONVID_OK);
+    long_id[CONVID_MAX] = 'a';
+    long_id[CONVID_MAX + 1] = '\0';
+    assert_int_equal(convid_check(long_id), CONVID_TOO_LONG);
+    assert_true(convid_user_ok(""));
+    assert_true(convid_user_ok("64f0c0ffee"));
+    assert_false(convid_user_ok("{{LIBRECHAT_USER_ID}}"));
+    assert_false(convid_user_ok("a b"));
+}
+
+static void container_names(void **state)
+{
+    (void)state;
+    char a[CONVID_NAME_MAX], b[CONVID_NAME_MAX];
+    convid_container_name("chat:1", a);
+    convid_container_name("chat_1", b);
+    /* ':' is not allowed in Docker names; the hash keeps the two apart. */
+    assert_string_not_equal(a, b);
+    assert_memory_equal(a, "talkback-chat_1-", 16);
+    assert_int_equal(strlen(a), 9 + 6 + 1 + 16);
+    char long_id[CONVID_MAX + 1];
+    memset(long_id, 'z', CONVID_MAX);
+    long_id[CONVID_MAX] = '\0';
+    convid_container_name(long_id, a);
+    assert_int_equal(strlen(a), CONVID_NAME_MAX - 1);
+}
+
+static void capbuf_small_and_big(void **state)
+{
+    (void)state;
+    capbuf_t c;
+    textbuf_t t;
+    assert_int_equal(capbuf_init(&c, 10), 0);
+    capbuf_append(&c, "0123456789", 10);
+    textbuf_init(&t);
+    capbuf_render(&c, &t);
+    assert_string_equal(t.buf, "0123456789");
+    assert_int_equal(capbuf_cut(&c), 0);
+    textbuf_free(&t);
+    /* 26 letters through a 10-byte cap in uneven pieces: head abcde, tail
+     * vwxyz, 16 cut. */
+    capbuf_free(&c);
+    capbuf_init(&c, 10);
+    const char *abc = "abcdefghijklmnopqrstuvwxyz";
+    size_t pieces[] = { 3, 1, 7, 2, 13 };
+    size_t off = 0;
+    for (size_t i = 0; i < 5; i++) {
+        capbuf_append(&c, abc + off, pieces[i]);
+        off += pieces[i];
+    }
+    assert_int_equal(capbuf_cut(&c), 16);
+    textbuf_init(&t);
+    capbuf_render(&c, &t);
+    assert_string_equal(t.buf, "abcde\n[... 16 bytes cut from the middle of the output ...]\nvwxyz");
+    textbuf_free(&t);
+    capbuf_free(&c);
+    /* Byte at a time. */
+    capbuf_init(&c, 6);
+    for (size_t i = 0; i < 26; i++)
+        capbuf_append(&c, abc + i, 1);
+    textbuf_init(&t);
+    capbuf_render(&c, &t);
+    assert_string_equal(t.buf, "abc\n[... 20 bytes cut from the middle of the output ...]\nxyz");
+    textbuf_free(&t);
+    capbuf_free(&c);
+}
+
+static void textbuf_basics(void **state)
+{
+    (void)state;
+    textbuf_t t;
+    textbuf_init(&t);
+    textbuf_printf(&t, "%d-%s", 7, "x");
+    textbuf_append(&t, "\0y", 2);
+    assert_int_equal(t.len, 5);
+    size_t len;
+    char *s = textbuf_take(&t, &len);
+    assert_int_equal(len, 5);
+    assert_memory_equal(s, "7-x\0y", 5);
+    assert_null(t.buf);
+    free(s);
+}
+
+static void config_parsers(void **state)
+{
+    (void)state;
+    int64_t v;
+    assert_int_equal(config_parse_size("64K", &v), 0);
+    assert_int_equal(v, 65536);
+    assert_int_equal(config_parse_size("2GiB", &v), 0);
+    assert_int_equal(v, 2LL << 30);
+    assert_int_equal(config_parse_size("256m", &v), 0);
+    assert_int_equal(v, 256LL << 20);
+    assert_int_equal(config_parse_size("12", &v), 0);
+    assert_int_equal(v, 12);
+    assert_int_equal(config_parse_size("x", &v), -1);
+    assert_int_equal(config_parse_size("-1", &v), -1);
+    assert_int_equal(config_parse_size("5Q", &v), -1);
+    assert_int_equal(config_parse_duration("60m", &v), 0);
+    assert_int_equal(v, 3600);
+    assert_int_equal(config_parse_duration("14d", &v), 0);
+    assert_int_equal(v, 14 * 86400);
+    assert_int_equal(config_parse_duration("300", &v), 0);
+    assert_int_equal(v, 300);
+    assert_int_equal(config_parse_duration("3x", &v), -1);
+    assert_int_equal(config_set("run_timeout", "10m"), 0);
+    assert_int_equal(config_int("run_timeout"), 600);
+    assert_int_equal(config_set("run_timeout", "soon"), -1);
+    assert_int_equal(config_int("run_timeout"), 600);
+    assert_int_equal(config_set("no_such_key", "1"), -1);
+    assert_string_equal(config_str("conversation_header"), "X-Conversation-Id");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(convid_table),
+        cmocka_unit_test(container_names),
+        cmocka_unit_test(capbuf_small_and_big),
+        cmocka_unit_test(textbuf_basics),
+        cmocka_unit_test(config_parsers),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,164 @@
+/* test_proto.c -- the wire contract: round trips, hostile frames. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <msgpack.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "proto/proto.h"
+
+static void roundtrip_request(void **state)
+{
+    (void)state;
+    proto_msg_t *m = proto_msg_new(PROTO_REQUEST);
+    m->id = 42;
+    proto_msg_set_kind(m, "sandbox");
+    proto_msg_set_name(m, "run");
+    proto_msg_set_conv(m, "conv-1");
+    proto_msg_set_user(m, "");
+    m->deadline_ms = 1700000000123;
+    const char bin[] = "a\0b\xff\"'";
+    proto_map_set_str(&m->args, "content", bin, sizeof bin - 1);
+    proto_map_set_int(&m->args, "timeout", -7);
+    proto_map_set_bool(&m->args, "flag", true);
+
+    char *buf;
+    size_t len;
+    assert_int_equal(proto_encode(m, &buf, &len), PROTO_OK);
+    proto_msg_t *d;
+    assert_int_equal(proto_decode(buf, len, &d), PROTO_OK);
+    assert_int_equal(d->type, PROTO_REQUEST);
+    assert_int_equal(d->id, 42);
+    assert_string_equal(d->kind, "sandbox");
+    assert_string_equal(d->name, "run");
+    assert_string_equal(d->conv, "conv-1");
+    assert_string_equal(d->user, "");
+    assert_int_equal(d->deadline_ms, 1700000000123);
+    size_t cl;
+    const char *c = proto_map_str(&d->args, "content", &cl);
+    assert_int_equal(cl, sizeof bin - 1);
+    assert_memory_equal(c, bin, cl);
+    assert_int_equal(proto_map_int(&d->args, "timeout", 0), -7);
+    assert_true(proto_map_has(&d->args, "flag", PROTO_V_BOOL));
+    assert_int_equal(proto_map_int(&d->args, "missing", 99), 99);
+    assert_null(proto_map_str(&d->args, "timeout", NULL));
+    free(buf);
+    proto_msg_destroy(&d);
+    proto_msg_destroy(&m);
+    assert_null(m);
+}
+
+static void roundtrip_reply(void **state)
+{
+    (void)state;
+    proto_msg_t *req = proto_msg_new(PROTO_REQUEST);
+    req->id = 7;
+    proto_msg_t *r = proto_reply_new(req, PROTO_ST_WORKER_LOST, true, "gone");
+    proto_map_set_int(&r->data, "exit_code", 137);
+    char *buf;
+    size_t len;
+    assert_int_equal(proto_encode(r, &buf, &len), PROTO_OK);
+    proto_msg_t *d;
+    assert_int_equal(proto_decode(buf, len, &d), PROTO_OK);
+    assert_int_equal(d->id, 7);
+    assert_int_equal(d->status, PROTO_ST_WORKER_LOST);
+    assert_true(d->is_error);
+    assert_int_equal(d->text_len, 4);
+    assert_memory_equal(d->text, "gone", 4);
+    assert_int_equal(proto_map_int(&d->data, "exit_code", 0), 137);
+    proto_msg_t *dup = proto_msg_dup(d);
+    assert_int_equal(dup->text_len, 4);
+    assert_int_equal(proto_map_int(&dup->data, "exit_code", 0), 137);
+    free(buf);
+    proto_msg_destroy(&dup);
+    proto_msg_destroy(&d);
+    proto_msg_destroy(&r);
+    proto_msg_destroy(&req);
+}
+
+/* Encode a map by hand to test the decoder's checks. */
+static char *pack(size_t *len, int version, int type, bool extra)
+{
+    msgpack_sbuffer sb;
+    msgpack_packer pk;
+    msgpack_sbuffer_init(&sb);
+    msgpack_packer_init(&pk, &sb, msgpack_sbuffer_write);
+    msgpack_pack_map(&pk, extra ? 3 : 2);
+    msgpack_pack_str(&pk, 1); msgpack_pack_str_body(&pk, "v", 1);
+    msgpack_pack_int(&pk, version);
+    msgpack_pack_str(&pk, 1); msgpack_pack_str_body(&pk, "t", 1);
+    msgpack_pack_int(&pk, type);
+    if (extra) {
+        msgpack_pack_str(&pk, 6); msgpack_pack_str_body(&pk, "future", 6);
+        msgpack_pack_array(&pk, 0);
+    }
+    *len = sb.size;
+    return msgpack_sbuffer_release(&sb);
+}
+
+static void decode_checks(void **state)
+{
+    (void)state;
+    size_t len;
+    proto_msg_t *d;
+    char *b = pack(&len, PROTO_VERSION + 1, PROTO_HELLO, false);
+    assert_int_equal(proto_decode(b, len, &d), PROTO_EVERSION);
+    assert_null(d);
+    free(b);
+    b = pack(&len, PROTO_VERSION, 99, false);
+    assert_int_equal(proto_decode(b, len, &d), PROTO_ETYPE);
+    free(b);
+    b = pack(&len, PROTO_VERSION, PROTO_HELLO, true); /* unknown key ignored */
+    assert_int_equal(proto_decode(b, len, &d), PROTO_OK);
+    proto_msg_destroy(&d);
+    /* Every truncation of a valid frame is refused, never a crash. */
+    proto_msg_t *m = proto_msg_new(PROTO_REQUEST);
+    proto_msg_set_conv(m, "abc");
+    proto_map_set_cstr(&m->args, "command", "echo hi");
+    char *full;
+    size_t flen;
+    assert_int_equal(proto_encode(m, &full, &flen), PROTO_OK);
+    for (size_t cut = 0; cut < flen; cut++) {
+        assert_int_not_equal(proto_decode(full, cut, &d), PROTO_OK);
+        assert_null(d);
+    }
+    /* Trailing garbage is refused. */
+    char *longer = malloc(flen + 1);
+    memcpy(longer, full, flen);
+    longer[flen] = 0;
+    assert_int_equal(proto_decode(longer, flen + 1, &d), PROTO_EFORMAT);
+    free(longer);
+    free(full);
+    proto_msg_destroy(&m);
+    free(b);
+    /* Not a map at all. */
+    assert_int_equal(proto_decode("\x93\x01\x02\x03", 4, &d), PROTO_EFORMAT);
+    assert_int_equal(proto_decode("", 0, &d), PROTO_EFORMAT);
+    assert_string_equal(proto_strerror(PROTO_EVERSION), "unsupported protocol version");
+}
+
+static void map_replace(void **state)
+{
+    (void)state;
+    proto_map_t m = { 0 };
+    proto_map_set_cstr(&m, "k", "one");
+    proto_map_set_int(&m, "k", 2);
+    assert_int_equal(m.n, 1);
+    assert_int_equal(proto_map_int(&m, "k", 0), 2);
+    proto_map_clear(&m);
+    assert_int_equal(m.n, 0);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(roundtrip_request),
+        cmocka_unit_test(roundtrip_reply),
+        cmocka_unit_test(decode_checks),
+        cmocka_unit_test(map_replace),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

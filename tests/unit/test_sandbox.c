@@ -1,0 +1,76 @@
+/* test_sandbox.c -- pure parts of the sandbox manager: write_file path
+ * resolution and human ages. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <string.h>
+
+#include "sandbox/manager.h"
+
+static void paths(void **state)
+{
+    (void)state;
+    static const struct { const char *in; const char *want; } cases[] = {
+        { "main.py", "/work/main.py" },
+        { "src/app.js", "/work/src/app.js" },
+        { "./a//b/./c.txt", "/work/a/b/c.txt" },
+        { "../etc/hosts", "/etc/hosts" },
+        { "../../../../x", "/x" },
+        { "/tmp/x", "/tmp/x" },
+        { "/a/b/../c", "/a/c" },
+        { "//srv//shared/f", "/srv/shared/f" },
+        { "/", NULL },
+        { ".", NULL },
+        { "..", NULL },
+        { "", NULL },
+        { "dir/", NULL },
+        { "/..", NULL },
+    };
+    char out[256];
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        int rc = manager_resolve_path(cases[i].in, strlen(cases[i].in), out, sizeof out);
+        if (cases[i].want) {
+            assert_int_equal(rc, 0);
+            assert_string_equal(out, cases[i].want);
+        } else {
+            assert_int_equal(rc, -1);
+        }
+    }
+    assert_int_equal(manager_resolve_path("a\0b", 3, out, sizeof out), -1);
+    char tiny[8];
+    assert_int_equal(manager_resolve_path("longer-than-eight", 17, tiny, sizeof tiny), -1);
+    /* ".work" stays itself: ".." lookalikes are names. */
+    assert_int_equal(manager_resolve_path("...", 3, out, sizeof out), 0);
+    assert_string_equal(out, "/work/...");
+}
+
+static void ages(void **state)
+{
+    (void)state;
+    char out[64];
+    manager_human_age(1, out, sizeof out);
+    assert_string_equal(out, "1 second");
+    manager_human_age(59, out, sizeof out);
+    assert_string_equal(out, "59 seconds");
+    manager_human_age(180, out, sizeof out);
+    assert_string_equal(out, "3 minutes");
+    manager_human_age(3600, out, sizeof out);
+    assert_string_equal(out, "1 hour");
+    manager_human_age(5 * 3600 + 1000, out, sizeof out);
+    assert_string_equal(out, "5 hours");
+    manager_human_age(2 * 86400 + 50, out, sizeof out);
+    assert_string_equal(out, "2 days");
+    manager_human_age(-5, out, sizeof out);
+    assert_string_equal(out, "0 seconds");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(paths),
+        cmocka_unit_test(ages),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
