@@ -52,6 +52,9 @@ static config_entry_t config_table[] = {
     { "run_timeout_max", CT_DURATION, "1800s", "largest timeout run accepts", NULL },
     { "output_cap", CT_SIZE, "64K", "output kept per command (head + tail); the middle is cut and counted", NULL },
     { "write_file_max", CT_SIZE, "8M", "largest content write_file accepts", NULL },
+    { "code_run_timeout", CT_DURATION, "10s", "default run timeout of run_code", NULL },
+    { "code_compile_timeout", CT_DURATION, "120s", "compile timeout of run_code", NULL },
+    { "code_timeout_max", CT_DURATION, "300s", "largest run timeout run_code accepts", NULL },
     /* --- Docker and the sandbox template --- */
     { "docker_host", CT_STR, "", "Docker daemon address (unix:///... or tcp://...); empty = $DOCKER_HOST or unix:///var/run/docker.sock", NULL },
     { "image", CT_STR, "talkback-sandbox:latest", "image of new sandboxes", NULL },

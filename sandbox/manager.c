@@ -45,6 +45,13 @@ int manager_resolve_path(const char *path, size_t len, char *out, size_t outlen)
 {
     if (!path || len == 0 || memchr(path, '\0', len) || path[len - 1] == '/')
         return -1;
+    /* A last component of "." or ".." names a folder, never a file. */
+    const char *last = path + len;
+    while (last > path && last[-1] != '/')
+        last--;
+    size_t ll = (size_t)(path + len - last);
+    if ((ll == 1 && last[0] == '.') || (ll == 2 && last[0] == '.' && last[1] == '.'))
+        return -1;
     /* Components are folded onto a stack of offsets into out. */
     size_t o = 0;
     size_t stack[512];
@@ -555,6 +562,8 @@ static proto_msg_t *tool_write(manager_t *m, worker_job_t *job)
         proto_map_set_cstr(&r->data, "path", abspath);
         proto_map_set_int(&r->data, "bytes", (int64_t)clen);
     }
+    if (r && notice.len)
+        proto_map_set_str(&r->data, "notice", notice.buf, notice.len);
     textbuf_free(&t);
     textbuf_free(&notice);
     return r;

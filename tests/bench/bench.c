@@ -1,0 +1,391 @@
+/* bench.c -- talkback-bench: figures, not a pass/fail test.
+ *
+ * Against a running talkback (default http://127.0.0.1:8080/mcp) and the
+ * same dockerd, in one run:
+ *   1. run("true") through the MCP endpoint vs a raw Docker Engine API exec
+ *      of `true` (create + start + inspect) on the same warm container:
+ *      p50, p99 and their ratio;
+ *   2. the first call of a new chat vs `docker run --rm` of the same image;
+ *   3. 64 chats calling run("sleep 1") at once: wall time;
+ *   4. resident memory of every talkback process, idle and under (3);
+ *   5. with --judge: run_code of a trivial PASS program per language (p50),
+ *      and a bits/stdc++.h C++ compile with and without the PCH.
+ * Every chat it makes is reset at the end.
+ *
+ * usage: talkback-bench [--url URL] [--n N] [--chats N] [--judge]
+ */
+#include <curl/curl.h>
+#include <dirent.h>
+#include <inttypes.h>
+#include <jansson.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common/convid.h"
+#include "common/textbuf.h"
+#include "docker/docker.h"
+#include "proto/proto.h"
+
+static const char *url = "http://127.0.0.1:8080/mcp";
+static char prefix[64];
+
+static size_t sink(char *p, size_t s, size_t n, void *ud)
+{
+    textbuf_append(ud, p, s * n);
+    return s * n;
+}
+
+/* One tools/call; returns the result text (malloc'ed) or NULL. */
+static char *call_tool(const char *conv, const char *tool, json_t *args, bool *is_error)
+{
+    json_t *body = json_pack("{s:s, s:i, s:s, s:{s:s, s:o}}", "jsonrpc", "2.0", "id", 1,
+                             "method", "tools/call", "params", "name", tool, "arguments", args);
+    char *s = json_dumps(body, JSON_COMPACT);
+    json_decref(body);
+    CURL *c = curl_easy_init();
+    struct curl_slist *h = NULL;
+    char hdr[256];
+    snprintf(hdr, sizeof hdr, "X-Conversation-Id: %s", conv);
+    h = curl_slist_append(h, hdr);
+    h = curl_slist_append(h, "Content-Type: application/json");
+    h = curl_slist_append(h, "Accept: application/json");
+    textbuf_t out;
+    textbuf_init(&out);
+    curl_easy_setopt(c, CURLOPT_URL, url);
+    curl_easy_setopt(c, CURLOPT_HTTPHEADER, h);
+    curl_easy_setopt(c, CURLOPT_POSTFIELDS, s);
+    curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, sink);
+    curl_easy_setopt(c, CURLOPT_WRITEDATA, &out);
+    curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+    CURLcode rc = curl_easy_perform(c);
+    curl_slist_free_all(h);
+    curl_easy_cleanup(c);
+    free(s);
+    char *text = NULL;
+    if (rc == CURLE_OK && out.buf) {
+        json_t *ans = json_loads(out.buf, 0, NULL);
+        json_t *res = json_object_get(ans, "result");
+        json_t *c0 = json_array_get(json_object_get(res, "content"), 0);
+        const char *t = json_string_value(json_object_get(c0, "text"));
+        if (t)
+            text = strdup(t);
+        if (is_error)
+            *is_error = json_is_true(json_object_get(res, "isError"));
+        json_decref(ans);
+    }
+    textbuf_free(&out);
+    return text;
+}
+
+static char *run_cmd(const char *conv, const char *cmd)
+{
+    return call_tool(conv, "run", json_pack("{s:s}", "command", cmd), NULL);
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+static double pct(int64_t *v, int n, double p)
+{
+    qsort(v, (size_t)n, sizeof *v, cmp_i64);
+    int i = (int)(p * (n - 1) + 0.5);
+    return v[i] / 1000.0;
+}
+
+static int64_t now_us(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+/* ---- resident memory of talkback processes ---------------------------------- */
+
+static int64_t rss_kib(void)
+{
+    DIR *d = opendir("/proc");
+    int64_t total = 0;
+    struct dirent *e;
+    while (d && (e = readdir(d))) {
+        char path[300], comm[64] = "";
+        snprintf(path, sizeof path, "/proc/%s/comm", e->d_name);
+        FILE *f = fopen(path, "r");
+        if (!f)
+            continue;
+        if (!fgets(comm, sizeof comm, f))
+            comm[0] = '\0';
+        fclose(f);
+        if (strncmp(comm, "talkback-", 9) != 0 || strncmp(comm, "talkback-bench", 14) == 0)
+            continue;
+        snprintf(path, sizeof path, "/proc/%s/status", e->d_name);
+        f = fopen(path, "r");
+        char line[256];
+        while (f && fgets(line, sizeof line, f))
+            if (strncmp(line, "VmRSS:", 6) == 0)
+                total += strtoll(line + 6, NULL, 10);
+        if (f)
+            fclose(f);
+    }
+    if (d)
+        closedir(d);
+    return total;
+}
+
+static void print_rss(const char *when)
+{
+    DIR *d = opendir("/proc");
+    struct dirent *e;
+    printf("  resident memory %s:", when);
+    while (d && (e = readdir(d))) {
+        char path[300], comm[64] = "";
+        snprintf(path, sizeof path, "/proc/%s/comm", e->d_name);
+        FILE *f = fopen(path, "r");
+        if (!f)
+            continue;
+        if (!fgets(comm, sizeof comm, f))
+            comm[0] = '\0';
+        fclose(f);
+        comm[strcspn(comm, "\n")] = '\0';
+        if (strncmp(comm, "talkback-", 9) != 0 || strcmp(comm, "talkback-bench") == 0)
+            continue;
+        snprintf(path, sizeof path, "/proc/%s/status", e->d_name);
+        f = fopen(path, "r");
+        char line[256];
+        while (f && fgets(line, sizeof line, f))
+            if (strncmp(line, "VmRSS:", 6) == 0)
+                printf(" %s %.1f MiB;", comm, strtoll(line + 6, NULL, 10) / 1024.0);
+        if (f)
+            fclose(f);
+    }
+    if (d)
+        closedir(d);
+    printf(" total %.1f MiB\n", rss_kib() / 1024.0);
+}
+
+static volatile int sampling;
+static int64_t peak_rss;
+
+static void *rss_sampler(void *arg)
+{
+    (void)arg;
+    while (sampling) {
+        int64_t r = rss_kib();
+        if (r > peak_rss)
+            peak_rss = r;
+        usleep(20000);
+    }
+    return NULL;
+}
+
+/* ---- 64 chats at once --------------------------------------------------------- */
+
+typedef struct {
+    char conv[96];
+    const char *cmd;
+    bool ok;
+} chat_t;
+
+static void *chat_thread(void *arg)
+{
+    chat_t *c = arg;
+    char *t = run_cmd(c->conv, c->cmd);
+    c->ok = t != NULL;
+    free(t);
+    return NULL;
+}
+
+static double parallel(chat_t *chats, int n)
+{
+    pthread_t th[256];
+    int64_t t0 = now_us();
+    for (int i = 0; i < n; i++)
+        pthread_create(&th[i], NULL, chat_thread, &chats[i]);
+    for (int i = 0; i < n; i++)
+        pthread_join(th[i], NULL);
+    return (now_us() - t0) / 1e6;
+}
+
+/* ---- judge figures ------------------------------------------------------------------ */
+
+static const struct { const char *lang; const char *code; } trivial[] = {
+    { "c", "#include <stdio.h>\nint main(void){int a,b;scanf(\"%d %d\",&a,&b);printf(\"%d\\n\",a+b);return 0;}\n" },
+    { "cpp", "#include <bits/stdc++.h>\nint main(){long a,b;std::cin>>a>>b;std::cout<<a+b<<\"\\n\";}\n" },
+    { "python", "a,b=map(int,input().split())\nprint(a+b)\n" },
+    { "javascript", "const [a,b]=require('fs').readFileSync(0,'utf8').trim().split(/\\s+/).map(Number);console.log(a+b);\n" },
+    { "bash", "read a b\necho $((a+b))\n" },
+    { "rust", "use std::io::*;\nfn main(){let mut s=String::new();stdin().read_to_string(&mut s).unwrap();let v:Vec<i64>=s.split_whitespace().map(|x|x.parse().unwrap()).collect();println!(\"{}\",v[0]+v[1]);}\n" },
+    { "go", "package main\nimport \"fmt\"\nfunc main(){var a,b int\nfmt.Scan(&a,&b)\nfmt.Println(a+b)}\n" },
+    { "java", "import java.util.*;\npublic class Main{public static void main(String[] x){Scanner s=new Scanner(System.in);System.out.println(s.nextLong()+s.nextLong());}}\n" },
+    { "kotlin", "fun main(){val (a,b)=readLine()!!.trim().split(\" \").map{it.toLong()}\nprintln(a+b)}\n" },
+    { "csharp", "using System;\nclass P{static void Main(){var p=Console.ReadLine().Split(' ');Console.WriteLine(long.Parse(p[0])+long.Parse(p[1]));}}\n" },
+    { "haskell", "main = do\n  [a, b] <- fmap (map read . words) getLine :: IO [Integer]\n  print (a + b)\n" },
+    { "lua", "local a,b=io.read('n','n')\nprint(math.floor(a+b))\n" },
+};
+
+static void bench_judge(int n)
+{
+    char conv[96];
+    snprintf(conv, sizeof conv, "%s-judge", prefix);
+    printf("run_code, trivial PASS program (a+b), end to end, %d runs each:\n", n);
+    for (size_t l = 0; l < sizeof trivial / sizeof trivial[0]; l++) {
+        int64_t v[64];
+        int ok = 0;
+        for (int i = 0; i < n && i < 64; i++) {
+            int64_t t0 = now_us();
+            bool err = true;
+            char *t = call_tool(conv, "run_code",
+                                json_pack("{s:s, s:s, s:s, s:s}", "language", trivial[l].lang, "code",
+                                          trivial[l].code, "input", "2 3\n", "expected", "5\n"), &err);
+            v[i] = now_us() - t0;
+            if (t && !err && strstr(t, "PASS"))
+                ok++;
+            else if (i == 0)
+                printf("  (%s did not pass: %.300s)\n", trivial[l].lang, t ? t : "no answer");
+            free(t);
+        }
+        printf("  %-10s p50 %8.1f ms   (%d/%d PASS)\n", trivial[l].lang, pct(v, n, 0.5), ok, n);
+    }
+    /* PCH: the same program compiled with and without the precompiled header. */
+    char *pch = NULL, *nopch = NULL;
+    int64_t with[5], without[5];
+    for (int i = 0; i < 5; i++) {
+        int64_t t0 = now_us();
+        free(pch);
+        pch = run_cmd(conv, "cd /work && g++ -O2 -std=c++17 -pipe -I/opt/talkback/pch -Winvalid-pch -o main main.cpp 2>&1 && echo compiled");
+        with[i] = now_us() - t0;
+        t0 = now_us();
+        free(nopch);
+        nopch = run_cmd(conv, "cd /work && g++ -O2 -std=c++17 -pipe -o main main.cpp 2>&1 && echo compiled");
+        without[i] = now_us() - t0;
+    }
+    call_tool(conv, "run_code", json_pack("{s:s, s:s}", "language", "cpp", "code", trivial[1].code), NULL);
+    double w = pct(with, 5, 0.5), wo = pct(without, 5, 0.5);
+    printf("C++ with #include <bits/stdc++.h>: compile with PCH p50 %.0f ms, without %.0f ms: %.2fx faster\n",
+           w, wo, wo / w);
+    free(pch);
+    free(nopch);
+}
+
+int main(int argc, char **argv)
+{
+    int n = 100, nchats = 64;
+    bool judge = false;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--url") && i + 1 < argc) url = argv[++i];
+        else if (!strcmp(argv[i], "--n") && i + 1 < argc) n = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--chats") && i + 1 < argc) nchats = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--judge")) judge = true;
+        else {
+            fprintf(stderr, "usage: talkback-bench [--url URL] [--n N] [--chats N] [--judge]\n");
+            return 2;
+        }
+    }
+    if (n < 2) n = 2;
+    if (n > 1000) n = 1000;
+    if (nchats > 256) nchats = 256;
+    curl_global_init(CURL_GLOBAL_ALL);
+    snprintf(prefix, sizeof prefix, "bench-%d", (int)getpid());
+    docker_err_t derr;
+    char errbuf[256];
+    docker_t *d = docker_new(NULL, &derr, errbuf, sizeof errbuf);
+    if (!d) {
+        fprintf(stderr, "talkback-bench: cannot reach Docker: %s\n", errbuf);
+        return 1;
+    }
+    printf("talkback-bench against %s (Docker API %s)\n", url, docker_api_version(d));
+    print_rss("idle");
+
+    /* 2. first call of a new chat, vs docker run --rm */
+    char conv[96];
+    snprintf(conv, sizeof conv, "%s-main", prefix);
+    int64_t t0 = now_us();
+    char *t = run_cmd(conv, "true");
+    double cold = (now_us() - t0) / 1e3;
+    if (!t) {
+        fprintf(stderr, "talkback-bench: no answer from %s\n", url);
+        return 1;
+    }
+    free(t);
+    int64_t dr[5];
+    for (int i = 0; i < 5; i++) {
+        t0 = now_us();
+        if (system("docker run --rm --network talkback-sandboxes talkback-sandbox:latest true >/dev/null 2>&1") != 0)
+            fprintf(stderr, "docker run failed\n");
+        dr[i] = now_us() - t0;
+    }
+    double drun = pct(dr, 5, 0.5);
+    printf("first call of a new chat: %.0f ms; docker run --rm: %.0f ms (p50 of 5); ratio %.2f\n",
+           cold, drun, cold / drun);
+
+    /* 1. warm: MCP run("true") vs raw exec */
+    char name[CONVID_NAME_MAX];
+    convid_container_name(conv, name);
+    int64_t *mcp = calloc((size_t)n, sizeof *mcp), *raw = calloc((size_t)n, sizeof *raw);
+    const char *argv_true[] = { "true", NULL };
+    docker_exec_t x = { .argv = argv_true };
+    for (int i = 0; i < 5; i++) { /* warm both paths */
+        free(run_cmd(conv, "true"));
+        int code;
+        docker_exec(d, name, &x, &code);
+    }
+    for (int i = 0; i < n; i++) {
+        t0 = now_us();
+        free(run_cmd(conv, "true"));
+        mcp[i] = now_us() - t0;
+        t0 = now_us();
+        int code;
+        docker_exec(d, name, &x, &code);
+        raw[i] = now_us() - t0;
+    }
+    double mp50 = pct(mcp, n, 0.5), mp99 = pct(mcp, n, 0.99);
+    double rp50 = pct(raw, n, 0.5), rp99 = pct(raw, n, 0.99);
+    printf("run(\"true\") via MCP: p50 %.1f ms, p99 %.1f ms; raw Docker exec: p50 %.1f ms, p99 %.1f ms; "
+           "ratio p50 %.2f, p99 %.2f (n=%d)\n", mp50, mp99, rp50, rp99, mp50 / rp50, mp99 / rp99, n);
+
+    /* 3 + 4. many chats at once */
+    chat_t *chats = calloc((size_t)nchats, sizeof *chats);
+    for (int i = 0; i < nchats; i++) {
+        snprintf(chats[i].conv, sizeof chats[i].conv, "%s-c%d", prefix, i);
+        chats[i].cmd = "true";
+    }
+    double warm = parallel(chats, nchats);
+    printf("%d new chats created at once: %.2f s\n", nchats, warm);
+    for (int i = 0; i < nchats; i++)
+        chats[i].cmd = "sleep 1";
+    pthread_t sampler;
+    sampling = 1;
+    pthread_create(&sampler, NULL, rss_sampler, NULL);
+    double wall = parallel(chats, nchats);
+    sampling = 0;
+    pthread_join(sampler, NULL);
+    int ok = 0;
+    for (int i = 0; i < nchats; i++)
+        ok += chats[i].ok;
+    printf("%d chats x run(\"sleep 1\") at once: wall %.2f s (%d answered)\n", nchats, wall, ok);
+    printf("  resident memory under that load (peak, all talkback processes): %.1f MiB\n", peak_rss / 1024.0);
+    print_rss("after load");
+
+    if (judge)
+        bench_judge(5);
+
+    /* clean up */
+    for (int i = 0; i < nchats; i++)
+        free(call_tool(chats[i].conv, "reset", json_object(), NULL));
+    free(call_tool(conv, "reset", json_object(), NULL));
+    char jconv[96];
+    snprintf(jconv, sizeof jconv, "%s-judge", prefix);
+    if (judge)
+        free(call_tool(jconv, "reset", json_object(), NULL));
+    free(chats);
+    free(mcp);
+    free(raw);
+    docker_destroy(&d);
+    curl_global_cleanup();
+    return 0;
+}
