@@ -1,0 +1,34 @@
+/* judge.h -- run_code: save, compile, run, compare, in one call.
+ *
+ * The judge is a worker of kind "judge".  It never talks to Docker: it
+ * asks the sandbox manager (kind "sandbox", through the hub) to write the
+ * file and to exec the compile and run lines in the chat's container, and
+ * does the comparing and the writing of the verdict itself.  Operations:
+ *
+ *   run_code  language, code, input?, expected?, timeout?   the verdict text
+ *   history   -                                             data: the last
+ *             program that ran and the last that passed in this chat
+ *             (language, code, verdict), read from the sandbox
+ *
+ * Every run is remembered in the chat's own sandbox, under
+ * /var/lib/talkback/, so Docker stays the only record.
+ */
+#ifndef TALKBACK_JUDGE_H
+#define TALKBACK_JUDGE_H
+
+#include "common/textbuf.h"
+#include "common/worker.h"
+
+/* The worker handler for kind "judge". */
+proto_msg_t *judge_handle(worker_job_t *job, void *ctx);
+
+/* Name a signal for the model: "SIGSEGV (invalid memory access)".  Pure. */
+const char *judge_signal_name(int sig);
+
+/* Trim compiler output for the model: at most max_lines lines and
+ * max_bytes bytes, cut at a line end, with a note of what was left out.
+ * Appends to out.  Pure, unit-tested. */
+void judge_trim_compiler_output(const char *s, size_t len, size_t max_lines, size_t max_bytes,
+                                textbuf_t *out);
+
+#endif

@@ -1,0 +1,35 @@
+/* languages.h -- the languages run_code knows, as one table of data.
+ *
+ * Each entry says how a program is saved (file name), compiled (a command
+ * line, or none) and run (a command line), and which names a model may use
+ * for it.  Command lines run under bash in /work and may hold {file}, the
+ * saved file's name, and {class}, the Java class the code declares.  Adding
+ * a language is one entry here plus one test, and a package in the image.
+ */
+#ifndef TALKBACK_LANGUAGES_H
+#define TALKBACK_LANGUAGES_H
+
+#include <stddef.h>
+
+typedef struct {
+    const char *name;      /* what the model reads: "C++" */
+    const char *tag;       /* code-fence tag: "cpp" */
+    const char *aliases;   /* space-separated, lower case: "c++ cpp cxx cc" */
+    const char *file;      /* file name, may hold {class} */
+    const char *compile;   /* compile line, or NULL */
+    const char *run;       /* run line */
+} language_t;
+
+/* Look up a language by any of its names (case-insensitive, surrounding
+ * spaces ignored).  NULL when unknown. */
+const language_t *languages_find(const char *name);
+/* "C (c), C++ (cpp, c++), ..." for the unknown-language error. */
+void languages_list(char *out, size_t outlen);
+/* Expand {file} and {class} in a template for this code.  Returns a
+ * malloc'ed string (NULL when out of memory). */
+char *languages_expand(const language_t *lang, const char *tmpl, const char *code);
+/* The Java class a program declares: the public class, else the class
+ * holding `static void main`, else "Main".  Writes into out. */
+void languages_java_class(const char *code, char *out, size_t outlen);
+
+#endif

@@ -1,0 +1,40 @@
+/* main.c -- talkback-judge: the run_code worker.
+ *
+ * Table of contents:
+ *   1. configuration   (common/config.c)
+ *   2. the worker loop (common/worker.c), kind "judge", connected to the
+ *                      hub -- on this host (ipc://) or another (tcp://)
+ *   3. the judge       (judge/judge.c: save, compile, run, compare;
+ *                      judge/languages.c: the language table;
+ *                      judge/compare.c: PASS/FAIL and prompts)
+ * Several judges may serve one hub; requests are spread over them and a
+ * request whose judge dies is retried on another.
+ */
+#include <czmq.h>
+
+#include "common/config.h"
+#include "common/log.h"
+#include "common/worker.h"
+#include "judge/judge.h"
+
+int main(int argc, char **argv)
+{
+    if (config_load(argc, argv, "judge"))
+        return 2;
+    log_init("talkback-judge", log_level_parse(config_str("log_level")));
+    zsys_init();
+    worker_opts_t wo = {
+        .endpoint = config_str("hub_endpoint"),
+        .kind = "judge",
+        .heartbeat_ms = (int)config_int("heartbeat_ms"),
+        .max_jobs = (int)config_int("max_jobs"),
+        .handler = judge_handle,
+    };
+    worker_t *w = worker_new(&wo);
+    if (!w)
+        return 1;
+    int rc = worker_run(w);
+    log_info("stopping");
+    worker_destroy(&w);
+    return rc;
+}
