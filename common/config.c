@@ -67,6 +67,16 @@ static config_entry_t config_table[] = {
     { "runtime", CT_STR, "", "container runtime of sandboxes (e.g. runsc); empty = Docker's default", NULL },
     { "log_max_size", CT_STR, "1m", "Docker json-file log size cap per sandbox", NULL },
     { "disk_cap", CT_SIZE, "2G", "writable-layer size past which a sandbox is removed", NULL },
+    /* --- kept sandboxes (the reaper) --- */
+    { "idle_stop", CT_DURATION, "60m", "a sandbox with no call for this long is stopped (not removed)", NULL },
+    { "disk_interval", CT_DURATION, "30s", "how often the reaper sizes running sandboxes against disk_cap", NULL },
+    { "reaper_interval", CT_DURATION, "60s", "how often the reaper looks for idle sandboxes and evictions", NULL },
+    { "keep_max_age", CT_DURATION, "14d", "a stopped sandbox unused this long is removed", NULL },
+    { "keep_max_count", CT_INT, "50", "most stopped sandboxes kept; the oldest go first", NULL },
+    { "keep_max_bytes", CT_SIZE, "10G", "most disk all stopped sandboxes may use together; the oldest go first", NULL },
+    { "reaper_clock_offset", CT_DURATION, "0", "seconds added to the reaper's clock (tests use it instead of waiting)", NULL },
+    { "dry_run", CT_BOOL, "0", "reaper: print what would be stopped or removed and why, change nothing, exit", NULL },
+    { "once", CT_BOOL, "0", "reaper: one sweep, then exit", NULL },
     /* --- misc --- */
     { "log_level", CT_STR, "info", "error, warn, info or debug", NULL },
 };
@@ -335,8 +345,11 @@ int config_load(int argc, char **argv, const char *process)
         for (char *p = key; *p; p++)
             if (*p == '-')
                 *p = '_';
+        config_entry_t *ce = config_find(key);
         if (eq) {
             val = eq + 1;
+        } else if (ce && ce->type == CT_BOOL) {
+            val = "1"; /* --dry-run alone means on */
         } else if (i + 1 < argc) {
             val = argv[++i];
         } else {

@@ -1171,7 +1171,7 @@ cleanup:
 /* ---- files -------------------------------------------------------------- */
 
 docker_err_t docker_put_file(docker_t *d, const char *id, const char *abspath,
-                             const void *data, size_t len, unsigned mode,
+                             const void *data, size_t len, unsigned mode, int64_t mtime,
                              long *status, json_t **out)
 {
     docker_err_t rc = DOCKER_ENOMEM;
@@ -1191,7 +1191,7 @@ docker_err_t docker_put_file(docker_t *d, const char *id, const char *abspath,
     if (name_len == 0 || name[name_len - 1] == '/')
         return DOCKER_EARG;
 
-    tar = docker_tar_file(name, data, len, mode, (int64_t)time(NULL), &tar_len);
+    tar = docker_tar_file(name, data, len, mode, mtime ? mtime : (int64_t)time(NULL), &tar_len);
     cid = path_escape(id);
     if (tar == NULL || cid == NULL)
         goto cleanup;
@@ -1205,5 +1205,52 @@ cleanup:
     free(path);
     free(cid);
     free(tar);
+    return rc;
+}
+
+docker_err_t docker_get_file(docker_t *d, const char *id, const char *abspath, size_t max,
+                             char **data, size_t *len, int64_t *mtime)
+{
+    char curl_err[CURL_ERROR_SIZE];
+    char *cid = NULL, *cpath = NULL, *full = NULL;
+    membuf_t resp;
+    long st = 0;
+    docker_err_t rc = DOCKER_ENOMEM;
+
+    *data = NULL;
+    *len = 0;
+    if (mtime != NULL)
+        *mtime = 0;
+    if (d == NULL || id == NULL || abspath == NULL || abspath[0] != '/')
+        return DOCKER_EARG;
+    /* The answer is a tar of the one file: its header plus content. */
+    membuf_init(&resp, max + 8192);
+    cid = path_escape(id);
+    cpath = path_escape(abspath);
+    if (cid == NULL || cpath == NULL)
+        goto cleanup;
+    full = str_printf("%s/containers/%s/archive?path=%s", d->prefix, cid, cpath);
+    if (full == NULL)
+        goto cleanup;
+    request_t rq = { "GET", full, NULL, NULL, 0, NULL };
+    rc = perform(d, &rq, &st, &resp, curl_err);
+    if (rc == DOCKER_OK) {
+        const char *p;
+        size_t n;
+        if (!docker_tar_first(resp.data, resp.len, &p, &n, mtime)) {
+            rc = DOCKER_EPROTO;
+        } else if ((*data = malloc(n + 1)) == NULL) {
+            rc = DOCKER_ENOMEM;
+        } else {
+            memcpy(*data, p, n);
+            (*data)[n] = '\0';
+            *len = n;
+        }
+    }
+cleanup:
+    membuf_free(&resp);
+    free(full);
+    free(cpath);
+    free(cid);
     return rc;
 }

@@ -93,10 +93,20 @@ docker_err_t docker_exec(docker_t *d, const char *id, const docker_exec_t *x,
 
 /* Write one regular file into a container through PUT .../archive?path=/.
  * abspath is an absolute, already-normalised path inside the container;
- * missing parent folders are created by Docker (0755, root). */
+ * missing parent folders are created by Docker (0755, root).  mtime is the
+ * file's modification time (unix seconds; 0 = now).  Works on stopped
+ * containers too. */
 docker_err_t docker_put_file(docker_t *d, const char *id, const char *abspath,
-                             const void *data, size_t len, unsigned mode,
+                             const void *data, size_t len, unsigned mode, int64_t mtime,
                              long *status, json_t **out);
+
+/* Read one regular file of at most max bytes from a container through GET
+ * .../archive?path=ABSPATH (works on stopped containers too).  On DOCKER_OK
+ * *data is a malloc'ed, NUL-terminated copy of the content, *len its
+ * length and *mtime (may be NULL) its modification time.  DOCKER_ENOTFOUND
+ * when the container or the file does not exist. */
+docker_err_t docker_get_file(docker_t *d, const char *id, const char *abspath, size_t max,
+                             char **data, size_t *len, int64_t *mtime);
 
 /* ---- pure helpers (unit-tested) ---------------------------------------- */
 
@@ -124,5 +134,9 @@ bool docker_demux_feed(docker_demux_t *dm, const char *buf, size_t len,
  * NULL when out of memory or name is unusable. */
 char *docker_tar_file(const char *name, const void *data, size_t len,
                       unsigned mode, int64_t mtime, size_t *out_len);
+
+/* Find the first regular file of a tar archive: its content (pointing into
+ * buf) and its mtime.  False when buf holds no complete regular file. */
+bool docker_tar_first(const char *buf, size_t len, const char **data, size_t *size, int64_t *mtime);
 
 #endif

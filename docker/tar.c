@@ -237,3 +237,55 @@ char *docker_tar_file(const char *name, const void *data, size_t len,
     *out_len = total;
     return buf;
 }
+
+/* Read an octal (or base-256) numeric field of a ustar header. */
+static bool tar_number(const unsigned char *f, size_t n, uint64_t *out)
+{
+    uint64_t v = 0;
+    if (f[0] & 0x80) { /* base-256, big-endian, for large values */
+        for (size_t i = 1; i < n; i++)
+            v = (v << 8) | f[i];
+        *out = v;
+        return true;
+    }
+    size_t i = 0;
+    while (i < n && (f[i] == ' ' || f[i] == '\0'))
+        i++;
+    for (; i < n && f[i] >= '0' && f[i] <= '7'; i++)
+        v = v * 8 + (uint64_t)(f[i] - '0');
+    *out = v;
+    return true;
+}
+
+bool docker_tar_first(const char *buf, size_t len, const char **data, size_t *size, int64_t *mtime)
+{
+    size_t off = 0;
+    while (off + 512 <= len) {
+        const unsigned char *h = (const unsigned char *)buf + off;
+        bool zero = true;
+        for (size_t i = 0; i < 512 && zero; i++)
+            zero = h[i] == 0;
+        if (zero)
+            return false;
+        uint64_t fsize, ftime;
+        tar_number(h + 124, 12, &fsize);
+        tar_number(h + 136, 12, &ftime);
+        char type = (char)h[156];
+        size_t body = off + 512;
+        if (fsize > len - body)
+            return false;
+        if (type == '0' || type == '\0') {
+            *data = buf + body;
+            *size = (size_t)fsize;
+            if (mtime)
+                *mtime = (int64_t)ftime;
+            return true;
+        }
+        /* Skip PAX and other headers with their padded bodies. */
+        size_t padded = (size_t)((fsize + 511) / 512 * 512);
+        if (padded > len - body)
+            return false;
+        off = body + padded;
+    }
+    return false;
+}

@@ -20,11 +20,12 @@
 #include "common/config.h"
 #include "common/convid.h"
 #include "common/log.h"
+#include "docker/kept.h"
 #include "sandbox/run.h"
 
-#define LABEL_CONV "talkback.conversation"
-#define LABEL_USER "talkback.user"
-#define LABEL_CREATED "talkback.created"
+#define LABEL_CONV KEPT_LABEL_CONV
+#define LABEL_USER KEPT_LABEL_USER
+#define LABEL_CREATED KEPT_LABEL_CREATED
 
 typedef struct cache_entry {
     char *conv;
@@ -33,10 +34,28 @@ typedef struct cache_entry {
     struct cache_entry *next;
 } cache_entry_t;
 
+/* Calls in flight per chat, and the last-call stamp last written, so the
+ * stamp is written only when it must change (see kept.h). */
+typedef struct busy_entry {
+    char *conv;
+    int inflight;
+    int64_t stamped_at;     /* when we last wrote the stamp (unix s) */
+    int64_t stamp;          /* the mtime we wrote */
+    struct busy_entry *next;
+} busy_entry_t;
+
+struct stamp_job;
+
 struct manager {
     docker_t *d;
-    pthread_mutex_t mu;       /* guards cache */
+    pthread_mutex_t mu;       /* guards cache and busy */
     cache_entry_t *cache;
+    busy_entry_t *busy;
+    pthread_t stamper;        /* writes last-call stamps in order */
+    pthread_mutex_t smu;
+    pthread_cond_t scv;
+    struct stamp_job *stamps, **stamps_tail;
+    bool stopping;
 };
 
 /* ---- pure helpers ------------------------------------------------------------ */
@@ -98,32 +117,6 @@ int manager_resolve_path(const char *path, size_t len, char *out, size_t outlen)
         return -1; /* "/" itself: a folder */
     out[o] = '\0';
     return 0;
-}
-
-void manager_human_age(int64_t seconds, char *out, size_t outlen)
-{
-    if (seconds < 0)
-        seconds = 0;
-    int64_t v;
-    const char *unit;
-    if (seconds < 60) { v = seconds; unit = "second"; }
-    else if (seconds < 3600) { v = seconds / 60; unit = "minute"; }
-    else if (seconds < 86400) { v = seconds / 3600; unit = "hour"; }
-    else { v = seconds / 86400; unit = "day"; }
-    snprintf(out, outlen, "%" PRId64 " %s%s", v, unit, v == 1 ? "" : "s");
-}
-
-/* Parse Docker's RFC 3339 time ("2026-12-02T09:24:45.123456789Z") to unix
- * seconds; 0 when absent or never set ("0001-01-01..."). */
-static int64_t parse_docker_time(const char *s)
-{
-    if (!s || strncmp(s, "0001-", 5) == 0)
-        return 0;
-    struct tm tm = { 0 };
-    const char *end = strptime(s, "%Y-%m-%dT%H:%M:%S", &tm);
-    if (!end)
-        return 0;
-    return (int64_t)timegm(&tm);
 }
 
 /* ---- cache --------------------------------------------------------------------- */
@@ -225,6 +218,64 @@ static json_t *container_template(const char *conv, const char *user)
 
 typedef enum { ENSURE_OK, ENSURE_REFUSED, ENSURE_FAILED } ensure_t;
 
+/* Reconnect a container to the sandbox network by name (see the network
+ * note in README "Kept sandboxes"). */
+static void repair_network(docker_t *d, const char *id)
+{
+    const char *net = config_str("network");
+    char path[512];
+    long st;
+    json_t *body = json_pack("{s:s, s:b}", "Container", id, "Force", 1);
+    snprintf(path, sizeof path, "/networks/%s/disconnect", net);
+    docker_call(d, "POST", path, body, &st, NULL);
+    json_decref(body);
+    body = json_pack("{s:s, s:{}}", "Container", id, "EndpointConfig");
+    snprintf(path, sizeof path, "/networks/%s/connect", net);
+    docker_err_t e = docker_call(d, "POST", path, body, &st, NULL);
+    json_decref(body);
+    log_info("reattached %.12s to network %s: %s", id, net, docker_strerror(e));
+}
+
+/* The line that tells the model its sandbox was stopped and is back. */
+static void resume_notice(manager_t *m, const char *id, int64_t finished, textbuf_t *notice)
+{
+    char age[64];
+    int64_t now = (int64_t)time(NULL);
+    kept_human_age(finished > 0 ? now - finished : 0, age, sizeof age);
+    char *reason = kept_stop_reason(m->d, id, finished);
+    textbuf_t why;
+    textbuf_init(&why);
+    long minutes;
+    if (reason && sscanf(reason, "idle %ld", &minutes) == 1)
+        textbuf_printf(&why, "idle for over %ld minutes", minutes);
+    else if (reason)
+        textbuf_puts(&why, reason);
+    else
+        textbuf_puts(&why, "not by talkback: most likely a restart of Docker or of the host");
+    if (finished > 0)
+        textbuf_printf(notice, "[Resumed this chat's sandbox, stopped %s ago (%s): ", age, why.buf);
+    else
+        textbuf_printf(notice, "[Resumed this chat's sandbox (%s): ", why.buf);
+    textbuf_puts(notice, "its files and installs are as they were, but nothing it ran is running now. "
+                         "Start servers and background jobs again.]\n");
+    textbuf_free(&why);
+    free(reason);
+}
+
+/* When a new sandbox replaces one the reaper removed, say so. */
+static void gone_notice(manager_t *m, const char *conv, const char *name, textbuf_t *notice)
+{
+    int64_t gone_at = 0;
+    char *reason = kept_tombstone_take(m->d, conv, name, &gone_at);
+    if (!reason)
+        return;
+    char age[64];
+    kept_human_age((int64_t)time(NULL) - gone_at, age, sizeof age);
+    textbuf_printf(notice, "[This chat's previous sandbox was removed %s ago %s: its files and installs are "
+                   "gone, and this is a new, empty one.]\n", age, reason);
+    free(reason);
+}
+
 /* Make sure the chat's container exists and runs.  On success id holds its
  * id and notice may hold a line for the top of the result. */
 static ensure_t manager_ensure(manager_t *m, const char *conv, const char *user,
@@ -304,10 +355,19 @@ static ensure_t manager_ensure(manager_t *m, const char *conv, const char *user,
         docker_call(m->d, "POST", path, NULL, &status, NULL);
     }
     if (!running) {
-        int64_t finished = parse_docker_time(json_string_value(json_object_get(state, "FinishedAt")));
+        int64_t finished = kept_parse_time(json_string_value(json_object_get(state, "FinishedAt")));
         snprintf(path, sizeof path, "/containers/%s/start", id);
         json_t *ans = NULL;
         docker_err_t e = docker_call(m->d, "POST", path, NULL, &status, &ans);
+        if (e == DOCKER_ENOTFOUND && strstr(docker_message(ans), "network")) {
+            /* The sandbox network was removed and made again under the same
+             * name: the container still points at the old network's id.
+             * Attach it to the network of that name now, then start. */
+            json_decref(ans);
+            ans = NULL;
+            repair_network(m->d, id);
+            e = docker_call(m->d, "POST", path, NULL, &status, &ans);
+        }
         if (e != DOCKER_OK) {
             textbuf_printf(err, "[talkback: this chat's sandbox exists but would not start (%s). Nothing ran. "
                            "Tell the user the sandbox host has a problem.]", docker_message(ans));
@@ -316,20 +376,126 @@ static ensure_t manager_ensure(manager_t *m, const char *conv, const char *user,
             return ENSURE_FAILED;
         }
         json_decref(ans);
-        if (!created_now && finished > 0) {
-            char age[64];
-            manager_human_age((int64_t)time(NULL) - finished, age, sizeof age);
-            textbuf_printf(notice, "[Resumed this chat's sandbox, stopped %s ago: its files and installs are as "
-                           "they were, but nothing it ran is running now. Start servers and background jobs "
-                           "again.]\n", age);
-        }
+        if (!created_now)
+            resume_notice(m, id, finished, notice);
     }
+    if (created_now)
+        gone_notice(m, conv, name, notice);
     cache_put(m, conv, id, label_user ? label_user : "");
     json_decref(info);
     return ENSURE_OK;
 }
 
 /* ---- tools ----------------------------------------------------------------------- */
+
+/* ---- last-call stamps ------------------------------------------------------------ */
+
+typedef struct stamp_job {
+    char id[72];
+    int64_t mtime;
+    struct stamp_job *next;
+} stamp_job_t;
+
+/* One thread writes every stamp, in the order they were asked for, so a
+ * call's "busy until its deadline" can never land after its "done now". */
+static void *stamp_thread(void *arg)
+{
+    manager_t *m = arg;
+    pthread_mutex_lock(&m->smu);
+    for (;;) {
+        while (!m->stamps && !m->stopping)
+            pthread_cond_wait(&m->scv, &m->smu);
+        if (!m->stamps)
+            break;
+        stamp_job_t *j = m->stamps;
+        m->stamps = j->next;
+        if (!m->stamps)
+            m->stamps_tail = &m->stamps;
+        pthread_mutex_unlock(&m->smu);
+        docker_err_t e = kept_stamp(m->d, j->id, j->mtime);
+        if (e != DOCKER_OK)
+            log_debug("stamp of %.12s: %s", j->id, docker_strerror(e));
+        free(j);
+        pthread_mutex_lock(&m->smu);
+    }
+    pthread_mutex_unlock(&m->smu);
+    return NULL;
+}
+
+/* Queue a stamp write: the call does not wait for it. */
+static void stamp_async(manager_t *m, const char *id, int64_t mtime)
+{
+    stamp_job_t *j = calloc(1, sizeof *j);
+    if (!j)
+        return;
+    snprintf(j->id, sizeof j->id, "%s", id);
+    j->mtime = mtime;
+    pthread_mutex_lock(&m->smu);
+    *m->stamps_tail = j;
+    m->stamps_tail = &j->next;
+    pthread_cond_signal(&m->scv);
+    pthread_mutex_unlock(&m->smu);
+}
+
+static busy_entry_t *busy_get(manager_t *m, const char *conv)
+{
+    for (busy_entry_t *b = m->busy; b; b = b->next)
+        if (strcmp(b->conv, conv) == 0)
+            return b;
+    busy_entry_t *b = calloc(1, sizeof *b);
+    if (!b || !(b->conv = strdup(conv))) {
+        free(b);
+        return NULL;
+    }
+    b->next = m->busy;
+    m->busy = b;
+    return b;
+}
+
+/* A call starts: the stamp must keep the sandbox from counting as idle
+ * until past the call's deadline, so a 30-minute build is never stopped.
+ * A recent stamp already does that for most calls: then nothing is
+ * written. */
+static void busy_begin(manager_t *m, const char *conv, const char *id, int64_t deadline_s)
+{
+    int64_t idle = config_int("idle_stop");
+    pthread_mutex_lock(&m->mu);
+    busy_entry_t *b = busy_get(m, conv);
+    bool write = false;
+    if (b) {
+        b->inflight++;
+        if (b->stamp + idle < deadline_s + 120) {
+            b->stamp = deadline_s;
+            b->stamped_at = (int64_t)time(NULL);
+            write = true;
+        }
+    }
+    pthread_mutex_unlock(&m->mu);
+    if (write)
+        stamp_async(m, id, deadline_s);
+}
+
+/* A call ends: when it was the chat's last one, the stamp becomes "now" --
+ * at most once a minute, which is all the precision idle stops need. */
+static void busy_end(manager_t *m, const char *conv, const char *id)
+{
+    int64_t now = (int64_t)time(NULL);
+    pthread_mutex_lock(&m->mu);
+    busy_entry_t *b = busy_get(m, conv);
+    bool write = false;
+    if (b) {
+        if (b->inflight > 0)
+            b->inflight--;
+        if (b->inflight == 0 && (b->stamp > now + 60 || now - b->stamp >= 60)) {
+            b->stamp = now;
+            b->stamped_at = now;
+            write = true;
+        }
+    }
+    pthread_mutex_unlock(&m->mu);
+    if (write)
+        stamp_async(m, id, now);
+}
 
 /* Find or make the container, then run fn; if fn reports the container
  * vanished or stopped (404/409), ensure again once and retry. */
@@ -361,7 +527,10 @@ static proto_msg_t *with_container(manager_t *m, worker_job_t *job, with_fn fn, 
                 return r;
             }
         }
+        int64_t deadline_s = (req->deadline_ms ? req->deadline_ms / 1000 : (int64_t)time(NULL) + 3600) + 1;
+        busy_begin(m, req->conv, id, deadline_s);
         docker_err_t e = fn(m, id, arg);
+        busy_end(m, req->conv, id);
         if ((e == DOCKER_ENOTFOUND || e == DOCKER_ECONFLICT) && attempt == 0) {
             cache_drop(m, req->conv);
             have = false;
@@ -501,7 +670,7 @@ static docker_err_t do_put(manager_t *m, const char *id, void *arg)
 {
     put_arg_t *a = arg;
     json_t *ans = NULL;
-    a->err = docker_put_file(m->d, id, a->abspath, a->content, a->len, a->mode, &a->status, &ans);
+    a->err = docker_put_file(m->d, id, a->abspath, a->content, a->len, a->mode, 0, &a->status, &ans);
     snprintf(a->msg, sizeof a->msg, "%s", docker_message(ans));
     json_decref(ans);
     /* A missing container is 404 here too; a stopped one still takes
@@ -676,6 +845,16 @@ manager_t *manager_new(docker_t *d)
         return NULL;
     m->d = d;
     pthread_mutex_init(&m->mu, NULL);
+    pthread_mutex_init(&m->smu, NULL);
+    pthread_cond_init(&m->scv, NULL);
+    m->stamps_tail = &m->stamps;
+    if (pthread_create(&m->stamper, NULL, stamp_thread, m) != 0) {
+        pthread_mutex_destroy(&m->mu);
+        pthread_mutex_destroy(&m->smu);
+        pthread_cond_destroy(&m->scv);
+        free(m);
+        return NULL;
+    }
     if (ensure_network(d)) {
         manager_destroy(&m);
         return NULL;
@@ -688,6 +867,19 @@ void manager_destroy(manager_t **self_p)
     if (!self_p || !*self_p)
         return;
     manager_t *m = *self_p;
+    pthread_mutex_lock(&m->smu);
+    m->stopping = true;
+    pthread_cond_signal(&m->scv);
+    pthread_mutex_unlock(&m->smu);
+    pthread_join(m->stamper, NULL); /* writes what is queued, then ends */
+    pthread_mutex_destroy(&m->smu);
+    pthread_cond_destroy(&m->scv);
+    while (m->busy) {
+        busy_entry_t *b = m->busy;
+        m->busy = b->next;
+        free(b->conv);
+        free(b);
+    }
     while (m->cache) {
         cache_entry_t *e = m->cache;
         m->cache = e->next;

@@ -43,8 +43,4 @@ proto_msg_t *manager_handle(worker_job_t *job, void *ctx);
  * or does not fit.  Pure, unit-tested. */
 int manager_resolve_path(const char *path, size_t len, char *out, size_t outlen);
 
-/* Render a duration in seconds the way a person says it: "45 seconds",
- * "3 minutes", "5 hours", "2 days" (singular for 1).  Pure, unit-tested. */
-void manager_human_age(int64_t seconds, char *out, size_t outlen);
-
 #endif

@@ -7,6 +7,7 @@
 #include <cmocka.h>
 #include <string.h>
 
+#include "docker/kept.h"
 #include "sandbox/manager.h"
 
 static void paths(void **state)
@@ -50,19 +51,19 @@ static void ages(void **state)
 {
     (void)state;
     char out[64];
-    manager_human_age(1, out, sizeof out);
+    kept_human_age(1, out, sizeof out);
     assert_string_equal(out, "1 second");
-    manager_human_age(59, out, sizeof out);
+    kept_human_age(59, out, sizeof out);
     assert_string_equal(out, "59 seconds");
-    manager_human_age(180, out, sizeof out);
+    kept_human_age(180, out, sizeof out);
     assert_string_equal(out, "3 minutes");
-    manager_human_age(3600, out, sizeof out);
+    kept_human_age(3600, out, sizeof out);
     assert_string_equal(out, "1 hour");
-    manager_human_age(5 * 3600 + 1000, out, sizeof out);
+    kept_human_age(5 * 3600 + 1000, out, sizeof out);
     assert_string_equal(out, "5 hours");
-    manager_human_age(2 * 86400 + 50, out, sizeof out);
+    kept_human_age(2 * 86400 + 50, out, sizeof out);
     assert_string_equal(out, "2 days");
-    manager_human_age(-5, out, sizeof out);
+    kept_human_age(-5, out, sizeof out);
     assert_string_equal(out, "0 seconds");
 }
 

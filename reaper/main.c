@@ -1,0 +1,111 @@
+/* main.c -- talkback-reaper: idle stop, disk cap, eviction.
+ *
+ * Table of contents:
+ *   1. configuration     (common/config.c: idle_stop, disk_cap, keep_*, ...)
+ *   2. Docker connection (docker/docker.c)
+ *   3. --dry-run / --once: one sweep (reaper/reaper.c), print, exit
+ *   4. otherwise: a clock thread sweeping every reaper_interval (idle,
+ *      eviction) and disk_interval (disk cap), and the worker loop
+ *      (common/worker.c, kind "reaper") answering "sweep" requests
+ */
+#include <czmq.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common/config.h"
+#include "common/log.h"
+#include "common/worker.h"
+#include "docker/docker.h"
+#include "reaper/reaper.h"
+
+static docker_t *docker;
+static pthread_mutex_t sweep_mu = PTHREAD_MUTEX_INITIALIZER; /* one sweep at a time */
+static volatile bool stopping;
+
+/* "sweep" request: run every sweep now and answer with what was done. */
+static proto_msg_t *handle(worker_job_t *job, void *ctx)
+{
+    (void)ctx;
+    if (!job->req->name || strcmp(job->req->name, "sweep") != 0)
+        return proto_reply_new(job->req, PROTO_ST_BAD_REQUEST, true, "[talkback: unknown reaper operation]");
+    textbuf_t out;
+    textbuf_init(&out);
+    reaper_t r = { .d = docker, .out = &out, .dry_run = proto_map_int(&job->req->args, "dry_run", 0) != 0 };
+    pthread_mutex_lock(&sweep_mu);
+    int rc = reaper_sweep(&r);
+    pthread_mutex_unlock(&sweep_mu);
+    proto_msg_t *reply = proto_reply_new(job->req, PROTO_ST_OK, rc != 0, out.buf ? out.buf : "");
+    if (reply) {
+        proto_map_set_int(&reply->data, "calls", r.calls);
+        proto_map_set_int(&reply->data, "stopped", r.stopped);
+        proto_map_set_int(&reply->data, "removed", r.removed);
+    }
+    textbuf_free(&out);
+    return reply;
+}
+
+static void *clock_thread(void *arg)
+{
+    (void)arg;
+    int64_t next_idle = 0, next_disk = 0;
+    while (!stopping) {
+        int64_t now = proto_mono_ms();
+        reaper_t r = { .d = docker };
+        pthread_mutex_lock(&sweep_mu);
+        if (now >= next_disk) {
+            reaper_sweep_disk(&r);
+            next_disk = now + config_int("disk_interval") * 1000;
+        }
+        if (now >= next_idle) {
+            reaper_sweep_idle(&r);
+            reaper_sweep_evict(&r);
+            next_idle = now + config_int("reaper_interval") * 1000;
+        }
+        pthread_mutex_unlock(&sweep_mu);
+        for (int i = 0; i < 10 && !stopping; i++)
+            usleep(100000);
+    }
+    return NULL;
+}
+
+int main(int argc, char **argv)
+{
+    if (config_load(argc, argv, "reaper"))
+        return 2;
+    log_init("talkback-reaper", log_level_parse(config_str("log_level")));
+    char errbuf[256] = "";
+    docker_err_t derr;
+    const char *host = *config_str("docker_host") ? config_str("docker_host") : NULL;
+    docker = docker_new(host, &derr, errbuf, sizeof errbuf);
+    if (!docker) {
+        log_error("cannot reach Docker: %s", errbuf[0] ? errbuf : docker_strerror(derr));
+        return 1;
+    }
+    if (config_bool("dry_run") || config_bool("once")) {
+        reaper_t r = { .d = docker, .dry_run = config_bool("dry_run") };
+        int rc = reaper_sweep(&r);
+        printf("%s: %d stopped, %d removed, %d Docker calls\n", r.dry_run ? "dry run" : "sweep",
+               r.stopped, r.removed, r.calls);
+        docker_destroy(&docker);
+        return rc ? 1 : 0;
+    }
+    zsys_init();
+    pthread_t clock;
+    pthread_create(&clock, NULL, clock_thread, NULL);
+    worker_opts_t wo = {
+        .endpoint = config_str("hub_endpoint"),
+        .kind = "reaper",
+        .heartbeat_ms = (int)config_int("heartbeat_ms"),
+        .max_jobs = 4,
+        .handler = handle,
+    };
+    worker_t *w = worker_new(&wo);
+    int rc = w ? worker_run(w) : 1;
+    stopping = true;
+    pthread_join(clock, NULL);
+    worker_destroy(&w);
+    docker_destroy(&docker);
+    return rc;
+}

@@ -1,0 +1,288 @@
+/* reaper.c -- idle stop, disk cap and eviction of kept sandboxes (see
+ * reaper.h).
+ *
+ * Every decision is taken from what Docker reports at that moment: the
+ * containers labelled talkback.conversation, their state, their writable
+ * layer size, and each sandbox's last-call stamp (docker/kept.h).  Nothing
+ * is remembered between sweeps, so restarting the reaper loses nothing.
+ *
+ * Costs, per sweep: one list of running sandboxes plus one stamp read per
+ * running sandbox (idle); one list with sizes of running sandboxes (disk;
+ * sizing is expensive, so it has its own, slower-changing interval in
+ * config); one list with sizes of stopped sandboxes plus one stamp read per
+ * stopped sandbox (eviction).
+ */
+#include "reaper/reaper.h"
+
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "common/config.h"
+#include "common/log.h"
+#include "docker/kept.h"
+#include "reaper/plan.h"
+
+static int64_t reaper_now(void)
+{
+    return (int64_t)time(NULL) + config_int("reaper_clock_offset");
+}
+
+/* List containers carrying a label (talkback sandboxes, or tombstones) in
+ * a state -- "running", "exited", "created", or NULL for all -- with sizes
+ * when asked. */
+static json_t *list_labelled(reaper_t *r, const char *label, const char *status, bool size)
+{
+    json_t *filters = json_pack("{s:[s]}", "label", label);
+    if (status)
+        json_object_set_new(filters, "status", json_pack("[s]", status));
+    char *f = json_dumps(filters, JSON_COMPACT);
+    json_decref(filters);
+    if (!f)
+        return NULL;
+    /* URL-encode the filter JSON. */
+    char enc[1024];
+    size_t o = 0;
+    for (const char *p = f; *p && o + 4 < sizeof enc; p++) {
+        unsigned char c = (unsigned char)*p;
+        if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '_')
+            enc[o++] = (char)c;
+        else
+            o += (size_t)snprintf(enc + o, sizeof enc - o, "%%%02X", c);
+    }
+    enc[o] = '\0';
+    free(f);
+    char path[1200];
+    snprintf(path, sizeof path, "/containers/json?all=1&size=%d&filters=%s", size ? 1 : 0, enc);
+    long st;
+    json_t *out = NULL;
+    r->calls++;
+    if (docker_call(r->d, "GET", path, NULL, &st, &out) != DOCKER_OK || !json_is_array(out)) {
+        log_warn("cannot list sandboxes: %s", docker_message(out));
+        json_decref(out);
+        return NULL;
+    }
+    return out;
+}
+
+static json_t *list_sandboxes(reaper_t *r, const char *status, bool size)
+{
+    return list_labelled(r, KEPT_LABEL_CONV, status, size);
+}
+
+static const char *label_of(json_t *c, const char *label)
+{
+    return json_string_value(json_object_get(json_object_get(c, "Labels"), label));
+}
+
+static const char *name_of(json_t *c)
+{
+    const char *n = json_string_value(json_array_get(json_object_get(c, "Names"), 0));
+    return n && n[0] == '/' ? n + 1 : (n ? n : "?");
+}
+
+/* When was this sandbox last used: its stamp, else when it was created. */
+static int64_t last_used(reaper_t *r, json_t *c)
+{
+    int64_t mtime = 0;
+    r->calls++;
+    kept_last_used(r->d, json_string_value(json_object_get(c, "Id")), &mtime);
+    if (mtime > 0)
+        return mtime;
+    return (int64_t)json_integer_value(json_object_get(c, "Created"));
+}
+
+static void report(reaper_t *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void report(reaper_t *r, const char *fmt, ...)
+{
+    char line[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    if (r->dry_run)
+        printf("would %s\n", line);
+    else
+        log_info("%s", line);
+    if (r->out)
+        textbuf_printf(r->out, "%s%s\n", r->dry_run ? "would " : "", line);
+}
+
+static void remove_sandbox(reaper_t *r, json_t *c, const char *why_log, const char *why_tomb)
+{
+    const char *id = json_string_value(json_object_get(c, "Id"));
+    const char *conv = label_of(c, KEPT_LABEL_CONV);
+    report(r, "remove %s (%s)", name_of(c), why_log);
+    if (r->dry_run || !id || !conv)
+        return;
+    /* The tombstone first: if removal then fails, the chat is told
+     * nothing wrong, since its sandbox is simply still there and the
+     * tombstone is dropped at the next creation. */
+    r->calls++;
+    kept_tombstone_create(r->d, config_str("image"), conv, name_of(c), why_tomb);
+    char path[200];
+    snprintf(path, sizeof path, "/containers/%s?force=1&v=1", id);
+    long st;
+    json_t *ans = NULL;
+    r->calls++;
+    docker_err_t e = docker_call(r->d, "DELETE", path, NULL, &st, &ans);
+    if (e != DOCKER_OK && e != DOCKER_ENOTFOUND)
+        log_warn("could not remove %s: %s", name_of(c), docker_message(ans));
+    else
+        r->removed++;
+    json_decref(ans);
+}
+
+int reaper_sweep_idle(reaper_t *r)
+{
+    json_t *list = list_sandboxes(r, "running", false);
+    if (!list)
+        return -1;
+    int64_t now = reaper_now(), idle = config_int("idle_stop");
+    size_t i;
+    json_t *c;
+    json_array_foreach(list, i, c) {
+        int64_t used = last_used(r, c);
+        if (now - used <= idle)
+            continue;
+        const char *id = json_string_value(json_object_get(c, "Id"));
+        char age[64];
+        kept_human_age(now - used, age, sizeof age);
+        report(r, "stop %s (idle: last call ended %s ago, over the %" PRId64 "-minute limit)",
+               name_of(c), age, idle / 60);
+        if (r->dry_run || !id)
+            continue;
+        char reason[64];
+        snprintf(reason, sizeof reason, "idle %" PRId64, idle / 60);
+        r->calls++;
+        kept_write_stop_reason(r->d, id, reason);
+        char path[200];
+        snprintf(path, sizeof path, "/containers/%s/stop?t=5", id);
+        long st;
+        json_t *ans = NULL;
+        r->calls++;
+        docker_err_t e = docker_call(r->d, "POST", path, NULL, &st, &ans);
+        if (e != DOCKER_OK)
+            log_warn("could not stop %s: %s", name_of(c), docker_message(ans));
+        else
+            r->stopped++;
+        json_decref(ans);
+    }
+    json_decref(list);
+    return 0;
+}
+
+int reaper_sweep_disk(reaper_t *r)
+{
+    json_t *list = list_sandboxes(r, "running", true);
+    if (!list)
+        return -1;
+    int64_t cap = config_int("disk_cap");
+    size_t i;
+    json_t *c;
+    json_array_foreach(list, i, c) {
+        /* SizeRw is omitted when 0. */
+        int64_t rw = (int64_t)json_integer_value(json_object_get(c, "SizeRw"));
+        if (rw <= cap)
+            continue;
+        char why[160], tomb[160];
+        snprintf(why, sizeof why, "disk: %" PRId64 " MiB written, over the %" PRId64 " MiB cap",
+                 rw >> 20, cap >> 20);
+        snprintf(tomb, sizeof tomb, "because it grew past the %" PRId64 " MiB disk cap", cap >> 20);
+        remove_sandbox(r, c, why, tomb);
+    }
+    json_decref(list);
+    return 0;
+}
+
+int reaper_sweep_evict(reaper_t *r)
+{
+    json_t *list = list_sandboxes(r, "exited", true);
+    if (!list)
+        return -1;
+    /* "created" (never started) sandboxes count as kept too. */
+    json_t *created = list_sandboxes(r, "created", true);
+    if (created) {
+        json_array_extend(list, created);
+        json_decref(created);
+    }
+    size_t n = json_array_size(list);
+    plan_item_t *items = calloc(n ? n : 1, sizeof *items);
+    if (!items) {
+        json_decref(list);
+        return -1;
+    }
+    for (size_t i = 0; i < n; i++) {
+        json_t *c = json_array_get(list, i);
+        items[i].last_used = last_used(r, c);
+        items[i].bytes = (int64_t)json_integer_value(json_object_get(c, "SizeRw"));
+    }
+    plan_limits_t lim = {
+        .now = reaper_now(),
+        .max_age = config_int("keep_max_age"),
+        .max_count = config_int("keep_max_count"),
+        .max_bytes = config_int("keep_max_bytes"),
+    };
+    plan_evictions(items, n, &lim);
+    for (size_t i = 0; i < n; i++) {
+        json_t *c = json_array_get(list, i);
+        char why[200], tomb[200], age[64];
+        kept_human_age(lim.now - items[i].last_used, age, sizeof age);
+        switch (items[i].reason) {
+        case PLAN_KEEP:
+            continue;
+        case PLAN_EVICT_AGE:
+            snprintf(why, sizeof why, "kept: unused for %s, over %" PRId64 " days", age, lim.max_age / 86400);
+            snprintf(tomb, sizeof tomb, "after it was kept unused for over %" PRId64 " days",
+                     lim.max_age / 86400);
+            break;
+        case PLAN_EVICT_COUNT:
+            snprintf(why, sizeof why, "kept: more than %" PRId64 " stopped sandboxes, this one unused for %s",
+                     lim.max_count, age);
+            snprintf(tomb, sizeof tomb, "because more than %" PRId64 " stopped sandboxes were kept, and it "
+                     "was among the oldest", lim.max_count);
+            break;
+        case PLAN_EVICT_BYTES:
+            snprintf(why, sizeof why, "kept: stopped sandboxes over %" PRId64 " MiB together, this one "
+                     "unused for %s", lim.max_bytes >> 20, age);
+            snprintf(tomb, sizeof tomb, "because the stopped sandboxes together passed %" PRId64 " MiB, "
+                     "and it was among the oldest", lim.max_bytes >> 20);
+            break;
+        }
+        remove_sandbox(r, c, why, tomb);
+    }
+    free(items);
+    json_decref(list);
+    /* Tombstones nobody came back for go after the same age. */
+    json_t *tombs = list_labelled(r, KEPT_LABEL_TOMB, NULL, false);
+    size_t i;
+    json_t *c;
+    json_array_foreach(tombs, i, c) {
+        const char *at = label_of(c, KEPT_LABEL_GONE_AT);
+        int64_t gone = at ? strtoll(at, NULL, 10) : 0;
+        if (lim.max_age <= 0 || lim.now - gone <= lim.max_age)
+            continue;
+        report(r, "remove tombstone %s (older than %" PRId64 " days)", name_of(c), lim.max_age / 86400);
+        if (r->dry_run)
+            continue;
+        char path[200];
+        snprintf(path, sizeof path, "/containers/%s?force=1", json_string_value(json_object_get(c, "Id")));
+        long st;
+        r->calls++;
+        docker_call(r->d, "DELETE", path, NULL, &st, NULL);
+    }
+    json_decref(tombs);
+    return 0;
+}
+
+int reaper_sweep(reaper_t *r)
+{
+    int rc = 0;
+    rc |= reaper_sweep_idle(r);
+    rc |= reaper_sweep_disk(r);
+    rc |= reaper_sweep_evict(r);
+    return rc;
+}

@@ -1,0 +1,36 @@
+/* reaper.h -- idle stop, disk cap and eviction of kept sandboxes.
+ *
+ *   idle     a running sandbox whose last call ended more than idle_stop
+ *            ago is stopped, not removed (its files and installs stay);
+ *            the reason is left in the sandbox for the resume notice;
+ *   disk     a running sandbox whose writable layer is over disk_cap is
+ *            removed (Docker cannot cap overlay2 on ext4), with a
+ *            tombstone so the chat's next call is told why;
+ *   evict    stopped sandboxes unused for keep_max_age, or past
+ *            keep_max_count, or past keep_max_bytes together, are removed,
+ *            oldest first, with tombstones (reaper/plan.c decides).
+ * Only containers labelled talkback.conversation are ever touched, and
+ * removal never touches a running sandbox except for the disk cap.
+ */
+#ifndef TALKBACK_REAPER_H
+#define TALKBACK_REAPER_H
+
+#include <stdbool.h>
+#include "common/textbuf.h"
+#include "docker/docker.h"
+
+typedef struct {
+    docker_t *d;
+    bool dry_run;       /* report, change nothing */
+    textbuf_t *out;     /* when set, every decision is appended here too */
+    int calls;          /* Docker API calls made (figures) */
+    int stopped, removed;
+} reaper_t;
+
+int reaper_sweep_idle(reaper_t *r);
+int reaper_sweep_disk(reaper_t *r);
+int reaper_sweep_evict(reaper_t *r);
+/* All three, in that order.  0, or -1 when Docker could not be asked. */
+int reaper_sweep(reaper_t *r);
+
+#endif
