@@ -1,0 +1,39 @@
+/* http.h -- the gateway's HTTP front: MCP Streamable HTTP on libmicrohttpd.
+ *
+ * Routes: POST /mcp (one JSON-RPC message per request, see mcp.h),
+ * GET/DELETE /mcp -> 405, GET /healthz -> 200 "ok" while a sandbox
+ * manager is connected to the hub, else 503; anything else -> 404.
+ * Every connection has its own thread, so any number of tools/call
+ * requests wait for their replies at once and chats are never serialised.
+ * A tools/call is answered as SSE (with keep-alive comments) when the
+ * client accepts text/event-stream, else as one JSON body; a client that
+ * goes away before its reply cancels the request.
+ */
+#ifndef TALKBACK_HTTP_H
+#define TALKBACK_HTTP_H
+
+#include <stddef.h>
+#include "gateway/mcp.h"
+#include "gateway/queue.h"
+
+typedef struct http http_t;
+
+typedef struct {
+    const char *listen;          /* "HOST:PORT", "[::1]:PORT"; port 0 = any */
+    queue_t *queue;              /* the hub; not owned */
+    mcp_opts_t mcp;              /* header names and call limits */
+    size_t max_body;             /* larger bodies get 413 */
+    int sse_keepalive_s;         /* seconds between SSE keep-alive comments */
+    const char *allowed_origins; /* comma list of extra allowed Origins */
+} http_opts_t;
+
+/* Bind and start serving.  The strings in opts must outlive the server.
+ * NULL (and a log line) on failure. */
+http_t *http_start(const http_opts_t *opts);
+/* The TCP port actually bound (useful with port 0). */
+int http_port(const http_t *h);
+/* Stop serving: calls still waiting are given up, every connection is
+ * closed, the server freed.  NULL-safe. */
+void http_stop(http_t **self_p);
+
+#endif

@@ -1,0 +1,602 @@
+/* mcp.c -- JSON-RPC 2.0 dispatch for MCP, the texts of failed calls, and
+ * the header rules of the Streamable HTTP transport.
+ *
+ * Reading order: header rules, then JSON helpers (UTF-8 repair, error and
+ * result bodies), then the methods (initialize, ping, tools/list,
+ * tools/call, notifications/cancelled), then mcp_handle which validates a
+ * message and picks the method, and last mcp_call_reply which turns the
+ * hub's reply into a tools/call result.  Nothing here does I/O.
+ */
+#include "gateway/mcp.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "common/convid.h"
+
+static const char *const mcp_versions[] = {
+    "2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05",
+};
+#define MCP_NVERSIONS (sizeof mcp_versions / sizeof mcp_versions[0])
+
+/* ---- header rules ----------------------------------------------------------- */
+
+bool mcp_version_supported(const char *v)
+{
+    if (!v)
+        return false;
+    for (size_t i = 0; i < MCP_NVERSIONS; i++)
+        if (strcmp(v, mcp_versions[i]) == 0)
+            return true;
+    return false;
+}
+
+const char *mcp_version_negotiate(const char *requested)
+{
+    for (size_t i = 0; requested && i < MCP_NVERSIONS; i++)
+        if (strcmp(requested, mcp_versions[i]) == 0)
+            return mcp_versions[i];
+    return MCP_LATEST_VERSION;
+}
+
+/* If s starts with prefix (ASCII case-insensitive), return what follows. */
+static const char *mcp_skip_prefix(const char *s, const char *prefix)
+{
+    size_t n = strlen(prefix);
+    return strncasecmp(s, prefix, n) == 0 ? s + n : NULL;
+}
+
+/* Whether s is empty or ":" followed by 1-5 digits. */
+static bool mcp_is_port_or_end(const char *s)
+{
+    if (*s == '\0')
+        return true;
+    if (*s++ != ':')
+        return false;
+    size_t n = 0;
+    while (isdigit((unsigned char)s[n]))
+        n++;
+    return n >= 1 && n <= 5 && s[n] == '\0';
+}
+
+/* localhost, 127.0.0.1 or [::1], then an optional port, then the end. */
+static bool mcp_is_loopback_authority(const char *s)
+{
+    static const char *const names[] = { "localhost", "127.0.0.1", "[::1]" };
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        const char *rest = mcp_skip_prefix(s, names[i]);
+        if (rest && mcp_is_port_or_end(rest))
+            return true;
+    }
+    return false;
+}
+
+bool mcp_origin_allowed(const char *origin, const char *extra)
+{
+    if (!origin)
+        return true;
+    const char *rest = mcp_skip_prefix(origin, "http://");
+    if (!rest)
+        rest = mcp_skip_prefix(origin, "https://");
+    if (rest && mcp_is_loopback_authority(rest))
+        return true;
+
+    /* The configured extra origins: compared whole, case-insensitively. */
+    size_t olen = strlen(origin);
+    for (const char *p = extra ? extra : ""; *p;) {
+        while (*p == ',' || isspace((unsigned char)*p))
+            p++;
+        const char *end = p;
+        while (*end && *end != ',')
+            end++;
+        const char *last = end;
+        while (last > p && (isspace((unsigned char)last[-1]) || last[-1] == '/'))
+            last--;
+        if (last > p && (size_t)(last - p) == olen && strncasecmp(p, origin, olen) == 0)
+            return true;
+        p = end;
+    }
+    return false;
+}
+
+bool mcp_host_allowed(const char *host)
+{
+    return !host || mcp_is_loopback_authority(host);
+}
+
+/* Whether the media type at the start of s (up to ';', ',' or the end,
+ * spaces trimmed) equals type. */
+static bool mcp_media_is(const char *s, size_t len, const char *type)
+{
+    while (len > 0 && isspace((unsigned char)*s)) {
+        s++;
+        len--;
+    }
+    size_t n = 0;
+    while (n < len && s[n] != ';')
+        n++;
+    while (n > 0 && isspace((unsigned char)s[n - 1]))
+        n--;
+    return n == strlen(type) && strncasecmp(s, type, n) == 0;
+}
+
+bool mcp_content_type_json(const char *ct)
+{
+    return ct && mcp_media_is(ct, strlen(ct), "application/json");
+}
+
+/* Whether one of the comma-separated media ranges of accept is type. */
+static bool mcp_accept_has(const char *accept, const char *type)
+{
+    for (const char *p = accept; *p;) {
+        const char *end = strchr(p, ',');
+        size_t n = end ? (size_t)(end - p) : strlen(p);
+        if (mcp_media_is(p, n, type))
+            return true;
+        p += n;
+        if (*p == ',')
+            p++;
+    }
+    return false;
+}
+
+bool mcp_accept_ok(const char *accept)
+{
+    if (!accept)
+        return true;
+    return mcp_accept_has(accept, "application/json") || mcp_accept_has(accept, "application/*")
+           || mcp_accept_has(accept, "text/event-stream") || mcp_accept_has(accept, "*/*");
+}
+
+bool mcp_accept_sse(const char *accept)
+{
+    return accept && mcp_accept_has(accept, "text/event-stream");
+}
+
+/* ---- JSON helpers ------------------------------------------------------------ */
+
+char *mcp_utf8_sanitize(const char *s, size_t len, size_t *out_len)
+{
+    static const char fffd[] = "\xEF\xBF\xBD";
+    const unsigned char *u = (const unsigned char *)s;
+    if (len > (SIZE_MAX - 1) / 3)
+        return NULL;
+    char *out = malloc(len * 3 + 1);
+    if (!out)
+        return NULL;
+    size_t o = 0, i = 0;
+    while (i < len) {
+        unsigned char c = u[i];
+        if (c < 0x80) {
+            out[o++] = (char)c;
+            i++;
+            continue;
+        }
+        size_t need;               /* continuation bytes */
+        unsigned char lo = 0x80, hi = 0xBF; /* range of the first one */
+        if (c >= 0xC2 && c <= 0xDF) {
+            need = 1;
+        } else if (c >= 0xE0 && c <= 0xEF) {
+            need = 2;
+            if (c == 0xE0)
+                lo = 0xA0;          /* no overlong forms */
+            else if (c == 0xED)
+                hi = 0x9F;          /* no surrogates */
+        } else if (c >= 0xF0 && c <= 0xF4) {
+            need = 3;
+            if (c == 0xF0)
+                lo = 0x90;
+            else if (c == 0xF4)
+                hi = 0x8F;          /* nothing above U+10FFFF */
+        } else {
+            memcpy(out + o, fffd, 3);
+            o += 3;
+            i++;
+            continue;
+        }
+        size_t k = 0;              /* continuation bytes that fit */
+        while (k < need && i + 1 + k < len) {
+            unsigned char d = u[i + 1 + k];
+            unsigned char l = k == 0 ? lo : 0x80, h = k == 0 ? hi : 0xBF;
+            if (d < l || d > h)
+                break;
+            k++;
+        }
+        if (k == need) {
+            memcpy(out + o, s + i, need + 1);
+            o += need + 1;
+        } else {
+            memcpy(out + o, fffd, 3); /* one U+FFFD per maximal invalid subpart */
+            o += 3;
+        }
+        i += 1 + k;
+    }
+    out[o] = '\0';
+    if (out_len)
+        *out_len = o;
+    return out;
+}
+
+json_t *mcp_json_text(const char *s, size_t len)
+{
+    if (!s)
+        return json_string("");
+    json_t *j = json_stringn(s, len);
+    if (j)
+        return j;
+    /* jansson refuses invalid UTF-8 (or ran out of memory): repair, retry. */
+    size_t n;
+    char *fixed = mcp_utf8_sanitize(s, len, &n);
+    if (!fixed)
+        return NULL;
+    j = json_stringn(fixed, n);
+    free(fixed);
+    return j;
+}
+
+/* Serialise and release a message; NULL in gives NULL out. */
+static char *mcp_dump(json_t *msg)
+{
+    if (!msg)
+        return NULL;
+    char *s = json_dumps(msg, JSON_COMPACT);
+    json_decref(msg);
+    return s;
+}
+
+char *mcp_error_body(int code, const char *message, const json_t *id)
+{
+    json_t *msg = json_pack("{s:s, s:{s:i, s:s}, s:O}", "jsonrpc", "2.0",
+                            "error", "code", code, "message", message ? message : "",
+                            "id", id ? (json_t *)id : json_null());
+    return mcp_dump(msg);
+}
+
+/* {"jsonrpc":"2.0","id":id,"result":result}; steals result. */
+static char *mcp_result_body(const json_t *id, json_t *result)
+{
+    if (!result)
+        return NULL;
+    return mcp_dump(json_pack("{s:s, s:O, s:o}", "jsonrpc", "2.0", "id", (json_t *)id,
+                              "result", result));
+}
+
+/* A tools/call result holding one text block; steals text. */
+static char *mcp_text_result_body(const json_t *id, json_t *text, bool is_error)
+{
+    if (!text)
+        return NULL;
+    return mcp_result_body(id, json_pack("{s:[{s:s, s:o}], s:b}", "content", "type", "text",
+                                         "text", text, "isError", is_error));
+}
+
+char *mcp_cancel_key(const char *conv, const json_t *id)
+{
+    char *ids = json_dumps(id, JSON_COMPACT | JSON_ENCODE_ANY);
+    if (!ids)
+        return NULL;
+    char *key = NULL;
+    if (asprintf(&key, "%s\n%s", conv ? conv : "", ids) < 0)
+        key = NULL;
+    free(ids);
+    return key;
+}
+
+void mcp_call_clear(mcp_call_t *call)
+{
+    json_decref(call->id);
+    call->id = NULL;
+}
+
+void mcp_outcome_clear(mcp_outcome_t *out)
+{
+    free(out->body);
+    free(out->cancel_key);
+    proto_msg_destroy(&out->req);
+    mcp_call_clear(&out->call);
+    memset(out, 0, sizeof *out);
+}
+
+/* ---- outcome setters ------------------------------------------------------------ */
+
+static void mcp_set_reply(mcp_outcome_t *out, int status, char *body)
+{
+    out->action = MCP_REPLY;
+    out->http_status = body ? status : 500;
+    out->body = body;
+}
+
+static void mcp_set_error(mcp_outcome_t *out, int status, int code, const char *message,
+                          const json_t *id)
+{
+    mcp_set_reply(out, status, mcp_error_body(code, message, id));
+}
+
+/* An isError tools/call result carrying a text talkback wrote. */
+static void mcp_set_refusal(mcp_outcome_t *out, const json_t *id, const char *text)
+{
+    mcp_set_reply(out, 200, mcp_text_result_body(id, json_string(text), true));
+}
+
+/* ---- methods ------------------------------------------------------------------------ */
+
+static void mcp_initialize(const json_t *id, const json_t *params, mcp_outcome_t *out)
+{
+    const char *asked = json_string_value(json_object_get(params, "protocolVersion"));
+    char *instructions = tools_instructions();
+    json_t *result = instructions
+        ? json_pack("{s:s, s:{s:{s:b}}, s:{s:s, s:s}, s:s}",
+                    "protocolVersion", mcp_version_negotiate(asked),
+                    "capabilities", "tools", "listChanged", 0,
+                    "serverInfo", "name", MCP_SERVER_NAME, "version", MCP_SERVER_VERSION,
+                    "instructions", instructions)
+        : NULL;
+    free(instructions);
+    mcp_set_reply(out, 200, mcp_result_body(id, result));
+}
+
+static void mcp_tools_list(const json_t *id, const mcp_opts_t *o, mcp_outcome_t *out)
+{
+    json_t *tools = tools_list_json(&o->limits);
+    mcp_set_reply(out, 200, mcp_result_body(id, tools ? json_pack("{s:o}", "tools", tools) : NULL));
+}
+
+static void mcp_tools_call(const json_t *id, const json_t *params, const mcp_headers_t *h,
+                           const mcp_opts_t *o, mcp_outcome_t *out)
+{
+    const char *name = json_string_value(json_object_get(params, "name"));
+    if (!name) {
+        mcp_set_error(out, 200, MCP_INVALID_PARAMS,
+                      "Invalid params: tools/call needs a tool name (params.name)", id);
+        return;
+    }
+    const tools_def_t *tool = tools_find(name);
+    if (!tool) {
+        char *msg = NULL;
+        if (asprintf(&msg, "Unknown tool: %s", name) < 0)
+            msg = NULL;
+        mcp_set_error(out, 200, MCP_INVALID_PARAMS, msg ? msg : "Unknown tool", id);
+        free(msg);
+        return;
+    }
+
+    convid_err_t ce = convid_check(h->conversation);
+    if (ce != CONVID_OK) {
+        char *text = NULL;
+        if (asprintf(&text,
+                     "[talkback refused this call: the %s header is %s, so talkback cannot "
+                     "tell which chat's sandbox to use and will not guess. Fix the MCP server "
+                     "entry in librechat.yaml so every request carries the chat id:\n"
+                     "    headers:\n"
+                     "      %s: \"{{LIBRECHAT_BODY_CONVERSATIONID}}\"\n"
+                     "Nothing ran.]",
+                     o->conversation_header, convid_strerror(ce), o->conversation_header) < 0) {
+            mcp_set_reply(out, 500, NULL);
+            return;
+        }
+        mcp_set_refusal(out, id, text);
+        free(text);
+        return;
+    }
+    if (h->user && !convid_user_ok(h->user)) {
+        char *text = NULL;
+        if (asprintf(&text,
+                     "[talkback refused this call: the %s header is unusable (it must be at "
+                     "most 128 printable characters and not an unreplaced {{placeholder}}). "
+                     "Fix the MCP server entry in librechat.yaml:\n"
+                     "    headers:\n"
+                     "      %s: \"{{LIBRECHAT_USER_ID}}\"\n"
+                     "Nothing ran.]",
+                     o->user_header, o->user_header) < 0) {
+            mcp_set_reply(out, 500, NULL);
+            return;
+        }
+        mcp_set_refusal(out, id, text);
+        free(text);
+        return;
+    }
+
+    proto_msg_t *req = NULL;
+    int64_t wait_s = 0;
+    char *err = NULL;
+    tools_err_t te = tools_build_request(tool, json_object_get(params, "arguments"),
+                                         h->conversation, h->user, &o->limits,
+                                         proto_now_ms(), &req, &wait_s, &err);
+    if (te == TOOLS_EARG) {
+        mcp_set_refusal(out, id, err);
+        free(err);
+        return;
+    }
+    if (te != TOOLS_OK) {
+        mcp_set_error(out, 500, MCP_INTERNAL_ERROR, "Internal error: out of memory", id);
+        return;
+    }
+    char *key = mcp_cancel_key(h->conversation, id);
+    if (!key) {
+        proto_msg_destroy(&req);
+        mcp_set_error(out, 500, MCP_INTERNAL_ERROR, "Internal error: out of memory", id);
+        return;
+    }
+    out->action = MCP_CALL;
+    out->http_status = 200;
+    out->req = req;
+    out->cancel_key = key;
+    out->call.id = json_incref((json_t *)id);
+    out->call.tool = tool;
+    out->call.wait_s = wait_s;
+}
+
+/* A notification: only notifications/cancelled does anything. */
+static void mcp_notification(const char *method, const json_t *params, const mcp_headers_t *h,
+                             mcp_outcome_t *out)
+{
+    out->action = MCP_ACCEPTED;
+    out->http_status = 202;
+    if (strcmp(method, "notifications/cancelled") != 0 || convid_check(h->conversation) != CONVID_OK)
+        return;
+    const json_t *rid = json_object_get(params, "requestId");
+    if (!json_is_string(rid) && !json_is_integer(rid))
+        return;
+    char *key = mcp_cancel_key(h->conversation, rid);
+    if (!key)
+        return; /* out of memory: the call then simply runs to its end */
+    out->action = MCP_CANCEL;
+    out->cancel_key = key;
+}
+
+/* ---- dispatch --------------------------------------------------------------------- */
+
+void mcp_handle(const char *body, size_t len, const mcp_headers_t *h, const mcp_opts_t *o,
+                mcp_outcome_t *out)
+{
+    memset(out, 0, sizeof *out);
+
+    if (h->protocol_version && !mcp_version_supported(h->protocol_version)) {
+        char *msg = NULL;
+        if (asprintf(&msg, "Bad Request: Unsupported protocol version: %.64s (supported versions: "
+                     "2025-11-25, 2025-06-18, 2025-03-26, 2024-11-05)", h->protocol_version) < 0)
+            msg = NULL;
+        mcp_set_error(out, 400, MCP_SERVER_ERROR,
+                      msg ? msg : "Bad Request: Unsupported protocol version", NULL);
+        free(msg);
+        return;
+    }
+
+    json_error_t jerr;
+    json_t *msg = json_loadb(body ? body : "", len, JSON_DECODE_ANY | JSON_ALLOW_NUL, &jerr);
+    if (!msg) {
+        char *text = NULL;
+        if (asprintf(&text, "Parse error: %s", jerr.text) < 0)
+            text = NULL;
+        mcp_set_error(out, 400, MCP_PARSE_ERROR, text ? text : "Parse error", NULL);
+        free(text);
+        return;
+    }
+    if (!json_is_object(msg)) {
+        mcp_set_error(out, 400, MCP_INVALID_REQUEST,
+                      json_is_array(msg) ? "Invalid Request: send one JSON-RPC message per POST, "
+                                           "not a batch"
+                                         : "Invalid Request: not a JSON-RPC message object",
+                      NULL);
+        json_decref(msg);
+        return;
+    }
+
+    const json_t *id = json_object_get(msg, "id");
+    bool id_ok = json_is_string(id) || json_is_integer(id);
+    const json_t *reply_id = id_ok ? id : NULL;
+    const char *jsonrpc = json_string_value(json_object_get(msg, "jsonrpc"));
+    const json_t *method = json_object_get(msg, "method");
+    const json_t *params = json_object_get(msg, "params");
+
+    if (!jsonrpc || strcmp(jsonrpc, "2.0") != 0) {
+        mcp_set_error(out, 400, MCP_INVALID_REQUEST, "Invalid Request: jsonrpc must be \"2.0\"",
+                      reply_id);
+    } else if (!method) {
+        /* A response to a request talkback never sent: accepted and dropped. */
+        if (id_ok && (json_object_get(msg, "result") || json_object_get(msg, "error"))) {
+            out->action = MCP_ACCEPTED;
+            out->http_status = 202;
+        } else {
+            mcp_set_error(out, 400, MCP_INVALID_REQUEST,
+                          "Invalid Request: a message needs a method, or a result or error with "
+                          "an id", reply_id);
+        }
+    } else if (!json_is_string(method)) {
+        mcp_set_error(out, 400, MCP_INVALID_REQUEST, "Invalid Request: method must be a string",
+                      reply_id);
+    } else if (id && !id_ok) {
+        mcp_set_error(out, 400, MCP_INVALID_REQUEST,
+                      "Invalid Request: id must be a string or an integer", NULL);
+    } else if (params && !json_is_object(params)) {
+        mcp_set_error(out, 400, MCP_INVALID_REQUEST, "Invalid Request: params must be an object",
+                      reply_id);
+    } else {
+        const char *m = json_string_value(method);
+        if (!id)
+            mcp_notification(m, params, h, out);
+        else if (strcmp(m, "initialize") == 0)
+            mcp_initialize(id, params, out);
+        else if (strcmp(m, "ping") == 0)
+            mcp_set_reply(out, 200, mcp_result_body(id, json_object()));
+        else if (strcmp(m, "tools/list") == 0)
+            mcp_tools_list(id, o, out);
+        else if (strcmp(m, "tools/call") == 0)
+            mcp_tools_call(id, params, h, o, out);
+        else {
+            char *text = NULL;
+            if (asprintf(&text, "Method not found: %.200s", m) < 0)
+                text = NULL;
+            mcp_set_error(out, 200, MCP_METHOD_NOT_FOUND, text ? text : "Method not found", id);
+            free(text);
+        }
+    }
+    json_decref(msg);
+}
+
+/* ---- replies -------------------------------------------------------------------------- */
+
+char *mcp_call_failure(const mcp_call_t *call, const char *text)
+{
+    return mcp_text_result_body(call->id, json_string(text), true);
+}
+
+/* ": <text>" when a worker explained itself, else "". */
+static const char *mcp_colon(const proto_msg_t *r)
+{
+    return r->text && r->text_len > 0 ? ": " : "";
+}
+
+char *mcp_call_reply(const mcp_call_t *call, const proto_msg_t *reply)
+{
+    if (reply->status == PROTO_ST_OK)
+        return mcp_text_result_body(call->id, mcp_json_text(reply->text, reply->text_len),
+                                    reply->is_error);
+
+    const char *who = call->tool ? call->tool->worker_label : "worker";
+    const char *kind = call->tool ? call->tool->kind : "sandbox";
+    /* The worker's own words, repaired to UTF-8, for the two statuses that
+     * carry them. */
+    size_t wlen = 0;
+    char *words = reply->text ? mcp_utf8_sanitize(reply->text, reply->text_len, &wlen) : NULL;
+    if (reply->text && !words)
+        return NULL;
+    char *text = NULL;
+    int r;
+    switch (reply->status) {
+    case PROTO_ST_NO_WORKER:
+        r = asprintf(&text, "[talkback: the %s is not running, so nothing ran. Try the same call "
+                     "again in a minute; if it keeps failing, tell the user the %s service is "
+                     "down.]", who, kind);
+        break;
+    case PROTO_ST_WORKER_LOST:
+        r = asprintf(&text, "[talkback: the %s stopped while handling this call, so its result is "
+                     "lost (the command may or may not have run). Check with run before assuming "
+                     "anything, then try again.]", who);
+        break;
+    case PROTO_ST_DEADLINE:
+        r = asprintf(&text, "[talkback: no answer within the call's deadline (%lld s), so the "
+                     "call was given up. It may have run in part: check with run before trying "
+                     "again, and give a long command a larger timeout or run it in the "
+                     "background.]", (long long)call->wait_s);
+        break;
+    case PROTO_ST_BAD_REQUEST:
+        r = asprintf(&text, "[talkback: the %s could not understand this call%s%s. Nothing ran.]",
+                     who, mcp_colon(reply), words ? words : "");
+        break;
+    default:
+        r = asprintf(&text, "[talkback: the %s failed while handling this call%s%s. Try again; "
+                     "if it keeps failing, tell the user the %s service is broken.]",
+                     who, mcp_colon(reply), words ? words : "", kind);
+        break;
+    }
+    free(words);
+    if (r < 0)
+        return NULL;
+    char *body = mcp_text_result_body(call->id, json_string(text), true);
+    free(text);
+    return body;
+}

@@ -1,0 +1,451 @@
+/* tools.c -- the tool table and argument checking.
+ *
+ * The table below is the single place a tool is defined.  Adding a tool
+ * is one row: its texts, its inputSchema, its annotations, the worker kind
+ * that serves it.  tools_build_request checks a call's arguments against
+ * the row's own inputSchema (types, "required", "enum"), ignores arguments
+ * the schema does not name, and copies the rest byte-exact into the proto
+ * request.  No I/O happens here.
+ */
+#include "gateway/tools.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* How long reset and write_file may take in the worker, beyond which the
+ * call's deadline (plus call_grace) ends it. */
+#define TOOLS_FIXED_WAIT_S 60
+
+static const tools_def_t tools_rows[] = {
+    {
+        .name = "run",
+        .title = "Run a command",
+        .description =
+            "Run a bash command in this chat's Linux machine (Debian 13, root, "
+            "working directory /work). Returns its output and exit code.",
+        .use = "run for shell commands",
+        .input_schema =
+            "{\"type\":\"object\","
+            "\"properties\":{"
+            "\"command\":{\"type\":\"string\","
+            "\"description\":\"The bash command line, e.g. \\\"ls -la\\\" or \\\"python3 main.py\\\".\"},"
+            "\"timeout\":{\"type\":\"integer\",\"minimum\":1,"
+            "\"description\":\"Seconds before the command is stopped.\"}},"
+            "\"required\":[\"command\"]}",
+        .read_only = false, .destructive = true, .idempotent = false, .open_world = true,
+        .kind = "sandbox", .worker_label = "sandbox manager",
+        .takes_timeout = true,
+        .enabled = true,
+    },
+    {
+        .name = "write_file",
+        .title = "Write a file",
+        .description =
+            "Create or overwrite a file. Relative paths are under /work; "
+            "missing folders are created.",
+        .use = "write_file to create files",
+        .input_schema =
+            "{\"type\":\"object\","
+            "\"properties\":{"
+            "\"path\":{\"type\":\"string\","
+            "\"description\":\"Where to write, e.g. \\\"main.py\\\" or \\\"/work/src/app.c\\\".\"},"
+            "\"content\":{\"type\":\"string\","
+            "\"description\":\"The whole new content of the file.\"}},"
+            "\"required\":[\"path\",\"content\"]}",
+        .read_only = false, .destructive = true, .idempotent = true, .open_world = false,
+        .kind = "sandbox", .worker_label = "sandbox manager",
+        .fixed_wait_s = TOOLS_FIXED_WAIT_S,
+        .sized_arg = "content",
+        .enabled = true,
+    },
+    {
+        .name = "reset",
+        .title = "Reset the machine",
+        .description =
+            "Delete this chat's machine (all files and installs) so the next "
+            "call starts from a clean one.",
+        .use = "reset to start again from a clean machine",
+        .input_schema = "{\"type\":\"object\",\"properties\":{}}",
+        .read_only = false, .destructive = true, .idempotent = true, .open_world = false,
+        .kind = "sandbox", .worker_label = "sandbox manager",
+        .fixed_wait_s = TOOLS_FIXED_WAIT_S,
+        .enabled = true,
+    },
+    {
+        .name = "run_code",
+        .title = "Run and check a program",
+        .description =
+            "Save, compile and run a program in this chat's machine (as /work/main.<ext>), "
+            "feed it the input, and compare its output with the expected output. "
+            "Answers PASS, or FAIL with what differs.",
+        .use = "run_code to compile, run and check a program",
+        .input_schema =
+            "{\"type\":\"object\","
+            "\"properties\":{"
+            "\"language\":{\"type\":\"string\","
+            "\"description\":\"The language, e.g. \\\"c\\\", \\\"cpp\\\", \\\"python\\\".\"},"
+            "\"code\":{\"type\":\"string\",\"description\":\"The whole program.\"},"
+            "\"input\":{\"type\":\"string\",\"description\":\"What the program reads on stdin.\"},"
+            "\"expected\":{\"type\":\"string\","
+            "\"description\":\"The output it should print, to compare against.\"},"
+            "\"timeout\":{\"type\":\"integer\",\"minimum\":1,"
+            "\"description\":\"Seconds before the program is stopped.\"}},"
+            "\"required\":[\"language\",\"code\"]}",
+        /* destructive: it overwrites /work/main.<ext> and the binary */
+        .read_only = false, .destructive = true, .idempotent = true, .open_world = false,
+        .kind = "judge", .worker_label = "judge",
+        .takes_timeout = true, .code_timeouts = true,
+        .sized_arg = "code",
+        .enabled = true,
+    },
+};
+
+#define TOOLS_N (sizeof tools_rows / sizeof tools_rows[0])
+
+const tools_def_t *tools_table(size_t *n)
+{
+    if (n)
+        *n = TOOLS_N;
+    return tools_rows;
+}
+
+const tools_def_t *tools_find(const char *name)
+{
+    if (!name)
+        return NULL;
+    for (size_t i = 0; i < TOOLS_N; i++)
+        if (tools_rows[i].enabled && strcmp(tools_rows[i].name, name) == 0)
+            return &tools_rows[i];
+    return NULL;
+}
+
+/* ---- tools/list ---------------------------------------------------------- */
+
+/* Parse a row's schema; for a timeout tool, state the limits in it. */
+static json_t *tools_schema(const tools_def_t *t, const tools_limits_t *lim)
+{
+    json_t *schema = json_loads(t->input_schema, 0, NULL);
+    if (!schema)
+        return NULL;
+    if (!t->takes_timeout)
+        return schema;
+    json_t *prop = json_object_get(json_object_get(schema, "properties"), "timeout");
+    if (!json_is_object(prop))
+        return schema;
+    const char *d = json_string_value(json_object_get(prop, "description"));
+    int64_t dflt = t->code_timeouts ? lim->code_run_timeout : lim->run_timeout;
+    int64_t max = t->code_timeouts ? lim->code_timeout_max : lim->run_timeout_max;
+    char *text = NULL;
+    if (asprintf(&text, "%s Default %lld, at most %lld.", d ? d : "Seconds.",
+                 (long long)dflt, (long long)max) < 0)
+        text = NULL;
+    if (!text
+        || json_object_set_new(prop, "description", json_string(text)) != 0
+        || json_object_set_new(prop, "maximum", json_integer(max)) != 0
+        || json_object_set_new(prop, "default", json_integer(dflt)) != 0) {
+        free(text);
+        json_decref(schema);
+        return NULL;
+    }
+    free(text);
+    return schema;
+}
+
+json_t *tools_list_json(const tools_limits_t *lim)
+{
+    json_t *arr = json_array();
+    if (!arr)
+        return NULL;
+    for (size_t i = 0; i < TOOLS_N; i++) {
+        const tools_def_t *t = &tools_rows[i];
+        if (!t->enabled)
+            continue;
+        json_t *schema = tools_schema(t, lim);
+        json_t *tool = schema ? json_pack("{s:s, s:s, s:s, s:o, s:{s:s, s:b, s:b, s:b, s:b}}",
+                                          "name", t->name,
+                                          "title", t->title,
+                                          "description", t->description,
+                                          "inputSchema", schema,
+                                          "annotations",
+                                          "title", t->title,
+                                          "readOnlyHint", t->read_only,
+                                          "destructiveHint", t->destructive,
+                                          "idempotentHint", t->idempotent,
+                                          "openWorldHint", t->open_world)
+                              : NULL;
+        /* json_pack's "o" steals schema even on failure. */
+        if (!tool || json_array_append_new(arr, tool) != 0) {
+            json_decref(arr);
+            return NULL;
+        }
+    }
+    return arr;
+}
+
+char *tools_instructions(void)
+{
+    const char *uses[TOOLS_N];
+    size_t n = 0;
+    for (size_t i = 0; i < TOOLS_N; i++)
+        if (tools_rows[i].enabled && tools_rows[i].use)
+            uses[n++] = tools_rows[i].use;
+
+    char *out = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&out, &len);
+    if (!f)
+        return NULL;
+    fputs("Each chat has its own Linux machine (Debian, root, working directory "
+          "/work) that keeps its files between calls.", f);
+    if (n > 0) {
+        fputs(" Use ", f);
+        for (size_t i = 0; i < n; i++) {
+            if (i > 0)
+                fputs(i + 1 == n ? " and " : ", ", f);
+            fputs(uses[i], f);
+        }
+        fputs(".", f);
+    }
+    fputs(" Results end with what to do next.", f);
+    if (fclose(f) != 0) {
+        free(out);
+        return NULL;
+    }
+    return out;
+}
+
+/* ---- argument checking ----------------------------------------------------- */
+
+/* "a string", "an integer", ... for a schema type name. */
+static const char *tools_type_phrase(const char *type)
+{
+    if (strcmp(type, "string") == 0)
+        return "a string";
+    if (strcmp(type, "integer") == 0)
+        return "an integer";
+    if (strcmp(type, "boolean") == 0)
+        return "true or false";
+    if (strcmp(type, "number") == 0)
+        return "a number";
+    return type;
+}
+
+/* What a JSON value was, for "must be X, not Y". */
+static const char *tools_value_phrase(const json_t *v)
+{
+    switch (json_typeof(v)) {
+    case JSON_OBJECT: return "an object";
+    case JSON_ARRAY: return "an array";
+    case JSON_STRING: return "a string";
+    case JSON_INTEGER: return "an integer";
+    case JSON_REAL: return "a number with a fraction";
+    case JSON_TRUE:
+    case JSON_FALSE: return "true/false";
+    case JSON_NULL: return "null";
+    }
+    return "something else";
+}
+
+/* An integer value: JSON integers, and reals with no fraction (JSON does not
+ * tell 30 from 30.0). */
+static bool tools_as_int(const json_t *v, int64_t *out)
+{
+    if (json_is_integer(v)) {
+        *out = (int64_t)json_integer_value(v);
+        return true;
+    }
+    if (json_is_real(v)) {
+        double d = json_real_value(v);
+        /* Within +-2^53 (NaN fails both tests), and no fraction. */
+        if (d >= -9007199254740992.0 && d <= 9007199254740992.0 && (double)(int64_t)d == d) {
+            *out = (int64_t)d;
+            return true;
+        }
+    }
+    return false;
+}
+
+/* Set *err_text to a formatted message; returns TOOLS_EARG, or
+ * TOOLS_ENOMEM when even that fails. */
+__attribute__((format(printf, 2, 3)))
+static tools_err_t tools_fail(char **err_text, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int r = vasprintf(err_text, fmt, ap);
+    va_end(ap);
+    if (r < 0) {
+        *err_text = NULL;
+        return TOOLS_ENOMEM;
+    }
+    return TOOLS_EARG;
+}
+
+/* Check one present, non-null argument against its property schema and copy
+ * it into args. */
+static tools_err_t tools_take_arg(const char *name, const json_t *prop, const json_t *v,
+                                  proto_map_t *args, char **err_text)
+{
+    const char *type = json_string_value(json_object_get(prop, "type"));
+    if (!type)
+        type = "string";
+    const char *want = tools_type_phrase(type);
+
+    if (strcmp(type, "string") == 0) {
+        if (!json_is_string(v))
+            return tools_fail(err_text, "[talkback: argument `%s` must be %s, not %s. Nothing ran.]",
+                              name, want, tools_value_phrase(v));
+        const json_t *en = json_object_get(prop, "enum");
+        if (json_is_array(en)) {
+            bool found = false;
+            size_t i;
+            json_t *e;
+            json_array_foreach(en, i, e)
+                if (json_equal(e, v))
+                    found = true;
+            if (!found) {
+                char *list = NULL;
+                size_t len = 0;
+                FILE *f = open_memstream(&list, &len);
+                if (!f)
+                    return TOOLS_ENOMEM;
+                json_array_foreach(en, i, e)
+                    fprintf(f, "%s%s", i ? ", " : "", json_is_string(e) ? json_string_value(e) : "?");
+                if (fclose(f) != 0) {
+                    free(list);
+                    return TOOLS_ENOMEM;
+                }
+                tools_err_t r = tools_fail(err_text,
+                                           "[talkback: argument `%s` must be one of: %s. Nothing ran.]",
+                                           name, list);
+                free(list);
+                return r;
+            }
+        }
+        return proto_map_set_str(args, name, json_string_value(v), json_string_length(v)) == 0
+                   ? TOOLS_OK : TOOLS_ENOMEM;
+    }
+    if (strcmp(type, "integer") == 0) {
+        int64_t i;
+        if (!tools_as_int(v, &i))
+            return tools_fail(err_text, "[talkback: argument `%s` must be %s, not %s. Nothing ran.]",
+                              name, want, tools_value_phrase(v));
+        return proto_map_set_int(args, name, i) == 0 ? TOOLS_OK : TOOLS_ENOMEM;
+    }
+    if (strcmp(type, "boolean") == 0) {
+        if (!json_is_boolean(v))
+            return tools_fail(err_text, "[talkback: argument `%s` must be %s, not %s. Nothing ran.]",
+                              name, want, tools_value_phrase(v));
+        return proto_map_set_bool(args, name, json_is_true(v)) == 0 ? TOOLS_OK : TOOLS_ENOMEM;
+    }
+    /* A schema type this code does not copy: a table error, refused
+     * loudly rather than passed on half-understood. */
+    return tools_fail(err_text, "[talkback: argument `%s` has a type (%s) talkback cannot pass on. "
+                      "Nothing ran.]", name, type);
+}
+
+tools_err_t tools_build_request(const tools_def_t *tool, const json_t *arguments,
+                                const char *conv, const char *user,
+                                const tools_limits_t *lim, int64_t now_ms,
+                                proto_msg_t **out, int64_t *wait_s,
+                                char **err_text)
+{
+    *out = NULL;
+    *err_text = NULL;
+    if (arguments && !json_is_object(arguments) && !json_is_null(arguments))
+        return tools_fail(err_text, "[talkback: the arguments of `%s` must be a JSON object, "
+                          "not %s. Nothing ran.]", tool->name, tools_value_phrase(arguments));
+
+    json_t *schema = json_loads(tool->input_schema, 0, NULL);
+    if (!schema)
+        return TOOLS_ENOMEM; /* the table is constant: only memory can fail */
+    proto_msg_t *req = proto_msg_new(PROTO_REQUEST);
+    if (!req) {
+        json_decref(schema);
+        return TOOLS_ENOMEM;
+    }
+
+    tools_err_t rc = TOOLS_OK;
+    /* Required arguments first, in the order the schema names them. */
+    size_t i;
+    json_t *r;
+    json_array_foreach(json_object_get(schema, "required"), i, r) {
+        const char *name = json_string_value(r);
+        if (!name)
+            continue;
+        const json_t *v = arguments ? json_object_get(arguments, name) : NULL;
+        if (!v || json_is_null(v)) {
+            const json_t *prop = json_object_get(json_object_get(schema, "properties"), name);
+            const char *type = json_string_value(json_object_get(prop, "type"));
+            rc = tools_fail(err_text, "[talkback: argument `%s` is required and must be %s. "
+                            "Nothing ran.]", name, tools_type_phrase(type ? type : "string"));
+            goto done;
+        }
+    }
+    /* Then every argument the schema names; others are ignored. */
+    const char *name;
+    json_t *prop;
+    json_object_foreach(json_object_get(schema, "properties"), name, prop) {
+        const json_t *v = arguments ? json_object_get(arguments, name) : NULL;
+        if (!v || json_is_null(v))
+            continue; /* an optional argument sent as null counts as absent */
+        rc = tools_take_arg(name, prop, v, &req->args, err_text);
+        if (rc != TOOLS_OK)
+            goto done;
+    }
+
+    if (tool->sized_arg) {
+        size_t len = 0;
+        if (proto_map_str(&req->args, tool->sized_arg, &len) && (int64_t)len > lim->write_file_max) {
+            rc = tools_fail(err_text, "[talkback: argument `%s` is %zu bytes, over the limit of "
+                            "%lld bytes. Nothing ran.]", tool->sized_arg, len,
+                            (long long)lim->write_file_max);
+            goto done;
+        }
+    }
+
+    int64_t wait = tool->fixed_wait_s;
+    if (tool->takes_timeout) {
+        int64_t dflt = tool->code_timeouts ? lim->code_run_timeout : lim->run_timeout;
+        int64_t max = tool->code_timeouts ? lim->code_timeout_max : lim->run_timeout_max;
+        int64_t t = proto_map_int(&req->args, "timeout", dflt);
+        if (t < 1 || t > max) {
+            rc = tools_fail(err_text, "[talkback: argument `timeout` must be between 1 and %lld "
+                            "seconds (default %lld). Nothing ran.]", (long long)max, (long long)dflt);
+            goto done;
+        }
+        if (proto_map_set_int(&req->args, "timeout", t) != 0) {
+            rc = TOOLS_ENOMEM;
+            goto done;
+        }
+        wait = t;
+        /* run_code also saves and compiles before it runs. */
+        if (tool->code_timeouts)
+            wait += lim->code_compile_timeout + 60;
+    }
+    wait += lim->call_grace;
+
+    if (proto_msg_set_kind(req, tool->kind) != 0 || proto_msg_set_name(req, tool->name) != 0
+        || proto_msg_set_conv(req, conv ? conv : "") != 0
+        || proto_msg_set_user(req, user ? user : "") != 0) {
+        rc = TOOLS_ENOMEM;
+        goto done;
+    }
+    req->deadline_ms = now_ms + wait * 1000;
+    *wait_s = wait;
+
+done:
+    json_decref(schema);
+    if (rc != TOOLS_OK) {
+        proto_msg_destroy(&req);
+        if (rc == TOOLS_ENOMEM) {
+            free(*err_text);
+            *err_text = NULL;
+        }
+        return rc;
+    }
+    *out = req;
+    return TOOLS_OK;
+}
