@@ -55,8 +55,10 @@ const proto_msg_t *queue_wait(queue_ticket_t *t, int timeout_ms);
 /* Forget a ticket: if no reply came yet, the request is cancelled. */
 void queue_ticket_destroy(queue_ticket_t **self_p);
 /* Cancel the open request submitted with this cancel key, if any: its
- * worker gets CANCEL and the ticket ends with the worker's reply.  Returns
- * true when a request was found. */
+ * worker gets CANCEL and the ticket ends with the worker's reply.  The hub
+ * looks the key up on its own thread, so this returns true when the cancel
+ * was handed to it (false only when out of memory), not whether a request
+ * was found. */
 bool queue_cancel(queue_t *q, const char *cancel_key);
 
 /* Live workers of a kind right now. */
