@@ -75,8 +75,18 @@ static config_entry_t config_table[] = {
     { "keep_max_count", CT_INT, "50", "most stopped sandboxes kept; the oldest go first", NULL },
     { "keep_max_bytes", CT_SIZE, "10G", "most disk all stopped sandboxes may use together; the oldest go first", NULL },
     { "reaper_clock_offset", CT_DURATION, "0", "seconds added to the reaper's clock (tests use it instead of waiting)", NULL },
+    { "reaper_prefix", CT_STR, "", "reaper: only sandboxes whose conversation id starts with this (empty = all)", NULL },
     { "dry_run", CT_BOOL, "0", "reaper: print what would be stopped or removed and why, change nothing, exit", NULL },
     { "once", CT_BOOL, "0", "reaper: one sweep, then exit", NULL },
+    /* --- talkback-proxy (the reply repair in front of the model server) --- */
+    { "proxy_listen", CT_STR, "127.0.0.1:8090", "HOST:PORT talkback-proxy's OpenAI-compatible API listens on", NULL },
+    { "proxy_upstream", CT_STR, "http://127.0.0.1:8000",
+      "root URL of the OpenAI-compatible model server; the client's path (/v1/...) is appended, a trailing /v1 is dropped", NULL },
+    { "proxy_tool_run_code", CT_STR, "run_code", "tool names (comma-separated) of run_code; NAME or NAME_mcp_SERVER matches", NULL },
+    { "proxy_tool_write_file", CT_STR, "write_file", "tool names of write_file, matched the same way", NULL },
+    { "proxy_tool_run", CT_STR, "run", "tool names of run, matched the same way", NULL },
+    { "proxy_max_body", CT_SIZE, "32M", "largest request body talkback-proxy accepts; larger gets 413", NULL },
+    { "proxy_connect_timeout", CT_DURATION, "10s", "how long talkback-proxy waits to connect to the model server", NULL },
     /* --- misc --- */
     { "log_level", CT_STR, "info", "error, warn, info or debug", NULL },
 };

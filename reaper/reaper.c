@@ -68,9 +68,25 @@ static json_t *list_labelled(reaper_t *r, const char *label, const char *status,
     return out;
 }
 
+/* Drop the containers outside reaper_prefix (several reapers, each with
+ * its own policy, may share one Docker). */
+static json_t *in_scope(json_t *list, const char *label)
+{
+    const char *prefix = config_str("reaper_prefix");
+    size_t pl = strlen(prefix);
+    if (!list || pl == 0)
+        return list;
+    for (size_t i = json_array_size(list); i-- > 0;) {
+        const char *v = json_string_value(json_object_get(json_object_get(json_array_get(list, i), "Labels"), label));
+        if (!v || strncmp(v, prefix, pl) != 0)
+            json_array_remove(list, i);
+    }
+    return list;
+}
+
 static json_t *list_sandboxes(reaper_t *r, const char *status, bool size)
 {
-    return list_labelled(r, KEPT_LABEL_CONV, status, size);
+    return in_scope(list_labelled(r, KEPT_LABEL_CONV, status, size), KEPT_LABEL_CONV);
 }
 
 static const char *label_of(json_t *c, const char *label)
@@ -257,7 +273,7 @@ int reaper_sweep_evict(reaper_t *r)
     free(items);
     json_decref(list);
     /* Tombstones nobody came back for go after the same age. */
-    json_t *tombs = list_labelled(r, KEPT_LABEL_TOMB, NULL, false);
+    json_t *tombs = in_scope(list_labelled(r, KEPT_LABEL_TOMB, NULL, false), KEPT_LABEL_TOMB);
     size_t i;
     json_t *c;
     json_array_foreach(tombs, i, c) {
