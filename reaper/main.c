@@ -3,10 +3,12 @@
  * Table of contents:
  *   1. configuration     (common/config.c: idle_stop, disk_cap, keep_*, ...)
  *   2. Docker connection (docker/docker.c)
- *   3. --dry-run / --once: one sweep (reaper/reaper.c), print, exit
- *   4. otherwise: a clock thread sweeping every reaper_interval (idle,
- *      eviction) and disk_interval (disk cap), and the worker loop
- *      (common/worker.c, kind "reaper") answering "sweep" requests
+ *   3. the hub link (common/worker.c, kind "reaper"): answers "sweep"
+ *      requests, and lets a sweep ask the sandbox manager which chats have
+ *      calls in flight
+ *   4. --dry-run / --once: one sweep (reaper/reaper.c), print, exit
+ *   5. otherwise: a clock thread sweeping every reaper_interval (idle,
+ *      eviction) and disk_interval (disk cap) beside the hub link
  */
 #include <czmq.h>
 #include <pthread.h>
@@ -21,6 +23,7 @@
 #include "reaper/reaper.h"
 
 static docker_t *docker;
+static worker_t *hub;
 static pthread_mutex_t sweep_mu = PTHREAD_MUTEX_INITIALIZER; /* one sweep at a time */
 static volatile bool stopping;
 
@@ -32,7 +35,7 @@ static proto_msg_t *handle(worker_job_t *job, void *ctx)
         return proto_reply_new(job->req, PROTO_ST_BAD_REQUEST, true, "[talkback: unknown reaper operation]");
     textbuf_t out;
     textbuf_init(&out);
-    reaper_t r = { .d = docker, .out = &out, .dry_run = proto_map_int(&job->req->args, "dry_run", 0) != 0 };
+    reaper_t r = { .d = docker, .hub = hub, .out = &out, .dry_run = proto_map_int(&job->req->args, "dry_run", 0) != 0 };
     pthread_mutex_lock(&sweep_mu);
     int rc = reaper_sweep(&r);
     pthread_mutex_unlock(&sweep_mu);
@@ -52,7 +55,7 @@ static void *clock_thread(void *arg)
     int64_t next_idle = 0, next_disk = 0;
     while (!stopping) {
         int64_t now = proto_mono_ms();
-        reaper_t r = { .d = docker };
+        reaper_t r = { .d = docker, .hub = hub };
         pthread_mutex_lock(&sweep_mu);
         if (now >= next_disk) {
             reaper_sweep_disk(&r);
@@ -70,6 +73,13 @@ static void *clock_thread(void *arg)
     return NULL;
 }
 
+static void *hub_thread(void *arg)
+{
+    (void)arg;
+    worker_run(hub);
+    return NULL;
+}
+
 int main(int argc, char **argv)
 {
     if (config_load(argc, argv, "reaper"))
@@ -83,17 +93,7 @@ int main(int argc, char **argv)
         log_error("cannot reach Docker: %s", errbuf[0] ? errbuf : docker_strerror(derr));
         return 1;
     }
-    if (config_bool("dry_run") || config_bool("once")) {
-        reaper_t r = { .d = docker, .dry_run = config_bool("dry_run") };
-        int rc = reaper_sweep(&r);
-        printf("%s: %d stopped, %d removed, %d Docker calls\n", r.dry_run ? "dry run" : "sweep",
-               r.stopped, r.removed, r.calls);
-        docker_destroy(&docker);
-        return rc ? 1 : 0;
-    }
     zsys_init();
-    pthread_t clock;
-    pthread_create(&clock, NULL, clock_thread, NULL);
     worker_opts_t wo = {
         .endpoint = config_str("hub_endpoint"),
         .kind = "reaper",
@@ -101,11 +101,31 @@ int main(int argc, char **argv)
         .max_jobs = 4,
         .handler = handle,
     };
-    worker_t *w = worker_new(&wo);
-    int rc = w ? worker_run(w) : 1;
+    hub = worker_new(&wo);
+    if (!hub) {
+        docker_destroy(&docker);
+        return 1;
+    }
+    if (config_bool("dry_run") || config_bool("once")) {
+        /* One sweep; the hub link runs beside it to ask what is busy. */
+        pthread_t link;
+        pthread_create(&link, NULL, hub_thread, NULL);
+        reaper_t r = { .d = docker, .hub = hub, .dry_run = config_bool("dry_run") };
+        int rc = reaper_sweep(&r);
+        printf("%s: %d stopped, %d removed, %d Docker calls\n", r.dry_run ? "dry run" : "sweep",
+               r.stopped, r.removed, r.calls);
+        worker_stop(hub);
+        pthread_join(link, NULL);
+        worker_destroy(&hub);
+        docker_destroy(&docker);
+        return rc ? 1 : 0;
+    }
+    pthread_t clock;
+    pthread_create(&clock, NULL, clock_thread, NULL);
+    int rc = worker_run(hub);
     stopping = true;
     pthread_join(clock, NULL);
-    worker_destroy(&w);
+    worker_destroy(&hub);
     docker_destroy(&docker);
     return rc;
 }

@@ -152,6 +152,30 @@ static void remove_sandbox(reaper_t *r, json_t *c, const char *why_log, const ch
     json_decref(ans);
 }
 
+/* Calls of this chat in flight, as the sandbox manager counts them; -1 when
+ * it cannot be asked (then the stamp alone decides: a manager that is down
+ * is running no calls). */
+static int inflight(reaper_t *r, const char *conv)
+{
+    if (!r->hub || !conv || r->hub_silent)
+        return -1;
+    proto_msg_t *q = proto_msg_new(PROTO_REQUEST);
+    if (!q || proto_msg_set_kind(q, "sandbox") || proto_msg_set_name(q, "busy") ||
+        proto_msg_set_conv(q, conv) || proto_msg_set_user(q, "")) {
+        proto_msg_destroy(&q);
+        return -1;
+    }
+    q->deadline_ms = proto_now_ms() + 3000;
+    proto_msg_t *a = worker_call(r->hub, q, NULL);
+    int n = -1;
+    if (a && a->status == PROTO_ST_OK && proto_map_has(&a->data, "inflight", PROTO_V_INT))
+        n = (int)proto_map_int(&a->data, "inflight", 0);
+    proto_msg_destroy(&a);
+    if (n < 0)
+        r->hub_silent = true; /* don't wait on it again this sweep */
+    return n;
+}
+
 int reaper_sweep_idle(reaper_t *r)
 {
     json_t *list = list_sandboxes(r, "running", false);
@@ -165,6 +189,11 @@ int reaper_sweep_idle(reaper_t *r)
         if (now - used <= idle)
             continue;
         const char *id = json_string_value(json_object_get(c, "Id"));
+        int busy = inflight(r, label_of(c, KEPT_LABEL_CONV));
+        if (busy > 0) {
+            report(r, "keep %s (its stamp is old, but %d call(s) of it are running)", name_of(c), busy);
+            continue;
+        }
         char age[64];
         kept_human_age(now - used, age, sizeof age);
         report(r, "stop %s (idle: last call ended %s ago, over the %" PRId64 "-minute limit)",

@@ -17,10 +17,13 @@
 
 #include <stdbool.h>
 #include "common/textbuf.h"
+#include "common/worker.h"
 #include "docker/docker.h"
 
 typedef struct {
     docker_t *d;
+    worker_t *hub;      /* to ask the sandbox manager what is busy; or NULL */
+    bool hub_silent;    /* the manager did not answer this sweep */
     bool dry_run;       /* report, change nothing */
     textbuf_t *out;     /* when set, every decision is appended here too */
     int calls;          /* Docker API calls made (figures) */

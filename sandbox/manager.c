@@ -784,6 +784,23 @@ static proto_msg_t *tool_reset(manager_t *m, worker_job_t *job)
                            "The next call starts a clean one.]");
 }
 
+/* "busy": how many calls of this chat are in flight right now.  The reaper
+ * asks before it stops a sandbox, so a call in flight is never cut short
+ * even if the sandbox's stamp says otherwise. */
+static proto_msg_t *op_busy(manager_t *m, worker_job_t *job)
+{
+    int inflight = 0;
+    pthread_mutex_lock(&m->mu);
+    for (busy_entry_t *b = m->busy; b; b = b->next)
+        if (strcmp(b->conv, job->req->conv) == 0)
+            inflight = b->inflight;
+    pthread_mutex_unlock(&m->mu);
+    proto_msg_t *r = proto_reply_new(job->req, PROTO_ST_OK, false, "");
+    if (r)
+        proto_map_set_int(&r->data, "inflight", inflight);
+    return r;
+}
+
 proto_msg_t *manager_handle(worker_job_t *job, void *ctx)
 {
     manager_t *m = ctx;
@@ -805,6 +822,8 @@ proto_msg_t *manager_handle(worker_job_t *job, void *ctx)
         return tool_write(m, job);
     if (strcmp(tool, "reset") == 0)
         return tool_reset(m, job);
+    if (strcmp(tool, "busy") == 0)
+        return op_busy(m, job);
     return proto_reply_new(req, PROTO_ST_BAD_REQUEST, true, "[talkback: unknown sandbox operation]");
 }
 

@@ -13,6 +13,8 @@
  *   exec         command, timeout, stdin?           output + data {exit_code,
  *                                                     timed_out, signal, cut}
  *   put          path, content, mode?               data {path, bytes}
+ *   busy         -                                  data {inflight}: calls of
+ *                                                     this chat running now
  *
  * exec and put are the operations judges use; run/write_file/reset are the
  * tools the model calls.
