@@ -11,6 +11,7 @@
  * request whose judge dies is retried on another.
  */
 #include <czmq.h>
+#include <malloc.h>
 
 #include "common/config.h"
 #include "common/log.h"
@@ -19,6 +20,9 @@
 
 int main(int argc, char **argv)
 {
+    /* Every request runs on a thread of its own; glibc would give each
+     * busy thread its own malloc arena and keep their pages. */
+    mallopt(M_ARENA_MAX, 2);
     if (config_load(argc, argv, "judge"))
         return 2;
     log_init("talkback-judge", log_level_parse(config_str("log_level")));

@@ -11,6 +11,7 @@
  *      eviction) and disk_interval (disk cap) beside the hub link
  */
 #include <czmq.h>
+#include <malloc.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
@@ -82,6 +83,9 @@ static void *hub_thread(void *arg)
 
 int main(int argc, char **argv)
 {
+    /* Every request runs on a thread of its own; glibc would give each
+     * busy thread its own malloc arena and keep their pages. */
+    mallopt(M_ARENA_MAX, 2);
     if (config_load(argc, argv, "reaper"))
         return 2;
     log_init("talkback-reaper", log_level_parse(config_str("log_level")));

@@ -7,6 +7,7 @@
  *   4. the worker loop    (common/worker.c: HELLO, requests, replies)
  */
 #include <czmq.h>
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -18,6 +19,9 @@
 
 int main(int argc, char **argv)
 {
+    /* Every request runs on a thread of its own; glibc would give each
+     * busy thread its own malloc arena and keep their pages. */
+    mallopt(M_ARENA_MAX, 2);
     if (config_load(argc, argv, "sandbox"))
         return 2;
     log_init("talkback-sandbox", log_level_parse(config_str("log_level")));

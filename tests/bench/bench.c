@@ -107,41 +107,27 @@ static int64_t now_us(void)
 
 /* ---- resident memory of talkback processes ---------------------------------- */
 
-static int64_t rss_kib(void)
+/* Sum a field ("Rss:" or "Pss:", kB) of /proc/PID/smaps_rollup. */
+static int64_t smaps_field(const char *pid, const char *field)
 {
-    DIR *d = opendir("/proc");
-    int64_t total = 0;
-    struct dirent *e;
-    while (d && (e = readdir(d))) {
-        char path[300], comm[64] = "";
-        snprintf(path, sizeof path, "/proc/%s/comm", e->d_name);
-        FILE *f = fopen(path, "r");
-        if (!f)
-            continue;
-        if (!fgets(comm, sizeof comm, f))
-            comm[0] = '\0';
+    char path[300], line[256];
+    snprintf(path, sizeof path, "/proc/%s/smaps_rollup", pid);
+    FILE *f = fopen(path, "r");
+    int64_t v = 0;
+    size_t fl = strlen(field);
+    while (f && fgets(line, sizeof line, f))
+        if (strncmp(line, field, fl) == 0)
+            v = strtoll(line + fl, NULL, 10);
+    if (f)
         fclose(f);
-        if (strncmp(comm, "talkback-", 9) != 0 || strncmp(comm, "talkback-bench", 14) == 0)
-            continue;
-        snprintf(path, sizeof path, "/proc/%s/status", e->d_name);
-        f = fopen(path, "r");
-        char line[256];
-        while (f && fgets(line, sizeof line, f))
-            if (strncmp(line, "VmRSS:", 6) == 0)
-                total += strtoll(line + 6, NULL, 10);
-        if (f)
-            fclose(f);
-    }
-    if (d)
-        closedir(d);
-    return total;
+    return v;
 }
 
-static void print_rss(const char *when)
+/* Visit every talkback process but this one: fn(ctx, pid, comm). */
+static void each_process(void (*fn)(void *, const char *, const char *), void *ctx)
 {
     DIR *d = opendir("/proc");
     struct dirent *e;
-    printf("  resident memory %s:", when);
     while (d && (e = readdir(d))) {
         char path[300], comm[64] = "";
         snprintf(path, sizeof path, "/proc/%s/comm", e->d_name);
@@ -152,20 +138,42 @@ static void print_rss(const char *when)
             comm[0] = '\0';
         fclose(f);
         comm[strcspn(comm, "\n")] = '\0';
-        if (strncmp(comm, "talkback-", 9) != 0 || strcmp(comm, "talkback-bench") == 0)
+        if (strncmp(comm, "talkback-", 9) != 0 || strncmp(comm, "talkback-bench", 14) == 0)
             continue;
-        snprintf(path, sizeof path, "/proc/%s/status", e->d_name);
-        f = fopen(path, "r");
-        char line[256];
-        while (f && fgets(line, sizeof line, f))
-            if (strncmp(line, "VmRSS:", 6) == 0)
-                printf(" %s %.1f MiB;", comm, strtoll(line + 6, NULL, 10) / 1024.0);
-        if (f)
-            fclose(f);
+        fn(ctx, e->d_name, comm);
     }
     if (d)
         closedir(d);
-    printf(" total %.1f MiB\n", rss_kib() / 1024.0);
+}
+
+typedef struct { int64_t rss, pss; bool print; } mem_t;
+
+static void add_mem(void *ctx, const char *pid, const char *comm)
+{
+    mem_t *m = ctx;
+    int64_t rss = smaps_field(pid, "Rss:"), pss = smaps_field(pid, "Pss:");
+    m->rss += rss;
+    m->pss += pss;
+    if (m->print)
+        printf("    %-16s pid %-7s RSS %5.1f MiB  PSS %5.1f MiB\n", comm, pid, rss / 1024.0, pss / 1024.0);
+}
+
+static int64_t rss_kib(void)
+{
+    mem_t m = { 0 };
+    each_process(add_mem, &m);
+    return m.rss;
+}
+
+/* RSS counts the shared libraries (libc, libzmq, libcurl, OpenSSL) once
+ * per process; PSS splits them among the processes that share them, so
+ * the PSS total is what the processes together cost the machine. */
+static void print_rss(const char *when)
+{
+    mem_t m = { .print = true };
+    printf("  memory of talkback processes %s:\n", when);
+    each_process(add_mem, &m);
+    printf("    total             RSS %5.1f MiB  PSS %5.1f MiB\n", m.rss / 1024.0, m.pss / 1024.0);
 }
 
 static volatile int sampling;
@@ -368,7 +376,7 @@ int main(int argc, char **argv)
     for (int i = 0; i < nchats; i++)
         ok += chats[i].ok;
     printf("%d chats x run(\"sleep 1\") at once: wall %.2f s (%d answered)\n", nchats, wall, ok);
-    printf("  resident memory under that load (peak, all talkback processes): %.1f MiB\n", peak_rss / 1024.0);
+    printf("  peak RSS of all talkback processes under that load: %.1f MiB\n", peak_rss / 1024.0);
     print_rss("after load");
 
     if (judge)
