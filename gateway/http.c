@@ -480,7 +480,11 @@ static bool http_precheck(http_t *h, struct MHD_Connection *c, const char *url,
         char *end = NULL;
         errno = 0;
         unsigned long long n = strtoull(cl, &end, 10);
-        if (errno != 0 || end == cl || n > h->o.max_body) {
+        /* Far too big: answer at once and let the connection go.  Somewhat
+         * too big: read and drop the body first (http_accumulate), because
+         * a client that writes its whole body before it reads (fetch, as
+         * LibreChat does) would see its write fail instead of our 413. */
+        if (errno != 0 || end == cl || n > (unsigned long long)h->o.max_body + HTTP_DISCARD_MAX) {
             *ret = http_send_refusal(c, 413, "Payload Too Large: the body is over max_body", NULL);
             return true;
         }

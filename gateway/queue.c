@@ -390,15 +390,19 @@ static void on_inbox(queue_t *q)
                 pending_add(q, p);
             }
         } else {
+            /* Two clients of one chat may both number from 0, so a key can
+             * match twice: the oldest call is the one cancelled (the list
+             * is newest first, so the last match). */
+            pending_t *hit = NULL;
             for (pending_t *p = q->pending; p; p = p->next) {
-                bool hit = it->kind == IN_FORGET
-                               ? p->hub_id == it->hub_id
-                               : (p->cancel_key && it->cancel_key && strcmp(p->cancel_key, it->cancel_key) == 0);
-                if (hit) {
-                    send_cancel(q, p);
-                    break;
-                }
+                bool match = it->kind == IN_FORGET
+                                 ? p->hub_id == it->hub_id
+                                 : (p->cancel_key && it->cancel_key && strcmp(p->cancel_key, it->cancel_key) == 0);
+                if (match)
+                    hit = p;
             }
+            if (hit)
+                send_cancel(q, hit);
         }
         free(it->cancel_key);
         free(it);

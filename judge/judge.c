@@ -107,13 +107,14 @@ static proto_msg_t *sandbox_put(worker_job_t *job, const char *path, const char 
 }
 
 static proto_msg_t *sandbox_exec(worker_job_t *job, const char *command, int timeout_s,
-                                 const char *stdin_data, size_t stdin_len)
+                                 const char *stdin_data, size_t stdin_len, bool separate_stderr)
 {
     int64_t grace = config_int("call_grace") * 1000;
     proto_msg_t *m = sandbox_request(job->req, "exec", proto_now_ms() + timeout_s * 1000LL + grace);
     if (!m || proto_map_set_cstr(&m->args, "command", command) ||
         proto_map_set_int(&m->args, "timeout", timeout_s) ||
-        (stdin_data && proto_map_set_str(&m->args, "stdin", stdin_data, stdin_len))) {
+        (stdin_data && proto_map_set_str(&m->args, "stdin", stdin_data, stdin_len)) ||
+        (separate_stderr && proto_map_set_bool(&m->args, "separate_stderr", true))) {
         proto_msg_destroy(&m);
         return NULL;
     }
@@ -172,7 +173,7 @@ static proto_msg_t *op_history(worker_job_t *job)
     for (size_t i = 0; i < 2; i++) {
         char cmd[160];
         snprintf(cmd, sizeof cmd, "cat " HISTORY_DIR "/%s 2>/dev/null || true", files[i]);
-        proto_msg_t *r = sandbox_exec(job, cmd, 10, NULL, 0);
+        proto_msg_t *r = sandbox_exec(job, cmd, 10, NULL, 0, false);
         size_t olen = 0;
         const char *out = r ? proto_map_str(&r->data, "output", &olen) : NULL;
         /* language \n verdict \n code */
@@ -274,7 +275,7 @@ static proto_msg_t *op_run_code(worker_job_t *job)
     if (compile) {
         int ctimeout = (int)config_int("code_compile_timeout");
         textbuf_printf(&t, "$ %s\n", compile);
-        r = sandbox_exec(job, compile, ctimeout, NULL, 0);
+        r = sandbox_exec(job, compile, ctimeout, NULL, 0, false);
         if (sandbox_failed(r)) {
             reply = reply_from_failure(req, r, &t);
             goto out;
@@ -306,7 +307,8 @@ static proto_msg_t *op_run_code(worker_job_t *job)
     /* 3. run, stdin always given (empty when absent): nobody types here */
     textbuf_printf(&t, "$ %s%s\n", run, input && ilen ? " < input" : "");
     show_block(&t, "input:", input, input ? ilen : 0, "(none: stdin was empty)");
-    r = sandbox_exec(job, run, run_timeout, input ? input : "", input ? ilen : 0);
+    /* stdout is what is compared; stderr is shown apart. */
+    r = sandbox_exec(job, run, run_timeout, input ? input : "", input ? ilen : 0, true);
     if (sandbox_failed(r)) {
         reply = reply_from_failure(req, r, &t);
         goto out;
@@ -317,6 +319,10 @@ static proto_msg_t *op_run_code(worker_job_t *job)
     if (!out)
         out = "";
     show_block(&t, "output:", out, olen, "(nothing)");
+    size_t elen_err = 0;
+    const char *err = proto_map_str(&r->data, "stderr", &elen_err);
+    if (err && elen_err)
+        show_block(&t, "stderr (not compared):", err, elen_err, "");
     bool timed_out = proto_map_int(&r->data, "timed_out", 0);
     bool cancelled = proto_map_int(&r->data, "cancelled", 0);
     int rc = (int)proto_map_int(&r->data, "exit_code", -1);

@@ -16,11 +16,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "common/config.h"
 #include "common/convid.h"
 #include "common/log.h"
 #include "docker/kept.h"
+#include "sandbox/hints.h"
 #include "sandbox/run.h"
 
 #define LABEL_CONV KEPT_LABEL_CONV
@@ -56,6 +58,7 @@ struct manager {
     pthread_cond_t scv;
     struct stamp_job *stamps, **stamps_tail;
     bool stopping;
+    hints_retry_t *retry;     /* recent failed runs per chat (hints.h) */
 };
 
 /* ---- pure helpers ------------------------------------------------------------ */
@@ -259,6 +262,8 @@ static void resume_notice(manager_t *m, const char *id, int64_t finished, textbu
     textbuf_puts(notice, "its files and installs are as they were, but nothing it ran is running now. "
                          "Start servers and background jobs again.]\n");
     textbuf_free(&why);
+    if (reason) /* used up: a later stop must not be blamed on it */
+        kept_write_stop_reason(m->d, id, "");
     free(reason);
 }
 
@@ -288,13 +293,21 @@ static ensure_t manager_ensure(manager_t *m, const char *conv, const char *user,
     long status;
     bool created_now = false;
 
-    for (int attempt = 0; attempt < 3; attempt++) {
+    /* A call that loses the race to create gets 409, and for a moment the
+     * winner's container is not yet visible by name: wait for it, up to
+     * about 15 s, rather than fail the call. */
+    bool raced = false;
+    for (int attempt = 0; attempt < 60; attempt++) {
+        if (raced)
+            usleep(attempt < 10 ? 50000 : 250000);
         snprintf(path, sizeof path, "/containers/%s/json", name);
         docker_err_t e = docker_call(m->d, "GET", path, NULL, &status, &info);
         if (e == DOCKER_OK)
             break;
         json_decref(info);
         info = NULL;
+        if (raced && e == DOCKER_ENOTFOUND)
+            continue;
         if (e != DOCKER_ENOTFOUND) {
             textbuf_printf(err, "[talkback: Docker did not answer (%s), so nothing ran. Try again in a minute; "
                            "if it keeps failing, tell the user the sandbox host has a problem.]",
@@ -321,6 +334,8 @@ static ensure_t manager_ensure(manager_t *m, const char *conv, const char *user,
             json_decref(ans);
             return ENSURE_FAILED;
         }
+        if (e == DOCKER_ECONFLICT)
+            raced = true;
         json_decref(ans);
         /* Created here or by a racing call: inspect on the next turn. */
     }
@@ -376,7 +391,9 @@ static ensure_t manager_ensure(manager_t *m, const char *conv, const char *user,
             return ENSURE_FAILED;
         }
         json_decref(ans);
-        if (!created_now)
+        /* Never started before (a racing call made it): nothing to resume. */
+        int64_t started = kept_parse_time(json_string_value(json_object_get(state, "StartedAt")));
+        if (!created_now && started > 0)
             resume_notice(m, id, finished, notice);
     }
     if (created_now)
@@ -547,11 +564,13 @@ static proto_msg_t *with_container(manager_t *m, worker_job_t *job, with_fn fn, 
 typedef struct {
     worker_job_t *job;
     const char *command;
+    bool separate_stderr;
     int timeout_s;
     const char *stdin_data;
     size_t stdin_len;
     run_result_t res;
     bool ran;
+    char id[72];              /* the container it ran in, for hint probes */
 } run_arg_t;
 
 static docker_err_t do_run(manager_t *m, const char *id, void *arg)
@@ -563,8 +582,10 @@ static docker_err_t do_run(manager_t *m, const char *id, void *arg)
         .command = a->command, .timeout_s = a->timeout_s,
         .stdin_data = a->stdin_data, .stdin_len = a->stdin_len,
         .output_cap = (size_t)config_int("output_cap"), .job = a->job,
+        .separate_stderr = a->separate_stderr,
     };
     a->ran = true;
+    snprintf(a->id, sizeof a->id, "%s", id);
     return run_command(m->d, id, &o, &a->res);
 }
 
@@ -587,6 +608,43 @@ static void render_run(const run_arg_t *a, textbuf_t *t, bool with_command)
         textbuf_printf(t, "[exit code %d]\n", a->res.exit_code);
 }
 
+/* Hint probes (hints.h): a short read-only command in the same container. */
+typedef struct {
+    manager_t *m;
+    const char *id;
+    worker_job_t *job;
+} hint_probe_ctx_t;
+
+static int hint_probe(void *ctx, const char *command, textbuf_t *out)
+{
+    hint_probe_ctx_t *p = ctx;
+    run_opts_t o = { .command = command, .timeout_s = 10, .output_cap = 8192, .job = p->job };
+    run_result_t res;
+    int rc = -1;
+    if (run_command(p->m->d, p->id, &o, &res) == DOCKER_OK && !res.timed_out && !res.cancelled) {
+        capbuf_render(&res.out, out);
+        rc = res.exit_code;
+    }
+    run_result_free(&res);
+    return rc;
+}
+
+/* After a model's run: the hint lines, then the retry line when the same
+ * command just failed the same way again. */
+static void run_hints(manager_t *m, worker_job_t *job, const run_arg_t *a, textbuf_t *t)
+{
+    if (a->res.timed_out || a->res.cancelled)
+        return;
+    textbuf_t out;
+    textbuf_init(&out);
+    capbuf_render(&a->res.out, &out);
+    hint_probe_ctx_t pc = { .m = m, .id = a->id, .job = job };
+    hints_for_run(a->command, out.buf ? out.buf : "", out.len, a->res.exit_code, false, hint_probe, &pc, t);
+    if (hints_retry_note(m->retry, job->req->conv, a->command, a->res.exit_code, out.buf, out.len))
+        textbuf_puts(t, HINTS_RETRY_LINE "\n");
+    textbuf_free(&out);
+}
+
 static proto_msg_t *tool_run(manager_t *m, worker_job_t *job, bool structured)
 {
     const proto_msg_t *req = job->req;
@@ -601,7 +659,8 @@ static proto_msg_t *tool_run(manager_t *m, worker_job_t *job, bool structured)
         tmo = 1;
     if (tmo > config_int("run_timeout_max"))
         tmo = config_int("run_timeout_max");
-    run_arg_t a = { .job = job, .command = cmd, .timeout_s = (int)tmo };
+    run_arg_t a = { .job = job, .command = cmd, .timeout_s = (int)tmo,
+                    .separate_stderr = structured && proto_map_int(&req->args, "separate_stderr", 0) };
     a.stdin_data = proto_map_str(&req->args, "stdin", &a.stdin_len);
     textbuf_t notice;
     textbuf_init(&notice);
@@ -623,6 +682,8 @@ static proto_msg_t *tool_run(manager_t *m, worker_job_t *job, bool structured)
         if (notice.len)
             textbuf_append(&t, notice.buf, notice.len);
         render_run(&a, &t, !structured);
+        if (!structured)
+            run_hints(m, job, &a, &t);
         bool failed = a.res.timed_out || a.res.cancelled || a.res.exit_code != 0;
         r = proto_reply_new(req, PROTO_ST_OK, failed, NULL);
         if (r) {
@@ -638,6 +699,13 @@ static proto_msg_t *tool_run(manager_t *m, worker_job_t *job, bool structured)
                 capbuf_render(&a.res.out, &out);
                 proto_map_set_str(&r->data, "output", out.buf ? out.buf : "", out.len);
                 textbuf_free(&out);
+                if (a.separate_stderr) {
+                    textbuf_t err;
+                    textbuf_init(&err);
+                    capbuf_render(&a.res.errout, &err);
+                    proto_map_set_str(&r->data, "stderr", err.buf ? err.buf : "", err.len);
+                    textbuf_free(&err);
+                }
                 if (notice.len)
                     proto_map_set_str(&r->data, "notice", notice.buf, notice.len);
             }
@@ -664,12 +732,14 @@ typedef struct {
     docker_err_t err;
     long status;
     char msg[512];
+    char id[72];              /* the container written to, for hint probes */
 } put_arg_t;
 
 static docker_err_t do_put(manager_t *m, const char *id, void *arg)
 {
     put_arg_t *a = arg;
     json_t *ans = NULL;
+    snprintf(a->id, sizeof a->id, "%s", id);
     a->err = docker_put_file(m->d, id, a->abspath, a->content, a->len, a->mode, 0, &a->status, &ans);
     snprintf(a->msg, sizeof a->msg, "%s", docker_message(ans));
     json_decref(ans);
@@ -725,6 +795,20 @@ static proto_msg_t *tool_write(manager_t *m, worker_job_t *job)
                        "a file, pick another path.]", abspath, a.msg[0] ? a.msg : docker_strerror(a.err));
     } else {
         textbuf_printf(&t, "Wrote %zu bytes to %s.", clen, abspath);
+        if (req->name && strcmp(req->name, "write_file") == 0) {
+            /* A write is a change: re-running a failed command is no longer
+             * a pointless retry.  Shell scripts get ShellCheck's findings. */
+            hints_retry_clear(m->retry, req->conv);
+            textbuf_t h;
+            textbuf_init(&h);
+            hint_probe_ctx_t pc = { .m = m, .id = a.id, .job = job };
+            hints_for_write(abspath, content, clen, hint_probe, &pc, &h);
+            if (h.len) {
+                textbuf_puts(&t, "\n");
+                textbuf_append(&t, h.buf, h.len - 1); /* without its last newline */
+            }
+            textbuf_free(&h);
+        }
     }
     r = proto_reply_new(req, PROTO_ST_OK, failed, t.buf);
     if (r && !failed) {
@@ -863,6 +947,7 @@ manager_t *manager_new(docker_t *d)
     if (!m)
         return NULL;
     m->d = d;
+    m->retry = hints_retry_new(); /* NULL only means no retry lines */
     pthread_mutex_init(&m->mu, NULL);
     pthread_mutex_init(&m->smu, NULL);
     pthread_cond_init(&m->scv, NULL);
@@ -871,6 +956,7 @@ manager_t *manager_new(docker_t *d)
         pthread_mutex_destroy(&m->mu);
         pthread_mutex_destroy(&m->smu);
         pthread_cond_destroy(&m->scv);
+        hints_retry_free(&m->retry);
         free(m);
         return NULL;
     }
@@ -907,6 +993,7 @@ void manager_destroy(manager_t **self_p)
         free(e);
     }
     pthread_mutex_destroy(&m->mu);
+    hints_retry_free(&m->retry);
     free(m);
     *self_p = NULL;
 }

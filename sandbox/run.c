@@ -37,8 +37,10 @@ typedef struct {
 static void on_output(void *ctx, int stream, const char *data, size_t len)
 {
     run_ctx_t *c = ctx;
-    (void)stream;
-    capbuf_append(&c->res->out, data, len);
+    if (stream == 2 && c->o->separate_stderr)
+        capbuf_append(&c->res->errout, data, len);
+    else
+        capbuf_append(&c->res->out, data, len);
 }
 
 static bool should_stop(void *ctx)
@@ -86,7 +88,8 @@ docker_err_t run_command(docker_t *d, const char *id, const run_opts_t *o, run_r
 {
     memset(res, 0, sizeof *res);
     res->exit_code = -1;
-    if (capbuf_init(&res->out, o->output_cap ? o->output_cap : 65536)) {
+    size_t cap = o->output_cap ? o->output_cap : 65536;
+    if (capbuf_init(&res->out, cap) || capbuf_init(&res->errout, o->separate_stderr ? cap : 2)) {
         res->err = DOCKER_ENOMEM;
         return res->err;
     }
@@ -94,7 +97,13 @@ docker_err_t run_command(docker_t *d, const char *id, const run_opts_t *o, run_r
     make_marker(marker, sizeof marker);
     char tmo[32];
     snprintf(tmo, sizeof tmo, "%d", o->timeout_s + 2);
-    const char *argv[] = { "timeout", "-s", "KILL", tmo, "bash", "-c", o->command, NULL };
+    /* Docker reads stdout and stderr through two pipes, so their relative
+     * order would be lost; unless asked to keep them apart, the command's
+     * stderr is its stdout, and the output reads as a terminal shows it. */
+    const char *merged[] = { "timeout", "-s", "KILL", tmo, "sh", "-c", "exec \"$@\" 2>&1", "sh",
+                             "bash", "-c", o->command, NULL };
+    const char *apart[] = { "timeout", "-s", "KILL", tmo, "bash", "-c", o->command, NULL };
+    const char *const *argv = o->separate_stderr ? apart : merged;
     const char *env[] = { marker, "HOME=/root", "TERM=dumb", "DEBIAN_FRONTEND=noninteractive",
                           "PIP_BREAK_SYSTEM_PACKAGES=1", NULL };
     run_ctx_t ctx = { .res = res, .o = o, .start_ms = proto_mono_ms() };
@@ -122,4 +131,5 @@ docker_err_t run_command(docker_t *d, const char *id, const run_opts_t *o, run_r
 void run_result_free(run_result_t *res)
 {
     capbuf_free(&res->out);
+    capbuf_free(&res->errout);
 }

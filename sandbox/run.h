@@ -26,7 +26,8 @@ typedef struct {
     bool timed_out;
     bool cancelled;
     docker_err_t err;    /* DOCKER_OK, or why the exec could not run */
-    capbuf_t out;        /* stdout and stderr interleaved */
+    capbuf_t out;        /* stdout and stderr interleaved, or stdout alone */
+    capbuf_t errout;     /* stderr, when kept apart (separate_stderr) */
     int64_t elapsed_ms;
 } run_result_t;
 
@@ -36,6 +37,9 @@ typedef struct {
     const void *stdin_data;  /* NULL: stdin closed */
     size_t stdin_len;
     size_t output_cap;
+    bool separate_stderr;    /* keep stderr apart (judges compare stdout
+                                only); else both share one pipe, so their
+                                order is the order they were written in */
     worker_job_t *job;       /* cancel flag, or NULL */
 } run_opts_t;
 

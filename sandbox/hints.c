@@ -1,0 +1,1222 @@
+/* hints.c -- the hint table, the one loop that applies it, and the retry
+ * memory (see hints.h).
+ *
+ * An entry of the table:
+ *
+ *   name      what the situation is called (tests refer to it)
+ *   on        HK_RUN: matched against a run's command and output;
+ *             HK_WRITE: against a write_file's path and content
+ *   group     entries sharing a group are alternatives: the first of them
+ *             that says something wins, the rest are skipped
+ *   cmd       ERE the command (the path) must match; NULL = any
+ *   not_cmd   ERE it must not match
+ *   out       ERE the output (the content) must match; NULL = any
+ *   not_out   ERE it must not match ("[^[:space:]]" = the output is empty)
+ *   exit      HX_ANY, HX_ZERO, HX_NONZERO or HX_CODE (with code)
+ *   probe     bash run in the sandbox when everything above matched; its
+ *             exit code picks the text: 0 -> say[0], 1 -> say[1],
+ *             2 -> say[2]; any other code, or a NULL text, says nothing
+ *   say       the line(s), "[...]"; without a probe, say[0]
+ *
+ * Regexes are POSIX extended as glibc implements them (with \< \> \`),
+ * compiled once, with REG_NEWLINE: ^ and $ match at every line of the
+ * output.  Placeholders, replaced in probes (as one single-quoted shell
+ * word) and in texts (as is):
+ *
+ *   {cmd}            the command (for a write: the path)
+ *   {out}            the last 4 KiB of the output (probes only)
+ *   {c1}..{c9}       groups of the cmd regex;  {o1}..{o9} of the out regex
+ *   {probe}          the probe's output, trailing blank space trimmed
+ *   {p1}..{p9}       its lines
+ *   {memory} {cpus} {pids} {disk_cap} {limits}
+ *                    the sandbox template's limits from the configuration,
+ *                    as phrases: "256 MiB of memory plus 768 MiB of swap",
+ *                    "1 CPU", "at most 512 processes", "2 GiB of disk",
+ *                    and all four together
+ *
+ * Rules every text keeps: it is short, concrete and true (a probe checks
+ * what the output alone cannot tell); it says what to do next; it never
+ * asks to work out by hand what a program computed, or to make up tests;
+ * error hints never fire on a success.  The exceptions are deliberate and
+ * state facts: chmod/chown/chgrp show the mode after, free/nproc/df show
+ * the real limits, ShellCheck reports what it finds, and running an empty
+ * file says it was empty.
+ */
+#include "sandbox/hints.h"
+
+#include <inttypes.h>
+#include <pthread.h>
+#include <regex.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/config.h"
+#include "common/log.h"
+
+typedef enum { HK_RUN = 0, HK_WRITE } hint_on_t;
+typedef enum { HX_ANY = 0, HX_ZERO, HX_NONZERO, HX_CODE } hint_exit_t;
+
+typedef struct {
+    const char *name;
+    hint_on_t on;
+    const char *group;
+    const char *cmd, *not_cmd;
+    const char *out, *not_out;
+    hint_exit_t exit;
+    int code;
+    const char *probe;
+    const char *say[3];
+} hint_t;
+
+/* ---- building blocks of the table ------------------------------------------- */
+
+/* Where a command word starts: the line's start, after ; & | ( ` or $(, or
+ * after a word that runs the next one.  One regex group. */
+#define AT_CMD "(^|[;&|(`]|\\$\\(|\\<sudo|\\<then|\\<do|\\<else|\\<time|\\<nohup|\\<exec|\\<xargs|\\<env)[[:space:]]*"
+
+/* Relative paths in a probe are resolved in /work, where commands start; a
+ * command that changes folder first leaves them unknown.  Probes using
+ * CD_GUARD(n) exit with n when the command has a cd or pushd. */
+#define CD_GUARD(n) \
+    "c={cmd}; re='(^|[;&|(])[[:space:]]*(cd|pushd)[[:space:]]'; [[ $c =~ $re ]] && exit " #n "; "
+
+/* Source files the missing-file hint looks for in a command. */
+#define SRC_EXT "c|cc|cpp|cxx|h|hpp|py|kt|kts|java|rs|go|js|mjs|cjs|ts|cs|hs|lua|rb|pl|php|sh|bash|scala|swift|r|R|jl|dart|zig|ml|ex|exs|f90"
+
+/* Print "F does not exist (no file /abs/F)[; there is one at ...]" or
+ * "F is empty (0 bytes)" for the first source file of the command that is
+ * missing or empty, and exit 0; exit 1 when all of them are there. */
+#define MISSING_FILE_PROBE(check_missing) \
+    CD_GUARD(3) \
+    "c=$(printf '%s\\n' \"$c\" | sed -E 's/[0-9]*>>?[[:space:]]*[^[:space:];&|]+//g'); " \
+    "while IFS= read -r f; do " \
+    "  case $f in *://*) continue;; esac; " \
+    "  if " check_missing " [ ! -e \"$f\" ]; then " \
+    "    w=$(find /work /tmp /root -maxdepth 3 -type f -name \"${f##*/}\" 2>/dev/null | head -n 1); " \
+    "    printf '%s does not exist (no file %s)' \"$f\" \"$(realpath -m -- \"$f\")\"; " \
+    "    [ -n \"$w\" ] && printf '; there is one at %s' \"$w\"; echo; exit 0; " \
+    "  elif [ -f \"$f\" ] && [ ! -s \"$f\" ]; then echo \"$f is empty (0 bytes)\"; exit 0; fi; " \
+    "done < <(printf '%s\\n' \"$c\" | grep -oE '[^][[:space:];&|<>()\"'\\''=,]+\\.(" SRC_EXT ")\\>'); exit 1"
+
+/* Every TCP listener: "0.0.0.0:8000 (python3, pid 12); ..." or "nothing". */
+#define LISTENERS \
+    "ss -Hltnp 2>/dev/null | awk '{ a = $4; p = \"\"; " \
+    "if (match($0, /\"[^\"]+\",pid=[0-9]+/)) { s = substr($0, RSTART + 1, RLENGTH - 1); " \
+    "sub(/\",pid=/, \", pid \", s); p = \" (\" s \")\" } " \
+    "printf \"%s%s%s\", (n++ ? \"; \" : \"\"), a, p } END { if (!n) printf \"nothing\"; print \"\" }'"
+
+/* Which local port a refused connection went to, from the command and the
+ * output.  Exit 0: nothing listens there (lines: port, listeners); 2: it
+ * listens now (port, listeners); 1: no local port named (listeners). */
+#define REFUSED_PROBE \
+    "t={cmd}$'\\n'{out}; " \
+    "loc='(localhost|127(\\.[0-9]+){3}|0\\.0\\.0\\.0|\\[::1\\]|::1)'; " \
+    "port=$(printf '%s\\n' \"$t\" | grep -oE \"$loc\\|?:[0-9]+|$loc[^0-9]{0,40}port[ =]*[0-9]+|$loc['\\\"]?, *[0-9]+|" \
+    "\\<(nc|ncat|netcat|telnet)( +-[A-Za-z]+)* +$loc +[0-9]+\" | head -n 1 | grep -oE '[0-9]+$'); " \
+    "if [ -z \"$port\" ]; then printf '%s\\n' \"$t\" | grep -qE \"http://$loc(/|$|[[:space:]\\\"'])\" && port=80; fi; " \
+    "l=$(" LISTENERS "); " \
+    "[ -n \"$port\" ] || { echo \"$l\"; exit 1; }; " \
+    "echo \"$port\"; echo \"$l\"; " \
+    "ss -Hltn 2>/dev/null | awk -v p=\":$port\" 'substr($4, length($4) - length(p) + 1) == p { f = 1 } END { exit !f }' " \
+    "&& exit 2; exit 0"
+
+/* ShellCheck's errors and warnings on one shell script, plus its notes
+ * SC2030/SC2031 (a variable changed in a pipeline's subshell), at most 10
+ * lines.  Exit 0 with the report, 1 when it finds none of those, 3 when
+ * the file is not a shell script or ShellCheck is missing. */
+#define SHELLCHECK_PROBE(file) \
+    "f=" file "; [ -f \"$f\" ] || exit 3; IFS= read -r l < \"$f\"; l=${l%$'\\r'}; " \
+    "sh='^#![[:space:]]*(/usr)?/bin/(env[[:space:]]+)?(ba|da|k)?sh([[:space:]]|$)'; " \
+    "case $l in '#!'*) [[ $l =~ $sh ]] || exit 3;; *) case $f in *.sh|*.bash) ;; *) exit 3;; esac;; esac; " \
+    "command -v shellcheck >/dev/null || exit 3; " \
+    "r=$(shellcheck -f gcc -- \"$f\" 2>/dev/null | grep -E ': (error|warning): |\\[SC203[01]\\]$' " \
+    "| sed -E 's/^[^:]*:([0-9]+):[0-9]+: /line \\1: /'); " \
+    "[ -n \"$r\" ] || exit 1; n=$(printf '%s\\n' \"$r\" | wc -l); " \
+    "echo \"ShellCheck on $f:\"; printf '%s\\n' \"$r\" | head -n 10; " \
+    "[ \"$n\" -gt 10 ] && echo \"... $((n - 10)) more: shellcheck $f\"; " \
+    "printf '%s\\n' \"$r\" | grep -q 'SC203[01]' && echo \"(Each part of a pipeline runs in a subshell: a variable " \
+    "set in cmd | while read ... is lost after the loop. Use while read ...; done < <(cmd) instead.)\"; exit 0"
+
+/* Which Debian package (or other install line) gives a missing command. */
+#define COMMAND_PROBE(var) \
+    "c=" var "; " \
+    "[ -f \"$c\" ] && { echo \"$c is a file here, not an installed command: run it as ./$c\"; exit 2; }; " \
+    "case $c in " \
+    "dotnet|csc) echo \"There is no $c here: C# builds with Mono: mcs -out:NAME.exe FILE.cs, then mono NAME.exe\"; exit 2;; " \
+    "python2|python2.7) echo 'Debian 13 has no Python 2: use python3'; exit 2;; " \
+    "tsc) echo 'npm install -g typescript'; exit 0;; " \
+    "ts-node) echo 'npm install -g ts-node typescript'; exit 0;; " \
+    "yarn|pnpm) echo \"npm install -g $c\"; exit 0;; " \
+    "esac; " \
+    "p=$(case $c in " \
+    "ssh|scp|sftp|ssh-keygen|ssh-keyscan|ssh-copy-id|ssh-agent) echo openssh-client;; sshd) echo openssh-server;; " \
+    "ifconfig|netstat|route|arp) echo net-tools;; ping) echo iputils-ping;; traceroute) echo traceroute;; " \
+    "dig|nslookup|host|nsupdate) echo bind9-dnsutils;; telnet) echo inetutils-telnet;; " \
+    "nc|netcat) echo netcat-openbsd;; ip|ss) echo iproute2;; " \
+    "ps|top|free|pgrep|pkill|watch|uptime) echo procps;; killall|pstree|fuser) echo psmisc;; " \
+    "vi|vim) echo vim;; xxd) echo xxd;; hexdump|column) echo bsdextrautils;; 7z) echo 7zip;; " \
+    "java|javac|jar|jshell) echo default-jdk-headless;; kotlin|kotlinc) echo kotlin;; " \
+    "go|gofmt) echo golang-go;; rustc) echo rustc;; cargo) echo cargo;; ghc|ghci|runghc) echo ghc;; " \
+    "lua) echo lua5.4;; mono) echo mono-runtime;; mcs) echo mono-mcs;; node|nodejs) echo nodejs;; " \
+    "npm|npx) echo npm;; pip|pip3) echo python3-pip;; python|python3) echo python3;; " \
+    "ruby|irb|gem) echo ruby;; php) echo php-cli;; R|Rscript) echo r-base-core;; scala) echo scala;; " \
+    "clang|clang++) echo clang;; gcc|cc) echo gcc;; g++|c++) echo g++;; " \
+    "gpg) echo gnupg;; mysql|mariadb) echo mariadb-client;; " \
+    "mysqld|mariadbd|mysql_secure_installation) echo mariadb-server;; psql) echo postgresql-client;; " \
+    "redis-cli) echo redis-tools;; crontab) echo cron;; man) echo man-db;; " \
+    "convert|identify|magick) echo imagemagick;; " \
+    "*) apt-cache show -- \"$c\" >/dev/null 2>&1 && echo \"$c\";; esac); " \
+    "[ -n \"$p\" ] || exit 1; echo \"apt-get update && apt-get install -y $p\"; exit 0"
+
+#define NOT_INSTALLED_SAY(o)                                                                       \
+    {                                                                                              \
+        [0] = "[" o " is not installed in this sandbox. Install it: {p1}]",                        \
+        [1] = "[" o " is not installed in this sandbox. Find its package with apt-get update && "  \
+              "apt-cache search " o ", then apt-get install -y PACKAGE.]",                         \
+        [2] = "[{p1}.]",                                                                           \
+    }
+
+#define OOM_PROBE \
+    "for f in /sys/fs/cgroup/memory.events /sys/fs/cgroup/memory/memory.oom_control; do " \
+    "[ -r \"$f\" ] || continue; " \
+    "awk '$1 == \"oom_kill\" && $2 > 0 { k = 1 } END { exit !k }' \"$f\" && exit 0; exit 1; done; exit 2"
+
+#define OOM_SAY                                                                                    \
+    {                                                                                              \
+        [0] = "[Killed for lack of memory: this sandbox has {memory}, and the program needed "     \
+              "more. Make it use less memory; running it again as is ends the same way.]",         \
+        [2] = "[Killed (SIGKILL), most likely for lack of memory: this sandbox has {memory}. "     \
+              "Make the program use less memory.]",                                                \
+    }
+
+#define REFUSED_SAY                                                                                \
+    {                                                                                              \
+        [0] = "[Nothing listens on port {p1} in this sandbox, so the connection was refused: the " \
+              "server is not running (or listens on another port). Listening now: {p2}. Start "    \
+              "the server first, in the background (CMD > server.log 2>&1 &), then check with "   \
+              "ss -ltnp.]",                                                                        \
+        [1] = "[Connection refused: nothing listened at the address and port this connected to. "  \
+              "Listening in this sandbox now: {p1}. If the server should run here, start it "      \
+              "first, in the background (CMD > server.log 2>&1 &), then check with ss -ltnp.]",    \
+        [2] = "[Port {p1} has a listener now ({p2}), but it was not ready when this connected. "   \
+              "Wait for it (sleep 1, or retry a few times) before connecting.]",                   \
+    }
+
+#define MISSING_SAY "[{probe}, so there was nothing to compile or run. Write it first (write_file), " \
+                    "then run this command again.]"
+
+#define NO_TTY_SAY "[Nobody types here: there is no terminal and stdin is closed, so this command " \
+                   "could not ask for input and did not do what it asks for. Pass the answers in " \
+                   "the command instead (a --batch, --yes or --password style option, or pipe them " \
+                   "in: printf 'answer\\n' | CMD).]"
+
+#define SCRIPT_INTERP_PROBE(var) \
+    "f=" var "; [ -f \"$f\" ] && [ ! -x \"$f\" ] || exit 3; i=; IFS= read -r l < \"$f\"; l=${l%$'\\r'}; " \
+    "case $l in '#!'*) set -f; set -- ${l#??}; i=${1##*/}; [ \"$i\" = env ] && i=$2;; esac; " \
+    "if [ -z \"$i\" ]; then case $f in *.sh|*.bash) i=bash;; *.py) i=python3;; *.js|*.mjs|*.cjs) i=node;; " \
+    "*.pl) i=perl;; *.rb) i=ruby;; *.lua) i=lua;; *.php) i=php;; esac; fi; " \
+    "[ -n \"$i\" ] || exit 1; echo \"$i $f\"; exit 0"
+
+/* ---- the table ----------------------------------------------------------------- */
+
+static const hint_t hints_table[] = {
+    /* -- files that are not there -- */
+    {
+        .name = "missing-file", .group = "file",
+        .out = "No such file or directory|[Nn]ot found|could not be found|can't open file|[Cc]annot open"
+               "|can't find file|couldn't read|Cannot find module '[./]|no input files"
+               "|undefined reference to .main|does not exist|expected 'package', found 'EOF'",
+        .exit = HX_NONZERO,
+        .probe = MISSING_FILE_PROBE(""),
+        .say = { MISSING_SAY },
+    },
+    {
+        .name = "empty-file-ran", .group = "file",
+        .cmd = AT_CMD "(python3?|node|bash|sh|ruby|perl|php|lua[0-9.]*|javac|kotlinc|gcc|g\\+\\+|cc|clang"
+               "|mcs|runghc|rustc|go[[:space:]]+(run|build))[[:space:]]",
+        .not_out = "[^[:space:]]",
+        .exit = HX_ZERO,
+        .probe = MISSING_FILE_PROBE("false &&"),
+        .say = { MISSING_SAY },
+    },
+    {
+        .name = "missing-program", .group = "file",
+        .out = "^bash: (line [0-9]+: )?(\\.{0,2}/[^:]+): No such file or directory$",
+        .exit = HX_CODE, .code = 127,
+        .probe = CD_GUARD(3) "d=$(dirname -- {o2}); [ -d \"$d\" ] || exit 1; "
+                 "ls -A -- \"$d\" | head -n 30 | paste -sd ' '",
+        .say = {
+            [0] = "[{o2} does not exist: nothing was built or written there. What is there now: {p1}]",
+            [1] = "[{o2} does not exist, nor does its folder. Build or write it first.]",
+        },
+    },
+
+    /* -- builds that never reached the code -- */
+    {
+        .name = "go-no-module",
+        .cmd = "\\<go[[:space:]]",
+        .out = "go\\.mod file not found|cannot find main module|does not contain main module",
+        .exit = HX_NONZERO,
+        .probe = CD_GUARD(1) "n=0; for f in *.go; do [ -f \"$f\" ] && { n=$((n + 1)); g=$f; }; done; "
+                 "[ $n = 1 ] || exit 1; echo \"go build -o ${g%.go} $g\"",
+        .say = {
+            [0] = "[There is no go.mod here, so go compiled nothing. Build the file itself: {p1} "
+                  "(or go run FILE.go), or make a module first: go mod init NAME.]",
+            [1] = "[There is no go.mod here, so go compiled nothing. Build the file itself: "
+                  "go build -o NAME FILE.go (or go run FILE.go), or make a module first: go mod init NAME.]",
+        },
+    },
+    {
+        .name = "cargo-no-manifest",
+        .cmd = "\\<cargo[[:space:]]",
+        .out = "could not find `Cargo\\.toml`",
+        .exit = HX_NONZERO,
+        .say = { "[There is no Cargo.toml here, so cargo compiled nothing. Build the file itself: "
+                 "rustc -O -o NAME FILE.rs, or make a project first: cargo new NAME.]" },
+    },
+    {
+        .name = "java-public-class",
+        .out = "class ([A-Za-z0-9_$]+) is public, should be declared in a file named ([A-Za-z0-9_$]+\\.java)",
+        .exit = HX_NONZERO,
+        .say = { "[javac needs the public class {o1} in a file named {o2}: write the code to {o2} "
+                 "(or rename the class), then compile {o2}.]" },
+    },
+    {
+        .name = "java-no-main-class",
+        .cmd = "\\<java[[:space:]]",
+        .out = "Could not find or load main class ([A-Za-z0-9_$]+)(\\.class|\\.java)?$",
+        .exit = HX_NONZERO,
+        .say = { "[java runs a compiled class by its name: compile first (javac {o1}.java), then run "
+                 "java {o1} (no .class) in the folder that holds {o1}.class; or run the source "
+                 "directly: java {o1}.java.]" },
+    },
+    {
+        .name = "mono-exe",
+        .cmd = AT_CMD "([^[:space:];&|<>]*\\.exe)\\>",
+        .out = "cannot execute binary file|Exec format error",
+        .exit = HX_NONZERO,
+        .probe = "command -v mono >/dev/null",
+        .say = {
+            [0] = "[{c2} is a .NET program, which Linux cannot run directly. Run it with Mono: mono {c2}]",
+            [1] = "[{c2} is a .NET program, which Linux cannot run directly. Install Mono "
+                  "(apt-get update && apt-get install -y mono-runtime), then run mono {c2}]",
+        },
+    },
+    {
+        .name = "crlf-or-interpreter",
+        .out = "^[^[:space:]]+: (line [0-9]+: )?([^:[:space:]]+): ([^:]*: )?(cannot execute: required file "
+               "not found|bad interpreter)",
+        .exit = HX_NONZERO,
+        .probe = CD_GUARD(3) "f={o2}; [ -f \"$f\" ] || exit 3; IFS= read -r l < \"$f\"; "
+                 "case $l in *$'\\r') exit 0;; '#!'*) echo \"${l#??}\"; exit 1;; esac; exit 3",
+        .say = {
+            [0] = "[{o2} has Windows line endings (CR LF), so its #! line names a program that does "
+                  "not exist. Remove them: sed -i 's/\\r$//' {o2}]",
+            [1] = "[{o2} starts with #!{p1}, which is not installed here: fix the #! line, or run it "
+                  "with an interpreter that is.]",
+        },
+    },
+    {
+        .name = "not-executable",
+        .out = "^[^[:space:]]+: (line [0-9]+: )?([^:[:space:]]+): Permission denied$",
+        .exit = HX_CODE, .code = 126,
+        .probe = CD_GUARD(3) SCRIPT_INTERP_PROBE("{o2}"),
+        .say = {
+            [0] = "[{o2} is not executable. Make it so with chmod +x {o2}, or run it with its "
+                  "interpreter: {p1}]",
+            [1] = "[{o2} is not executable: chmod +x {o2}, then run it again.]",
+        },
+    },
+
+    /* -- packages and modules -- */
+    {
+        .name = "apt-no-lists", .group = "apt",
+        .cmd = "\\<apt(-get)?[[:space:]]",
+        .out = "Unable to locate package ([^[:space:]]+)",
+        .exit = HX_NONZERO,
+        .probe = "compgen -G '/var/lib/apt/lists/*_Packages' >/dev/null",
+        .say = {
+            [1] = "[apt has no package lists yet (a new sandbox starts without them), so it knows no "
+                  "package at all: run apt-get update first, then install.]",
+        },
+    },
+    {
+        .name = "apt-unknown-package", .group = "apt",
+        .cmd = "\\<apt(-get)?[[:space:]]",
+        .out = "Unable to locate package ([^[:space:]]+)|Package '([^']+)' has no installation candidate",
+        .exit = HX_NONZERO,
+        .probe = "p={o1}{o2}; "
+                 "pat=$(printf '%s' \"$p\" | sed -E 's/[][\\\\.+*?^$(){}|]/\\\\&/g; s/[0-9]+/#/g; s/-/%-/g; "
+                 "s/#/[0-9.]+/g; s/%/[0-9.]*/g'); "
+                 "r=$(apt-cache search --names-only \"^$pat\\$\" 2>/dev/null | cut -d' ' -f1 | grep -vxF -- \"$p\" "
+                 "| sort -V | head -n 8 | paste -sd ' '); "
+                 "[ -n \"$r\" ] || r=$(apt-cache search --names-only -- \"$p\" 2>/dev/null | cut -d' ' -f1 "
+                 "| grep -vxF -- \"$p\" | sort -V | head -n 8 | paste -sd ' '); "
+                 "[ -n \"$r\" ] || exit 1; echo \"$r\"",
+        .say = {
+            [0] = "[Debian 13 has no package {o1}{o2}. apt-cache search finds these instead: {p1}. "
+                  "Install one of those.]",
+            [1] = "[Debian 13 has no package {o1}{o2}, and apt-cache search finds nothing like it. "
+                  "Look for the right name: apt-cache search WORD.]",
+        },
+    },
+    {
+        .name = "python-module",
+        .out = "ModuleNotFoundError: No module named '([^'.]+)",
+        .exit = HX_NONZERO,
+        .probe = "m={o1}; [ -e \"$m.py\" ] || [ -d \"$m\" ] && exit 3; "
+                 "case $m in tkinter|_tkinter) echo 'apt-get update && apt-get install -y python3-tk'; exit 2;; esac; "
+                 "case $m in cv2) m=opencv-python-headless;; PIL) m=Pillow;; sklearn) m=scikit-learn;; "
+                 "skimage) m=scikit-image;; yaml) m=PyYAML;; bs4) m=beautifulsoup4;; dateutil) m=python-dateutil;; "
+                 "dotenv) m=python-dotenv;; Crypto) m=pycryptodome;; jwt) m=PyJWT;; serial) m=pyserial;; "
+                 "usb) m=pyusb;; magic) m=python-magic;; docx) m=python-docx;; pptx) m=python-pptx;; "
+                 "OpenSSL) m=pyOpenSSL;; attr) m=attrs;; google) m=protobuf;; MySQLdb) m=mysqlclient;; "
+                 "psycopg2) m=psycopg2-binary;; fitz) m=PyMuPDF;; distutils) m=setuptools;; esac; echo \"$m\"",
+        .say = {
+            [0] = "[No Python module named {o1} is installed. If it is a library, install it: "
+                  "pip install {p1}; if it is a file of yours, write {o1}.py first.]",
+            [2] = "[{o1} comes from Debian, not pip: {p1}]",
+        },
+    },
+    {
+        .name = "pip-externally-managed",
+        .out = "externally-managed-environment",
+        .exit = HX_NONZERO,
+        .say = { "[pip refused because Debian manages this Python. This sandbox is yours: "
+                 "add --break-system-packages to the pip install.]" },
+    },
+    {
+        .name = "node-module", .group = "node",
+        .out = "Cannot find (module|package) '((@[^/']+/)?[^/'.][^/']*)",
+        .exit = HX_NONZERO,
+        .say = { "[The Node module {o2} is not installed: npm install {o2} (in the folder of the "
+                 "script), then run it again.]" },
+    },
+    {
+        .name = "npm-no-package-json",
+        .cmd = "\\<npm[[:space:]]",
+        .out = "Could not read package\\.json|no such file or directory, open '[^']*package\\.json'",
+        .exit = HX_NONZERO,
+        .say = { "[There is no package.json here, so npm has nothing to run. Run the file with node "
+                 "(node FILE.js), or make a package first: npm init -y.]" },
+    },
+    {
+        .name = "command-not-found", .group = "cnf",
+        .out = "^[^[:space:]]+: (line [0-9]+: )?([^:[:space:]]+): command not found$",
+        .exit = HX_NONZERO,
+        .probe = COMMAND_PROBE("{o2}"),
+        .say = NOT_INSTALLED_SAY("{o2}"),
+    },
+    {
+        /* The image's sudo runs the command with env, which says this. */
+        .name = "command-not-found-env", .group = "cnf",
+        .out = "^env: (\xe2\x80\x98|')([^'[:space:]]+)(\xe2\x80\x99|'): No such file or directory$",
+        .exit = HX_CODE, .code = 127,
+        .probe = COMMAND_PROBE("{o2}"),
+        .say = NOT_INSTALLED_SAY("{o2}"),
+    },
+
+    /* -- servers and ports -- */
+    {
+        .name = "connection-refused", .group = "refused",
+        .out = "Connection refused|ECONNREFUSED|Could not connect to server|Couldn't connect to server",
+        .exit = HX_NONZERO,
+        .probe = REFUSED_PROBE,
+        .say = REFUSED_SAY,
+    },
+    {
+        .name = "connection-refused-nc", .group = "refused",
+        .cmd = "\\<(nc|ncat|netcat)\\>[^;&|]*[[:space:]](localhost|127\\.[0-9.]+|::1)[[:space:]]+[0-9]+",
+        .not_out = "[^[:space:]]",
+        .exit = HX_NONZERO,
+        .probe = REFUSED_PROBE,
+        .say = REFUSED_SAY,
+    },
+    {
+        .name = "address-in-use",
+        .out = "Address already in use|EADDRINUSE",
+        .exit = HX_NONZERO,
+        .probe = LISTENERS,
+        .say = { "[That port is taken already. Listening now: {p1}. Stop the old server first "
+                 "(kill PID) or use another port.]" },
+    },
+
+    /* -- what really happened after a success -- */
+    {
+        .name = "ownership-after",
+        .cmd = AT_CMD "(chmod|chown|chgrp)(([[:space:]]+-[^[:space:];&|<>]*)*)[[:space:]]+"
+               "([^-[:space:];&|<>][^[:space:];&|<>]*)(([[:space:]]+[^[:space:];&|<>]+)+)",
+        .probe = "c={cmd}; read -ra p <<< {c6}; re='(^|[;&|(])[[:space:]]*(cd|pushd)[[:space:]]'; "
+                 "for x in \"${p[@]}\"; do case $x in /*) ;; *) [[ $c =~ $re ]] && exit 3;; esac; done; "
+                 "r=$(stat -c '%A %U:%G %n' -- ${p[@]} 2>/dev/null) || exit 1; "
+                 "printf '%s\\n' \"$r\" | head -n 8 | paste -sd ';' | sed 's/;/; /g'",
+        .say = { "[Now (mode owner:group path): {p1}]" },
+    },
+    {
+        .name = "host-figures",
+        .cmd = AT_CMD "(free|nproc|df|lscpu|top|vmstat)\\>|/proc/(meminfo|cpuinfo)|_NPROCESSORS_ONLN",
+        .exit = HX_ZERO,
+        .say = { "[Those figures are the host's, not this sandbox's. This sandbox has {limits}.]" },
+    },
+
+    /* -- nobody at a terminal -- */
+    {
+        .name = "passwd-no-tty", .group = "tty",
+        .cmd = AT_CMD "passwd\\>",
+        .out = "Authentication token manipulation error|password unchanged|Password change has been aborted",
+        .exit = HX_NONZERO,
+        .say = { "[Nobody types here (no terminal, stdin closed), so passwd could not read a password: "
+                 "the password was NOT changed. Set it in the command: echo 'USER:PASSWORD' | chpasswd]" },
+    },
+    {
+        .name = "gpg-no-tty", .group = "tty",
+        .cmd = "\\<gpg2?\\>",
+        .out = "cannot open '/dev/tty'|Inappropriate ioctl for device|problem with the agent|Operation cancelled",
+        .exit = HX_NONZERO,
+        .say = { "[Nobody types here (no terminal), so gpg could not ask for a passphrase and did nothing. "
+                 "Pass it in the command: gpg --batch --pinentry-mode loopback --passphrase 'PASS' ... "
+                 "(--passphrase '' for none).]" },
+    },
+    {
+        .name = "ssh-keygen-no-tty", .group = "tty",
+        .cmd = "\\<ssh-keygen\\>",
+        .out = "Enter file in which to save|Enter passphrase",
+        .exit = HX_NONZERO,
+        .say = { "[Nobody types here, so ssh-keygen could not ask where to save the key or for a "
+                 "passphrase, and made no key. Give both in the command: "
+                 "ssh-keygen -t ed25519 -N '' -f ~/.ssh/id_ed25519]" },
+    },
+    {
+        .name = "mysql-secure-no-tty", .group = "tty",
+        .cmd = "\\<(mysql|mariadb)_secure_installation\\>",
+        .not_out = "command not found",
+        .exit = HX_NONZERO,
+        .say = { "[Nobody types here, so mysql_secure_installation could not ask its questions. "
+                 "Run its SQL directly instead: mysql -e \"ALTER USER 'root'@'localhost' IDENTIFIED BY "
+                 "'PASS'; DELETE FROM mysql.user WHERE User=''; DROP DATABASE IF EXISTS test; "
+                 "FLUSH PRIVILEGES;\"]" },
+    },
+    {
+        .name = "no-tty", .group = "tty",
+        .out = "/dev/tty|[Nn]ot a tty|not a terminal|the input device is not a TTY|no tty present"
+               "|[Ii]nappropriate ioctl for device",
+        .exit = HX_NONZERO,
+        .say = { NO_TTY_SAY },
+    },
+    {
+        .name = "stdin-eof",
+        .out = "EOFError: EOF when reading a line|NoSuchElementException.*\n[[:space:]]+at java\\.base/java\\.util\\.Scanner",
+        .exit = HX_NONZERO,
+        .say = { "[The program read input, but stdin is closed here and nobody types. Give it its "
+                 "input in the command: printf 'LINE1\\nLINE2\\n' | CMD, or CMD < input.txt.]" },
+    },
+
+    /* -- killed -- */
+    {
+        .name = "killed-137", .group = "oom",
+        .exit = HX_CODE, .code = 137,
+        .probe = OOM_PROBE,
+        .say = OOM_SAY,
+    },
+    {
+        .name = "killed-line", .group = "oom",
+        .out = "^[^[:space:]]+: (line [0-9]+: )?[[:space:]]*[0-9]+ Killed[[:space:]]",
+        .probe = OOM_PROBE,
+        .say = OOM_SAY,
+    },
+    {
+        .name = "segfault",
+        .exit = HX_CODE, .code = 139,
+        .say = { "[Segmentation fault: the program read or wrote memory it does not own (an index "
+                 "out of range, a null pointer, or recursion too deep). For C or C++, build with "
+                 "-g -fsanitize=address and run again to see the line.]" },
+    },
+    {
+        .name = "sigfpe",
+        .exit = HX_CODE, .code = 136,
+        .say = { "[Floating point exception: the program divided an integer by zero (or took a "
+                 "remainder by zero).]" },
+    },
+
+    /* -- shell scripts -- */
+    {
+        .name = "shellcheck-run", .group = "shellcheck",
+        .cmd = AT_CMD "(bash|sh|dash)[[:space:]]+(-[abd-z]+[[:space:]]+)*([^-[:space:];&|<>][^[:space:];&|<>]*)",
+        .probe = CD_GUARD(3) SHELLCHECK_PROBE("{c4}"),
+        .say = { "[{probe}]" },
+    },
+    {
+        .name = "shellcheck-run-direct", .group = "shellcheck",
+        .cmd = AT_CMD "((\\.{1,2}|~)?/[^[:space:];&|<>]+\\.(sh|bash))\\>",
+        .probe = CD_GUARD(3) SHELLCHECK_PROBE("{c2}"),
+        .say = { "[{probe}]" },
+    },
+    {
+        .name = "shellcheck-write", .on = HK_WRITE, .group = "shellcheck",
+        .cmd = "\\.(sh|bash)$",
+        .probe = SHELLCHECK_PROBE("{cmd}"),
+        .say = { "[{probe}]" },
+    },
+    {
+        .name = "shellcheck-write-shebang", .on = HK_WRITE, .group = "shellcheck",
+        .not_cmd = "\\.(sh|bash)$",
+        .out = "\\`#![[:space:]]*(/usr)?/bin/(env[[:space:]]+)?(ba|da|k)?sh([[:space:]]|$)",
+        .probe = SHELLCHECK_PROBE("{cmd}"),
+        .say = { "[{probe}]" },
+    },
+};
+
+#define HINTS_N (sizeof hints_table / sizeof hints_table[0])
+#define NGROUPS 10  /* regex groups kept per match: \0 and {c1}..{c9} */
+#define PROBE_OUT_TAIL 4096
+#define PLACEHOLDER_MAX 300
+
+/* ---- compiling ------------------------------------------------------------------- */
+
+typedef struct {
+    regex_t cmd, not_cmd, out, not_out;
+    bool has_cmd, has_not_cmd, has_out, has_not_out;
+    bool ok;
+} compiled_t;
+
+static compiled_t compiled[HINTS_N];
+static pthread_mutex_t compile_mu = PTHREAD_MUTEX_INITIALIZER;
+static bool compiled_done;
+static char compile_err[512];
+
+static bool compile_one(regex_t *re, bool *has, const char *pat, const char *name, const char *what)
+{
+    *has = false;
+    if (!pat)
+        return true;
+    int rc = regcomp(re, pat, REG_EXTENDED | REG_NEWLINE);
+    if (rc != 0) {
+        char msg[200];
+        regerror(rc, re, msg, sizeof msg);
+        if (!compile_err[0])
+            snprintf(compile_err, sizeof compile_err, "hint %s: bad %s regex: %s", name, what, msg);
+        return false;
+    }
+    *has = true;
+    return true;
+}
+
+/* Compile the table on first use (again after hints_shutdown).  The lock
+ * costs nothing next to a docker exec. */
+static void ensure_compiled(void)
+{
+    pthread_mutex_lock(&compile_mu);
+    if (!compiled_done) {
+        for (size_t i = 0; i < HINTS_N; i++) {
+            const hint_t *h = &hints_table[i];
+            compiled_t *c = &compiled[i];
+            c->ok = compile_one(&c->cmd, &c->has_cmd, h->cmd, h->name, "cmd") &
+                    compile_one(&c->not_cmd, &c->has_not_cmd, h->not_cmd, h->name, "not_cmd") &
+                    compile_one(&c->out, &c->has_out, h->out, h->name, "out") &
+                    compile_one(&c->not_out, &c->has_not_out, h->not_out, h->name, "not_out");
+            if (!c->ok)
+                log_error("%s", compile_err);
+        }
+        compiled_done = true;
+    }
+    pthread_mutex_unlock(&compile_mu);
+}
+
+void hints_shutdown(void)
+{
+    pthread_mutex_lock(&compile_mu);
+    if (compiled_done) {
+        for (size_t i = 0; i < HINTS_N; i++) {
+            compiled_t *c = &compiled[i];
+            if (c->has_cmd)
+                regfree(&c->cmd);
+            if (c->has_not_cmd)
+                regfree(&c->not_cmd);
+            if (c->has_out)
+                regfree(&c->out);
+            if (c->has_not_out)
+                regfree(&c->not_out);
+            memset(c, 0, sizeof *c);
+        }
+        compiled_done = false;
+    }
+    pthread_mutex_unlock(&compile_mu);
+}
+
+const char *hints_entry_name(size_t i)
+{
+    return i < HINTS_N ? hints_table[i].name : NULL;
+}
+
+/* ---- limits as phrases ------------------------------------------------------------ */
+
+static void fmt_size(int64_t v, char *out, size_t outlen)
+{
+    const int64_t KiB = 1024, MiB = KiB * 1024, GiB = MiB * 1024;
+    struct { int64_t unit; const char *name; } units[] = { { GiB, "GiB" }, { MiB, "MiB" }, { KiB, "KiB" } };
+    for (size_t i = 0; i < 3; i++)
+        if (v >= units[i].unit) {
+            if (v % units[i].unit == 0)
+                snprintf(out, outlen, "%" PRId64 " %s", v / units[i].unit, units[i].name);
+            else
+                snprintf(out, outlen, "%.1f %s", (double)v / (double)units[i].unit, units[i].name);
+            return;
+        }
+    snprintf(out, outlen, "%" PRId64 " bytes", v);
+}
+
+static void phrase_memory(textbuf_t *t)
+{
+    int64_t mem = config_int("memory"), sw = config_int("memory_swap");
+    char a[32], b[32];
+    if (mem <= 0) {
+        textbuf_puts(t, "no memory limit of its own");
+        return;
+    }
+    fmt_size(mem, a, sizeof a);
+    if (sw < 0) {
+        textbuf_printf(t, "%s of memory plus unlimited swap", a);
+    } else if (sw == 0) {
+        /* Docker's default when unset: as much swap as memory. */
+        textbuf_printf(t, "%s of memory plus %s of swap", a, a);
+    } else if (sw > mem) {
+        fmt_size(sw - mem, b, sizeof b);
+        textbuf_printf(t, "%s of memory plus %s of swap", a, b);
+    } else {
+        textbuf_printf(t, "%s of memory and no swap", a);
+    }
+}
+
+static void phrase_cpus(textbuf_t *t)
+{
+    int64_t n = config_int("nano_cpus");
+    if (n <= 0) {
+        textbuf_puts(t, "no CPU limit");
+        return;
+    }
+    double cpus = (double)n / 1e9;
+    textbuf_printf(t, "%g CPU%s", cpus, cpus > 1.0 ? "s" : "");
+}
+
+static void phrase_pids(textbuf_t *t)
+{
+    int64_t n = config_int("pids_limit");
+    if (n <= 0)
+        textbuf_puts(t, "no process limit");
+    else
+        textbuf_printf(t, "at most %" PRId64 " processes", n);
+}
+
+static void phrase_disk(textbuf_t *t)
+{
+    int64_t n = config_int("disk_cap");
+    char a[32];
+    if (n <= 0) {
+        textbuf_puts(t, "no disk cap");
+        return;
+    }
+    fmt_size(n, a, sizeof a);
+    textbuf_printf(t, "%s of disk", a);
+}
+
+/* ---- templates -------------------------------------------------------------------- */
+
+typedef struct {
+    const char *cmd;
+    const regmatch_t *cm;     /* NULL when the entry has no cmd regex */
+    const char *outp;
+    size_t out_len;
+    const regmatch_t *om;
+    const char *probe_out;    /* NULL before the probe ran */
+} expand_ctx_t;
+
+static void put_quoted(textbuf_t *t, const char *s, size_t n)
+{
+    textbuf_puts(t, "'");
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] == '\'')
+            textbuf_puts(t, "'\\''");
+        else if (s[i] != '\0')
+            textbuf_append(t, &s[i], 1);
+    }
+    textbuf_puts(t, "'");
+}
+
+static void put_value(textbuf_t *t, const char *s, size_t n, bool quote)
+{
+    if (quote) {
+        put_quoted(t, s, n);
+        return;
+    }
+    if (n > PLACEHOLDER_MAX)
+        n = PLACEHOLDER_MAX;
+    textbuf_append(t, s, n);
+}
+
+/* Line k (1-based) of s: start and length; false past the end. */
+static bool nth_line(const char *s, int k, const char **start, size_t *len)
+{
+    const char *p = s;
+    for (int i = 1; i < k; i++) {
+        p = strchr(p, '\n');
+        if (!p)
+            return false;
+        p++;
+    }
+    if (!*p && k > 1)
+        return false;
+    const char *e = strchr(p, '\n');
+    *start = p;
+    *len = e ? (size_t)(e - p) : strlen(p);
+    return true;
+}
+
+static bool is_known_name(const char *name, size_t n)
+{
+    static const char *const names[] = { "cmd", "out", "probe", "memory", "cpus", "pids", "disk_cap",
+                                         "limits" };
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (strlen(names[i]) == n && memcmp(names[i], name, n) == 0)
+            return true;
+    return n == 2 && (name[0] == 'c' || name[0] == 'o' || name[0] == 'p') && name[1] >= '1' && name[1] <= '9';
+}
+
+/* Expand one placeholder; false when the name is not one. */
+static bool expand_name(const expand_ctx_t *x, const char *name, size_t n, bool quote, textbuf_t *t)
+{
+    if (!is_known_name(name, n))
+        return false;
+    if (n == 3 && memcmp(name, "cmd", 3) == 0) {
+        put_value(t, x->cmd, strlen(x->cmd), quote);
+    } else if (n == 3 && memcmp(name, "out", 3) == 0) {
+        size_t off = x->out_len > PROBE_OUT_TAIL ? x->out_len - PROBE_OUT_TAIL : 0;
+        put_quoted(t, x->outp + off, x->out_len - off);
+    } else if (n == 5 && memcmp(name, "probe", 5) == 0) {
+        const char *p = x->probe_out ? x->probe_out : "";
+        size_t len = strlen(p);
+        while (len && (p[len - 1] == '\n' || p[len - 1] == ' ' || p[len - 1] == '\t' || p[len - 1] == '\r'))
+            len--;
+        if (quote)
+            put_quoted(t, p, len);
+        else
+            textbuf_append(t, p, len);
+    } else if (n == 2 && (name[0] == 'c' || name[0] == 'o')) {
+        const regmatch_t *m = name[0] == 'c' ? x->cm : x->om;
+        const char *src = name[0] == 'c' ? x->cmd : x->outp;
+        int g = name[1] - '0';
+        if (m && m[g].rm_so >= 0)
+            put_value(t, src + m[g].rm_so, (size_t)(m[g].rm_eo - m[g].rm_so), quote);
+        else if (quote)
+            textbuf_puts(t, "''");
+    } else if (n == 2 && name[0] == 'p') {
+        const char *s;
+        size_t len;
+        if (x->probe_out && nth_line(x->probe_out, name[1] - '0', &s, &len)) {
+            while (len && (s[len - 1] == '\r' || s[len - 1] == ' '))
+                len--;
+            put_value(t, s, len, quote);
+        } else if (quote) {
+            textbuf_puts(t, "''");
+        }
+    } else {
+        textbuf_t v;
+        textbuf_init(&v);
+        if (n == 6 && memcmp(name, "memory", 6) == 0)
+            phrase_memory(&v);
+        else if (n == 4 && memcmp(name, "cpus", 4) == 0)
+            phrase_cpus(&v);
+        else if (n == 4 && memcmp(name, "pids", 4) == 0)
+            phrase_pids(&v);
+        else if (n == 8 && memcmp(name, "disk_cap", 8) == 0)
+            phrase_disk(&v);
+        else { /* limits */
+            phrase_memory(&v);
+            textbuf_puts(&v, ", ");
+            phrase_cpus(&v);
+            textbuf_puts(&v, ", ");
+            phrase_pids(&v);
+            textbuf_puts(&v, " and ");
+            phrase_disk(&v);
+        }
+        if (v.buf)
+            put_value(t, v.buf, v.len, quote);
+        textbuf_free(&v);
+    }
+    return true;
+}
+
+/* Expand tmpl into t.  Returns false when a text (not quote) names the
+ * probe's output ({probe}, {pN}) and that is empty: a line built on a
+ * probe that printed nothing would say nothing true. */
+static bool expand(const expand_ctx_t *x, const char *tmpl, bool quote, textbuf_t *t)
+{
+    const char *p = tmpl;
+    bool full = true;
+    while (*p) {
+        const char *open = strchr(p, '{');
+        if (!open) {
+            textbuf_puts(t, p);
+            return full;
+        }
+        textbuf_append(t, p, (size_t)(open - p));
+        const char *close = strchr(open + 1, '}');
+        size_t before = t->len;
+        if (close && expand_name(x, open + 1, (size_t)(close - open - 1), quote, t)) {
+            if (!quote && open[1] == 'p' && t->len == before)
+                full = false;
+            p = close + 1;
+        } else {
+            textbuf_append(t, open, 1);
+            p = open + 1;
+        }
+    }
+    return full;
+}
+
+/* ---- checking the table ------------------------------------------------------------ */
+
+static int check_template(const char *name, const char *tmpl, bool is_say, char *err, size_t errlen)
+{
+    size_t len = strlen(tmpl);
+    if (is_say && (len < 2 || tmpl[0] != '[' || tmpl[len - 1] != ']')) {
+        snprintf(err, errlen, "hint %s: a text must be one bracketed line \"[...]\"", name);
+        return -1;
+    }
+    if (is_say) {
+        /* Placeholders in texts are all {name} with a known name. */
+        for (const char *p = strchr(tmpl, '{'); p; p = strchr(p + 1, '{')) {
+            const char *close = strchr(p + 1, '}');
+            if (!close || !is_known_name(p + 1, (size_t)(close - p - 1)) ||
+                (close - p - 1 == 3 && memcmp(p + 1, "out", 3) == 0)) {
+                snprintf(err, errlen, "hint %s: unknown placeholder in \"%.40s\"", name, p);
+                return -1;
+            }
+        }
+    }
+    return 0;
+}
+
+int hints_check(char *err, size_t errlen)
+{
+    ensure_compiled();
+    for (size_t i = 0; i < HINTS_N; i++) {
+        const hint_t *h = &hints_table[i];
+        if (!compiled[i].ok) {
+            snprintf(err, errlen, "%s", compile_err[0] ? compile_err : "a regex did not compile");
+            return -1;
+        }
+        if (!h->name || !*h->name) {
+            snprintf(err, errlen, "hint #%zu has no name", i);
+            return -1;
+        }
+        for (size_t j = 0; j < i; j++)
+            if (strcmp(hints_table[j].name, h->name) == 0) {
+                snprintf(err, errlen, "hint name %s is used twice", h->name);
+                return -1;
+            }
+        bool any = false;
+        for (int k = 0; k < 3; k++)
+            if (h->say[k]) {
+                any = true;
+                if (check_template(h->name, h->say[k], true, err, errlen))
+                    return -1;
+                if (!h->probe && k > 0) {
+                    snprintf(err, errlen, "hint %s: say[%d] without a probe is never used", h->name, k);
+                    return -1;
+                }
+            }
+        if (!any) {
+            snprintf(err, errlen, "hint %s says nothing", h->name);
+            return -1;
+        }
+        if (!h->cmd && !h->out && h->exit != HX_CODE) {
+            snprintf(err, errlen, "hint %s matches every result", h->name);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* ---- the loop ---------------------------------------------------------------------- */
+
+static bool exit_matches(const hint_t *h, int exit_code)
+{
+    switch (h->exit) {
+    case HX_ANY: return true;
+    case HX_ZERO: return exit_code == 0;
+    case HX_NONZERO: return exit_code != 0;
+    case HX_CODE: return exit_code == h->code;
+    }
+    return false;
+}
+
+static bool group_fired(const char *const *fired, size_t n, const char *group)
+{
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(fired[i], group) == 0)
+            return true;
+    return false;
+}
+
+static void apply(hint_on_t on, const char *command, const char *output, size_t output_len, int exit_code,
+                  hints_probe_fn probe, void *ctx, textbuf_t *out)
+{
+    ensure_compiled();
+    const char *fired[HINTS_N];
+    size_t nfired = 0;
+    /* Lines added by this call start here: no line is said twice. */
+    size_t start = out->len;
+    for (size_t i = 0; i < HINTS_N; i++) {
+        const hint_t *h = &hints_table[i];
+        const compiled_t *c = &compiled[i];
+        if (h->on != on || !c->ok)
+            continue;
+        if (h->group && group_fired(fired, nfired, h->group))
+            continue;
+        if (!exit_matches(h, exit_code))
+            continue;
+        regmatch_t cm[NGROUPS], om[NGROUPS];
+        if (c->has_cmd && regexec(&c->cmd, command, NGROUPS, cm, 0) != 0)
+            continue;
+        if (c->has_not_cmd && regexec(&c->not_cmd, command, 0, NULL, 0) == 0)
+            continue;
+        if (c->has_out && regexec(&c->out, output, NGROUPS, om, 0) != 0)
+            continue;
+        if (c->has_not_out && regexec(&c->not_out, output, 0, NULL, 0) == 0)
+            continue;
+        expand_ctx_t x = {
+            .cmd = command, .cm = c->has_cmd ? cm : NULL,
+            .outp = output, .out_len = output_len, .om = c->has_out ? om : NULL,
+        };
+        textbuf_t pout;
+        textbuf_init(&pout);
+        int rc = 0;
+        if (h->probe) {
+            if (!probe)
+                continue;
+            textbuf_t script;
+            textbuf_init(&script);
+            expand(&x, h->probe, true, &script);
+            rc = script.buf && !script.oom ? probe(ctx, script.buf, &pout) : -1;
+            textbuf_free(&script);
+            x.probe_out = pout.buf ? pout.buf : "";
+        }
+        const char *say = rc >= 0 && rc <= 2 ? h->say[rc] : NULL;
+        if (say) {
+            textbuf_t line;
+            textbuf_init(&line);
+            bool full = expand(&x, say, false, &line);
+            textbuf_puts(&line, "\n");
+            if (full && line.buf && !line.oom &&
+                !(out->len > start && memmem(out->buf + start, out->len - start, line.buf, line.len))) {
+                textbuf_append(out, line.buf, line.len);
+                if (h->group)
+                    fired[nfired++] = h->group;
+            }
+            textbuf_free(&line);
+        }
+        textbuf_free(&pout);
+    }
+}
+
+void hints_for_run(const char *command, const char *output, size_t output_len, int exit_code,
+                   bool timed_out, hints_probe_fn probe, void *ctx, textbuf_t *out)
+{
+    if (timed_out || !command)
+        return;
+    if (!output) {
+        output = "";
+        output_len = 0;
+    }
+    apply(HK_RUN, command, output, output_len, exit_code, probe, ctx, out);
+}
+
+void hints_for_write(const char *abspath, const char *content, size_t len,
+                     hints_probe_fn probe, void *ctx, textbuf_t *out)
+{
+    if (!abspath)
+        return;
+    /* The regexes read a C string: the first 64 KiB are plenty. */
+    size_t n = len > 65536 ? 65536 : len;
+    char *copy = malloc(n + 1);
+    if (!copy)
+        return;
+    if (n)
+        memcpy(copy, content, n);
+    copy[n] = '\0';
+    apply(HK_WRITE, abspath, copy, strlen(copy), 0, probe, ctx, out);
+    free(copy);
+}
+
+/* ---- retry memory ------------------------------------------------------------------ */
+
+#define RETRY_PER_CONV 16
+#define RETRY_CONVS 4096
+
+typedef struct {
+    uint64_t cmd_hash, out_hash;
+    int exit_code;
+} retry_item_t;
+
+typedef struct retry_conv {
+    char *conv;
+    retry_item_t items[RETRY_PER_CONV];
+    size_t n, next;           /* used slots; the slot to overwrite next */
+    struct retry_conv *prev, *nextc;
+} retry_conv_t;
+
+struct hints_retry {
+    pthread_mutex_t mu;
+    retry_conv_t *head, *tail;  /* most recently used first */
+    size_t count;
+};
+
+static uint64_t fnv1a(const void *data, size_t len, uint64_t h)
+{
+    const unsigned char *p = data;
+    for (size_t i = 0; i < len; i++) {
+        h ^= p[i];
+        h *= 1099511628211ULL;
+    }
+    return h;
+}
+
+#define FNV_OFFSET 1469598103934665603ULL
+
+hints_retry_t *hints_retry_new(void)
+{
+    hints_retry_t *s = calloc(1, sizeof *s);
+    if (s)
+        pthread_mutex_init(&s->mu, NULL);
+    return s;
+}
+
+static void retry_unlink(hints_retry_t *s, retry_conv_t *c)
+{
+    if (c->prev)
+        c->prev->nextc = c->nextc;
+    else
+        s->head = c->nextc;
+    if (c->nextc)
+        c->nextc->prev = c->prev;
+    else
+        s->tail = c->prev;
+    c->prev = c->nextc = NULL;
+}
+
+static void retry_push_front(hints_retry_t *s, retry_conv_t *c)
+{
+    c->prev = NULL;
+    c->nextc = s->head;
+    if (s->head)
+        s->head->prev = c;
+    s->head = c;
+    if (!s->tail)
+        s->tail = c;
+}
+
+static void retry_conv_free(retry_conv_t *c)
+{
+    free(c->conv);
+    free(c);
+}
+
+void hints_retry_free(hints_retry_t **self_p)
+{
+    if (!self_p || !*self_p)
+        return;
+    hints_retry_t *s = *self_p;
+    while (s->head) {
+        retry_conv_t *c = s->head;
+        s->head = c->nextc;
+        retry_conv_free(c);
+    }
+    pthread_mutex_destroy(&s->mu);
+    free(s);
+    *self_p = NULL;
+}
+
+static retry_conv_t *retry_find(hints_retry_t *s, const char *conv)
+{
+    for (retry_conv_t *c = s->head; c; c = c->nextc)
+        if (strcmp(c->conv, conv) == 0)
+            return c;
+    return NULL;
+}
+
+bool hints_retry_note(hints_retry_t *s, const char *conv, const char *command, int exit_code,
+                      const char *output, size_t output_len)
+{
+    if (!s || !conv || !command)
+        return false;
+    uint64_t ch = fnv1a(command, strlen(command), FNV_OFFSET);
+    uint64_t oh = fnv1a(output ? output : "", output ? output_len : 0, FNV_OFFSET);
+    bool repeated = false;
+    pthread_mutex_lock(&s->mu);
+    retry_conv_t *c = retry_find(s, conv);
+    if (c) {
+        retry_unlink(s, c);
+        retry_push_front(s, c);
+    }
+    long slot = -1;
+    if (c)
+        for (size_t i = 0; i < c->n; i++)
+            if (c->items[i].cmd_hash == ch) {
+                slot = (long)i;
+                break;
+            }
+    if (exit_code == 0) {
+        /* A success forgets the command's failure. */
+        if (slot >= 0) {
+            c->items[slot] = c->items[c->n - 1];
+            c->n--;
+            c->next = c->n;
+        }
+        pthread_mutex_unlock(&s->mu);
+        return false;
+    }
+    if (slot >= 0) {
+        retry_item_t *it = &c->items[slot];
+        repeated = it->out_hash == oh && it->exit_code == exit_code;
+        it->out_hash = oh;
+        it->exit_code = exit_code;
+        pthread_mutex_unlock(&s->mu);
+        return repeated;
+    }
+    if (!c) {
+        c = calloc(1, sizeof *c);
+        if (!c || !(c->conv = strdup(conv))) {
+            free(c);
+            pthread_mutex_unlock(&s->mu);
+            return false;
+        }
+        retry_push_front(s, c);
+        if (++s->count > RETRY_CONVS) {
+            retry_conv_t *old = s->tail;
+            retry_unlink(s, old);
+            retry_conv_free(old);
+            s->count--;
+        }
+    }
+    size_t at = c->n < RETRY_PER_CONV ? c->n++ : c->next;
+    c->next = (at + 1) % RETRY_PER_CONV;
+    c->items[at] = (retry_item_t){ .cmd_hash = ch, .out_hash = oh, .exit_code = exit_code };
+    pthread_mutex_unlock(&s->mu);
+    return false;
+}
+
+void hints_retry_clear(hints_retry_t *s, const char *conv)
+{
+    if (!s || !conv)
+        return;
+    pthread_mutex_lock(&s->mu);
+    retry_conv_t *c = retry_find(s, conv);
+    if (c) {
+        retry_unlink(s, c);
+        retry_conv_free(c);
+        s->count--;
+    }
+    pthread_mutex_unlock(&s->mu);
+}
