@@ -239,6 +239,16 @@ static void repair_network(docker_t *d, const char *id)
     log_info("reattached %.12s to network %s: %s", id, net, docker_strerror(e));
 }
 
+/* Forget the stamp last written for a chat, so its next call writes one. */
+static void stamp_forget(manager_t *m, const char *conv)
+{
+    pthread_mutex_lock(&m->mu);
+    for (busy_entry_t *b = m->busy; b; b = b->next)
+        if (strcmp(b->conv, conv) == 0)
+            b->stamp = 0;
+    pthread_mutex_unlock(&m->mu);
+}
+
 /* The line that tells the model its sandbox was stopped and is back. */
 static void resume_notice(manager_t *m, const char *id, int64_t finished, textbuf_t *notice)
 {
@@ -395,6 +405,8 @@ static ensure_t manager_ensure(manager_t *m, const char *conv, const char *user,
         int64_t started = kept_parse_time(json_string_value(json_object_get(state, "StartedAt")));
         if (!created_now && started > 0)
             resume_notice(m, id, finished, notice);
+        /* Whatever this manager remembers of the stamp is stale now. */
+        stamp_forget(m, conv);
     }
     if (created_now)
         gone_notice(m, conv, name, notice);

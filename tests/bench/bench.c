@@ -9,10 +9,13 @@
  *   3. 64 chats calling run("sleep 1") at once: wall time;
  *   4. resident memory of every talkback process, idle and under (3);
  *   5. with --judge: run_code of a trivial PASS program per language (p50),
- *      and a bits/stdc++.h C++ compile with and without the PCH.
+ *      and a bits/stdc++.h C++ compile with and without the PCH;
+ *   6. with --reaper N: resume of a stopped sandbox + run("true") (p50), and
+ *      one reaper sweep (dry run) over N kept sandboxes: time, Docker calls.
  * Every chat it makes is reset at the end.
  *
- * usage: talkback-bench [--url URL] [--n N] [--chats N] [--judge]
+ * usage: talkback-bench [--url URL] [--n N] [--chats N] [--judge] [--reaper N]
+ * (run it from the repository root: --reaper runs build/talkback-reaper)
  */
 #include <curl/curl.h>
 #include <dirent.h>
@@ -219,6 +222,61 @@ static double parallel(chat_t *chats, int n)
     return (now_us() - t0) / 1e6;
 }
 
+/* ---- reaper figures ------------------------------------------------------------------- */
+
+static void bench_reaper(docker_t *d, const char *conv, int n)
+{
+    char name[CONVID_NAME_MAX], path[512];
+    convid_container_name(conv, name);
+    long st;
+    int64_t v[10];
+    for (int i = 0; i < 10; i++) {
+        snprintf(path, sizeof path, "/containers/%s/stop?t=1", name);
+        docker_call(d, "POST", path, NULL, &st, NULL);
+        int64_t t0 = now_us();
+        free(run_cmd(conv, "true"));
+        v[i] = now_us() - t0;
+    }
+    printf("resume of a stopped sandbox + run(\"true\"): p50 %.0f ms (n=10)\n", pct(v, 10, 0.5));
+
+    /* N kept sandboxes, made as never-started containers with the labels. */
+    char prefix_r[96];
+    snprintf(prefix_r, sizeof prefix_r, "%s-reap-", prefix);
+    int64_t t0 = now_us();
+    for (int i = 0; i < n; i++) {
+        char cname[200], cconv[160];
+        snprintf(cconv, sizeof cconv, "%s%d", prefix_r, i);
+        convid_container_name(cconv, cname);
+        json_t *body = json_pack("{s:s, s:[s], s:{s:s}, s:{s:s}}", "Image", "talkback-sandbox:latest",
+                                 "Cmd", "true", "Labels", "talkback.conversation", cconv,
+                                 "HostConfig", "NetworkMode", "none");
+        snprintf(path, sizeof path, "/containers/create?name=%s", cname);
+        docker_call(d, "POST", path, body, &st, NULL);
+        json_decref(body);
+    }
+    printf("  (made %d kept sandboxes in %.1f s)\n", n, (now_us() - t0) / 1e6);
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "build/talkback-reaper --dry-run --reaper_prefix %s --hub_endpoint "
+             "ipc:///tmp/talkback-bench-nohub/x.ipc 2>/dev/null | tail -n 1", prefix_r);
+    t0 = now_us();
+    FILE *f = popen(cmd, "r");
+    char line[256] = "";
+    if (f) {
+        if (!fgets(line, sizeof line, f))
+            line[0] = '\0';
+        pclose(f);
+    }
+    line[strcspn(line, "\n")] = '\0';
+    printf("one reaper sweep over %d kept sandboxes: %.2f s (%s)\n", n, (now_us() - t0) / 1e6, line);
+    for (int i = 0; i < n; i++) {
+        char cname[200], cconv[160];
+        snprintf(cconv, sizeof cconv, "%s%d", prefix_r, i);
+        convid_container_name(cconv, cname);
+        snprintf(path, sizeof path, "/containers/%s?force=1", cname);
+        docker_call(d, "DELETE", path, NULL, &st, NULL);
+    }
+}
+
 /* ---- judge figures ------------------------------------------------------------------ */
 
 static const struct { const char *lang; const char *code; } trivial[] = {
@@ -282,15 +340,16 @@ static void bench_judge(int n)
 
 int main(int argc, char **argv)
 {
-    int n = 100, nchats = 64;
+    int n = 100, nchats = 64, reap = 0;
     bool judge = false;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--url") && i + 1 < argc) url = argv[++i];
         else if (!strcmp(argv[i], "--n") && i + 1 < argc) n = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--chats") && i + 1 < argc) nchats = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--judge")) judge = true;
+        else if (!strcmp(argv[i], "--reaper") && i + 1 < argc) reap = atoi(argv[++i]);
         else {
-            fprintf(stderr, "usage: talkback-bench [--url URL] [--n N] [--chats N] [--judge]\n");
+            fprintf(stderr, "usage: talkback-bench [--url URL] [--n N] [--chats N] [--judge] [--reaper N]\n");
             return 2;
         }
     }
@@ -381,6 +440,8 @@ int main(int argc, char **argv)
 
     if (judge)
         bench_judge(5);
+    if (reap > 0)
+        bench_reaper(d, conv, reap > 2000 ? 2000 : reap);
 
     /* clean up */
     for (int i = 0; i < nchats; i++)
