@@ -20,7 +20,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 
 import {
-  Talkback, BUILD, withLogs, connect, run, runOk, containersOf, docker, waitFor, randomTag,
+  Talkback, BUILD, withLogs, connect, run, runOk, containersOf, containersWithPrefix, docker, waitFor,
+  randomTag,
 } from './harness.mjs';
 
 const execFileP = promisify(execFile);
@@ -37,15 +38,17 @@ after(async () => {
   await docker('network', 'rm', net).catch(() => {});
 });
 
-/** One sweep of the reaper over this file's chats; its stdout. */
-async function reap(...args) {
-  const { stdout } = await execFileP(REAPER, ['--once', '--reaper_prefix', tb.prefix, ...args],
+/** One sweep of the reaper over the chats whose label starts with
+ *  tb.prefix + scope (each test names its chats so that only they are in
+ *  scope); its stdout. */
+async function reap(scope, ...args) {
+  const { stdout } = await execFileP(REAPER, ['--once', '--reaper_prefix', tb.prefix + scope, ...args],
     { env: tb.env({}), timeout: 120000 });
   return stdout;
 }
 
-async function dryRun(...args) {
-  const { stdout } = await execFileP(REAPER, ['--dry-run', '--reaper_prefix', tb.prefix, ...args],
+async function dryRun(scope, ...args) {
+  const { stdout } = await execFileP(REAPER, ['--dry-run', '--reaper_prefix', tb.prefix + scope, ...args],
     { env: tb.env({}), timeout: 120000 });
   return stdout;
 }
@@ -76,11 +79,11 @@ test('idle stop, then resume: files and installs kept, processes gone, the notic
   assert.match(await runOk(c, 'ps -eo args'), /sleep 4242/);
 
   // Used recently: the reaper leaves it alone.
-  assert.doesNotMatch(await reap(), /stop .*idle-/);
+  assert.doesNotMatch(await reap('idle-'), /stop .*idle-/);
   assert.equal(await state(conv), 'running');
 
   await ageStamp(c, '2 hours ago');
-  const out = await reap();
+  const out = await reap('idle-');
   assert.match(out, /1 stopped/);
   assert.equal(await state(conv), 'exited');
 
@@ -104,7 +107,7 @@ test('a call in flight is not idled, even when its stamp is old', withLogs(tb, a
   const long = run(c, 'sleep 15; echo done', { timeout: 60 });
   await waitFor(async () => /sleep 15/.test(await docker('top', (await containersOf(conv))[0].id)),
     { what: 'the long call to be running', timeoutMs: 20000 });
-  const out = await reap();
+  const out = await reap('busy-');
   assert.match(out, /0 stopped/);
   assert.equal(await state(conv), 'running');
   const r = await long;
@@ -118,7 +121,7 @@ test('resume after kill -9 of the gateway and the sandbox manager', withLogs(tb,
   let c = await connect(tb, { conv });
   await runOk(c, 'echo survived > /work/f.txt');
   await ageStamp(c, '2 hours ago');
-  assert.match(await reap(), /1 stopped/);
+  assert.match(await reap('kill9-'), /1 stopped/);
   await c.close();
   await tb.killGateway();
   await tb.killSandbox();
@@ -145,7 +148,7 @@ test('disk cap: an over-cap sandbox is removed, and the next call is told why', 
   const s = await connect(tb, { conv: small });
   await runOk(c, 'head -c 20000000 /dev/urandom > /work/big && echo ok');
   await runOk(s, 'echo small > /work/small');
-  const out = await reap('--disk_cap', '10M');
+  const out = await reap('disk', '--disk_cap', '10M');
   assert.match(out, /1 removed/);
   assert.equal(await state(conv), 'gone');
   assert.equal(await state(small), 'running');
@@ -171,23 +174,23 @@ test('eviction: by age, count and size, oldest first; dry run changes nothing; o
         await c.close();
         await docker('stop', '-t', '1', (await containersOf(convs[k]))[0].id);
       }
-      const dry = await dryRun();
+      const dry = await dryRun('ev-');
       assert.match(dry, new RegExp(`would remove talkback-${convs.old}-[0-9a-f]{16} \\(kept: unused for 20 days, over 14 days\\)`));
       assert.doesNotMatch(dry, new RegExp(convs.mid));
       for (const k of Object.keys(convs)) assert.equal(await state(convs[k]), 'exited', `${k} after dry run`);
 
-      assert.match(await reap(), /1 removed/);
+      assert.match(await reap('ev-'), /1 removed/);
       assert.equal(await state(convs.old), 'gone');
       assert.equal(await state(convs.mid), 'exited');
 
       // By count: keep 2 -> the older of the three left goes.
-      assert.match(await reap('--keep_max_count', '2'), /1 removed/);
+      assert.match(await reap('ev-', '--keep_max_count', '2'), /1 removed/);
       assert.equal(await state(convs.mid), 'gone');
       assert.equal(await state(convs.young), 'exited');
       assert.equal(await state(convs.newest), 'exited');
 
       // By size: two 3 MB sandboxes over a 4 MiB total -> the older goes.
-      assert.match(await reap('--keep_max_bytes', '4M'), /1 removed/);
+      assert.match(await reap('ev-', '--keep_max_bytes', '4M'), /1 removed/);
       assert.equal(await state(convs.young), 'gone');
       assert.equal(await state(convs.newest), 'exited');
 
@@ -208,7 +211,10 @@ test('network removed and re-created under the same name: a stopped sandbox stil
   const conv = tb.chat('net');
   const c = await connect(tb, { conv });
   await runOk(c, 'echo still-here > /work/n.txt');
-  await docker('stop', '-t', '1', (await containersOf(conv))[0].id);
+  // Every sandbox of this file stops (a network with running members
+  // cannot be removed); only this chat is resumed below.
+  const all = (await containersWithPrefix(tb.prefix)).map((x) => x.id);
+  await docker('stop', '-t', '1', ...all);
   await docker('network', 'rm', net);
   await docker('network', 'create', net);
   const r = await run(c, 'cat /work/n.txt; ip -o -4 addr show | grep -v " lo " | wc -l');
