@@ -6,7 +6,8 @@
  *   Saved /work/main.cpp (245 bytes).
  *   $ g++ -O2 -std=c++17 ... -o main main.cpp       (compiled languages)
  *   <compiler messages, trimmed>                    (only when there are any)
- *   $ ./main < input                                 the run line
+ *   $ ./main < main.in                               the run line (main.in holds
+ *                                                    the input; /dev/null without)
  *   input:                                           what was fed, or "(none: ...)"
  *   output:                                          what it printed
  *   <verdict lines>                                  PASS / FAIL / CRASH / TIMEOUT
@@ -33,6 +34,7 @@
 
 #define DONT_ANSWER "Don't answer yet: fix the code and call run_code again until it says PASS.\n"
 #define HISTORY_DIR "/var/lib/talkback"
+#define INPUT_FILE "main.in"   /* run_code's input, saved beside main.<ext> */
 
 const char *judge_signal_name(int sig)
 {
@@ -304,11 +306,29 @@ static proto_msg_t *op_run_code(worker_job_t *job)
         proto_msg_destroy(&r);
     }
 
-    /* 3. run, stdin always given (empty when absent): nobody types here */
-    textbuf_printf(&t, "$ %s%s\n", run, input && ilen ? " < input" : "");
+    /* 3. run, stdin always redirected (from /dev/null when there is no
+     * input): nobody types here.  The input is a file next to the program,
+     * not exec stdin, so the model can rerun the same line with `run`, and
+     * no proxy between talkback and Docker has to carry a stdin stream. */
+    char line[1024];
+    if (input && ilen) {
+        char in_path[600];
+        snprintf(in_path, sizeof in_path, "/work/%s", INPUT_FILE);
+        r = sandbox_put(job, in_path, input, ilen);
+        if (sandbox_failed(r)) {
+            reply = reply_from_failure(req, r, &t);
+            goto out;
+        }
+        take_notice(&t, r, &noticed);
+        proto_msg_destroy(&r);
+        snprintf(line, sizeof line, "%s < %s", run, INPUT_FILE);
+    } else {
+        snprintf(line, sizeof line, "%s < /dev/null", run);
+    }
+    textbuf_printf(&t, "$ %s\n", line);
     show_block(&t, "input:", input, input ? ilen : 0, "(none: stdin was empty)");
     /* stdout is what is compared; stderr is shown apart. */
-    r = sandbox_exec(job, run, run_timeout, input ? input : "", input ? ilen : 0, true);
+    r = sandbox_exec(job, line, run_timeout, NULL, 0, true);
     if (sandbox_failed(r)) {
         reply = reply_from_failure(req, r, &t);
         goto out;

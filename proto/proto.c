@@ -533,12 +533,104 @@ static proto_err_t decode_obj(const msgpack_object *root, proto_msg_t *m)
     return PROTO_OK;
 }
 
+/* Walk a msgpack frame without allocating, before msgpack-c sees it: the
+ * unpacker allocates for a map or array as soon as it reads its header, so
+ * a 5-byte frame claiming 268 million entries would cost gigabytes.  A
+ * talkback message is a few small maps, so the walk refuses any frame with
+ * more than PROTO_MAX_CONTAINERS maps/arrays, any map or array over
+ * PROTO_MAX_FIELDS entries, and any count the remaining bytes cannot hold.
+ * Fuzzed (tests/fuzz/fuzz_proto.c). */
+#define PROTO_MAX_CONTAINERS 16
+
+static uint64_t be(const unsigned char *p, size_t n)
+{
+    uint64_t v = 0;
+    for (size_t i = 0; i < n; i++)
+        v = (v << 8) | p[i];
+    return v;
+}
+
+static bool proto_frame_sane(const unsigned char *p, size_t len)
+{
+    size_t pos = 0;
+    uint64_t pending = 1;  /* objects still to read */
+    unsigned containers = 0;
+    while (pending) {
+        if (pos >= len)
+            return false;
+        unsigned char b = p[pos++];
+        pending--;
+        uint64_t items = 0, skip = 0;
+        size_t lenbytes = 0;
+        if (b <= 0x7f || b >= 0xe0) {
+            /* fixint */
+        } else if ((b & 0xf0) == 0x80) {
+            items = 2u * (b & 0x0fu);
+            containers++;
+        } else if ((b & 0xf0) == 0x90) {
+            items = b & 0x0fu;
+            containers++;
+        } else if ((b & 0xe0) == 0xa0) {
+            skip = b & 0x1fu;
+        } else {
+            switch (b) {
+            case 0xc0: case 0xc2: case 0xc3: break;
+            case 0xc4: case 0xd9: lenbytes = 1; break;
+            case 0xc5: case 0xda: lenbytes = 2; break;
+            case 0xc6: case 0xdb: lenbytes = 4; break;
+            case 0xc7: lenbytes = 1; skip = 1; break;  /* ext 8: + type */
+            case 0xc8: lenbytes = 2; skip = 1; break;
+            case 0xc9: lenbytes = 4; skip = 1; break;
+            case 0xca: skip = 4; break;
+            case 0xcb: skip = 8; break;
+            case 0xcc: case 0xd0: skip = 1; break;
+            case 0xcd: case 0xd1: skip = 2; break;
+            case 0xce: case 0xd2: skip = 4; break;
+            case 0xcf: case 0xd3: skip = 8; break;
+            case 0xd4: skip = 2; break;
+            case 0xd5: skip = 3; break;
+            case 0xd6: skip = 5; break;
+            case 0xd7: skip = 9; break;
+            case 0xd8: skip = 17; break;
+            case 0xdc: case 0xdd: case 0xde: case 0xdf: {
+                size_t n = (b == 0xdc || b == 0xde) ? 2 : 4;
+                if (n > len - pos)
+                    return false;
+                items = be(p + pos, n);
+                pos += n;
+                if (b >= 0xde)
+                    items *= 2;
+                containers++;
+                break;
+            }
+            default:
+                return false; /* 0xc1: never used */
+            }
+        }
+        if (lenbytes) {
+            if (lenbytes > len - pos)
+                return false;
+            skip += be(p + pos, lenbytes);
+            pos += lenbytes;
+        }
+        if (skip > len - pos)
+            return false;
+        pos += (size_t)skip;
+        if (containers > PROTO_MAX_CONTAINERS || items > 2u * PROTO_MAX_FIELDS)
+            return false;
+        pending += items;
+        if (pending > len - pos)
+            return false; /* every object takes at least one byte */
+    }
+    return pos == len;
+}
+
 proto_err_t proto_decode(const void *buf, size_t len, proto_msg_t **out)
 {
     *out = NULL;
     if (len > PROTO_MAX_FRAME)
         return PROTO_ETOOBIG;
-    if (len == 0 || !buf)
+    if (len == 0 || !buf || !proto_frame_sane(buf, len))
         return PROTO_EFORMAT;
 
     msgpack_unpacked up;

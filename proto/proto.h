@@ -37,7 +37,7 @@
 
 /* Hard ceilings for decoding untrusted frames.  A frame bigger than this is
  * refused before msgpack sees it. */
-#define PROTO_MAX_FRAME   (64u * 1024u * 1024u)
+#define PROTO_MAX_FRAME   (32u * 1024u * 1024u)
 #define PROTO_MAX_FIELDS  256u
 
 typedef enum {

@@ -338,6 +338,10 @@ static ensure_t manager_ensure(manager_t *m, const char *conv, const char *user,
                 textbuf_printf(err, "[talkback: the sandbox image %s is missing on the host, so no sandbox "
                                "could be made and nothing ran. Tell the user to build it (deploy/image/build).]",
                                config_str("image"));
+            else if (strncmp(msg, "Unknown runtime", 15) == 0)
+                textbuf_printf(err, "[talkback: the sandbox runtime `%s` (setting `runtime`) is not registered "
+                               "with Docker (daemon.json \"runtimes\"), so no sandbox could be made and nothing "
+                               "ran. Tell the user the sandbox host has a problem.]", config_str("runtime"));
             else
                 textbuf_printf(err, "[talkback: Docker refused to create this chat's sandbox (%s), so nothing "
                                "ran. Tell the user the sandbox host has a problem.]", msg);

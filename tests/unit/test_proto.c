@@ -134,6 +134,10 @@ static void decode_checks(void **state)
     free(full);
     proto_msg_destroy(&m);
     free(b);
+    /* Headers claiming huge maps/arrays are refused before any allocation. */
+    assert_int_equal(proto_decode("\xdf\x10\x00\x00\x00", 5, &d), PROTO_EFORMAT);
+    assert_int_equal(proto_decode("\xdd\x10\x00\x00\x00", 5, &d), PROTO_EFORMAT);
+    assert_int_equal(proto_decode("\x81\xa1v\xdc\xff\xff", 6, &d), PROTO_EFORMAT);
     /* Not a map at all. */
     assert_int_equal(proto_decode("\x93\x01\x02\x03", 4, &d), PROTO_EFORMAT);
     assert_int_equal(proto_decode("", 0, &d), PROTO_EFORMAT);
