@@ -74,7 +74,8 @@ typedef struct {
 
 /* Where a command word starts: the line's start, after ; & | ( ` or $(, or
  * after a word that runs the next one.  One regex group. */
-#define AT_CMD "(^|[;&|(`]|\\$\\(|\\<sudo|\\<then|\\<do|\\<else|\\<time|\\<nohup|\\<exec|\\<xargs|\\<env)[[:space:]]*"
+#define AT_CMD "(^|[;&|(`]|\\$\\(|\\<sudo|\\<then|\\<do|\\<else|\\<time|\\<nohup|\\<exec|\\<xargs|\\<env" \
+               "|\\<timeout[[:space:]]+[0-9.]+[smhd]?)[[:space:]]*"
 
 /* Relative paths in a probe are resolved in /work, where commands start; a
  * command that changes folder first leaves them unknown.  Probes using
@@ -100,9 +101,11 @@ typedef struct {
     "  elif [ -f \"$f\" ] && [ ! -s \"$f\" ]; then echo \"$f is empty (0 bytes)\"; exit 0; fi; " \
     "done < <(printf '%s\\n' \"$c\" | grep -oE '[^][[:space:];&|<>()\"'\\''=,]+\\.(" SRC_EXT ")\\>'); exit 1"
 
-/* Every TCP listener: "0.0.0.0:8000 (python3, pid 12); ..." or "nothing". */
+/* Every TCP listener: "0.0.0.0:8000 (python3, pid 12); ..." or "nothing".
+ * Docker's DNS resolver (127.0.0.11, on a user-defined network) is not a
+ * server of the sandbox's own and is left out. */
 #define LISTENERS \
-    "ss -Hltnp 2>/dev/null | awk '{ a = $4; p = \"\"; " \
+    "ss -Hltnp 2>/dev/null | awk '$4 ~ /^127\\.0\\.0\\.11:/ { next } { a = $4; p = \"\"; " \
     "if (match($0, /\"[^\"]+\",pid=[0-9]+/)) { s = substr($0, RSTART + 1, RLENGTH - 1); " \
     "sub(/\",pid=/, \", pid \", s); p = \" (\" s \")\" } " \
     "printf \"%s%s%s\", (n++ ? \"; \" : \"\"), a, p } END { if (!n) printf \"nothing\"; print \"\" }'"
@@ -191,17 +194,20 @@ typedef struct {
               "Make the program use less memory.]",                                                \
     }
 
+#define REFUSED_SAY_NOT_LISTENING                                                                  \
+    "[Nothing listens on port {p1} in this sandbox, so the connection was refused: the server is " \
+    "not running (or listens on another port). Listening now: {p2}. Start the server first, in "  \
+    "the background (CMD > server.log 2>&1 &), then check with ss -ltnp.]"
+#define REFUSED_SAY_NOT_READY                                                                      \
+    "[Port {p1} has a listener now ({p2}), but it was not ready when this connected. Wait for it " \
+    "(sleep 1, or retry a few times) before connecting.]"
 #define REFUSED_SAY                                                                                \
     {                                                                                              \
-        [0] = "[Nothing listens on port {p1} in this sandbox, so the connection was refused: the " \
-              "server is not running (or listens on another port). Listening now: {p2}. Start "    \
-              "the server first, in the background (CMD > server.log 2>&1 &), then check with "   \
-              "ss -ltnp.]",                                                                        \
+        [0] = REFUSED_SAY_NOT_LISTENING,                                                           \
         [1] = "[Connection refused: nothing listened at the address and port this connected to. "  \
               "Listening in this sandbox now: {p1}. If the server should run here, start it "      \
               "first, in the background (CMD > server.log 2>&1 &), then check with ss -ltnp.]",    \
-        [2] = "[Port {p1} has a listener now ({p2}), but it was not ready when this connected. "   \
-              "Wait for it (sleep 1, or retry a few times) before connecting.]",                   \
+        [2] = REFUSED_SAY_NOT_READY,                                                               \
     }
 
 #define MISSING_SAY "[{probe}, so there was nothing to compile or run. Write it first (write_file), " \
@@ -225,6 +231,9 @@ static const hint_t hints_table[] = {
     /* -- files that are not there -- */
     {
         .name = "missing-file", .group = "file",
+        .cmd = AT_CMD "(python[0-9.]*|node|nodejs|bash|sh|dash|ruby|perl|php|lua[0-9.]*|java|javac|kotlinc"
+               "|kotlin|gcc|g\\+\\+|cc|c\\+\\+|clang|clang\\+\\+|mcs|mono|ghc|runghc|rustc|go|tsc|ts-node"
+               "|Rscript|scala|scalac|swift|gfortran|shellcheck|\\.{1,2}/)",
         .out = "No such file or directory|[Nn]ot found|could not be found|can't open file|[Cc]annot open"
                "|can't find file|couldn't read|Cannot find module '[./]|no input files"
                "|undefined reference to .main|does not exist|expected 'package', found 'EOF'",
@@ -412,7 +421,7 @@ static const hint_t hints_table[] = {
     {
         /* The image's sudo runs the command with env, which says this. */
         .name = "command-not-found-env", .group = "cnf",
-        .out = "^env: (\xe2\x80\x98|')([^'[:space:]]+)(\xe2\x80\x99|'): No such file or directory$",
+        .out = "^env: (\xe2\x80\x98|')([^'/[:space:]]+)(\xe2\x80\x99|'): No such file or directory$",
         .exit = HX_CODE, .code = 127,
         .probe = COMMAND_PROBE("{o2}"),
         .say = NOT_INSTALLED_SAY("{o2}"),
@@ -425,6 +434,16 @@ static const hint_t hints_table[] = {
         .exit = HX_NONZERO,
         .probe = REFUSED_PROBE,
         .say = REFUSED_SAY,
+    },
+    {
+        /* Python's create_connection("localhost") tries ::1 first and
+         * reports that failure: no IPv6 in the sandbox. */
+        .name = "connection-refused-ipv6", .group = "refused",
+        .cmd = "localhost",
+        .out = "Cannot assign requested address|EADDRNOTAVAIL",
+        .exit = HX_NONZERO,
+        .probe = REFUSED_PROBE,
+        .say = { [0] = REFUSED_SAY_NOT_LISTENING, [2] = REFUSED_SAY_NOT_READY },
     },
     {
         .name = "connection-refused-nc", .group = "refused",

@@ -1,0 +1,752 @@
+/* test_hints.c -- the hint table (sandbox/hints.c) without Docker.
+ *
+ * cases[] is the table's test table: for every entry, at least one result
+ * it must speak on (with the exact start of the line it must add) and at
+ * least one matching success or look-alike it must stay silent on.  A fake
+ * probe hands each case's canned probe answer back, counts the calls and
+ * checks every probe script it is given with `bash -n`.  A second set
+ * runs some probes for real, with bash in a temporary folder, to check
+ * what they find.  Then: the retry memory, and ShellCheck on writes.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "common/config.h"
+#include "sandbox/hints.h"
+
+/* ---- the fake probe ----------------------------------------------------------- */
+
+typedef struct {
+    int rc;              /* what the probe "exits" with */
+    const char *out;     /* what it "prints" */
+    const char *only;    /* answer only probes containing this; others exit 3 */
+    int calls;
+    char last[8192];     /* the last script it was given */
+} fake_t;
+
+/* bash -n: the script parses. */
+static int bash_syntax_ok(const char *script)
+{
+    pid_t pid = fork();
+    if (pid == 0) {
+        int devnull = open("/dev/null", O_WRONLY);
+        if (devnull >= 0) {
+            dup2(devnull, 1);
+            dup2(devnull, 2);
+        }
+        execlp("bash", "bash", "-n", "-c", script, (char *)NULL);
+        _exit(127);
+    }
+    int st = 0;
+    waitpid(pid, &st, 0);
+    return WIFEXITED(st) && WEXITSTATUS(st) == 0;
+}
+
+static int fake_probe(void *ctx, const char *command, textbuf_t *out)
+{
+    fake_t *f = ctx;
+    f->calls++;
+    snprintf(f->last, sizeof f->last, "%s", command);
+    if (!bash_syntax_ok(command)) {
+        fprintf(stderr, "probe does not parse:\n%s\n", command);
+        return -1;
+    }
+    if (f->only && !strstr(command, f->only))
+        return 3;
+    if (f->out)
+        textbuf_puts(out, f->out);
+    return f->rc;
+}
+
+/* ---- the cases ------------------------------------------------------------------ */
+
+typedef struct {
+    const char *name;     /* the entry this case is about */
+    bool quiet;           /* true: nothing may be added */
+    const char *cmd;
+    const char *out;
+    int exit_code;
+    int probe_rc;
+    const char *probe_out;
+    const char *expect;   /* the added text starts with this (fires only) */
+    const char *probe_has; /* the probe script contains this */
+    const char *probe_for; /* only probes containing this get the canned
+                            * answer; others exit 3 (can't tell).  NULL: all */
+} hcase_t;
+
+#define FIRE(n) .name = n
+#define QUIET(n) .name = n, .quiet = true
+
+static const hcase_t cases[] = {
+    /* missing or empty files */
+    { FIRE("missing-file"), .cmd = "kotlinc TwoSum.kt -include-runtime -d t.jar",
+      .out = "error: source file or directory not found: TwoSum.kt\n", .exit_code = 1,
+      .probe_out = "TwoSum.kt does not exist (no file /work/TwoSum.kt)\n",
+      .expect = "[TwoSum.kt does not exist (no file /work/TwoSum.kt), so there was nothing to compile or "
+                "run. Write it first (write_file), then run this command again.]\n",
+      .probe_has = "'kotlinc TwoSum.kt -include-runtime -d t.jar'" },
+    { FIRE("missing-file"), .cmd = "python3 x.py", .out = "python3: can't open file '/work/x.py': [Errno 2] "
+      "No such file or directory\n", .exit_code = 2, .probe_out = "x.py does not exist (no file /work/x.py)",
+      .expect = "[x.py does not exist (no file /work/x.py), so there was nothing" },
+    { FIRE("missing-file"), .cmd = "gcc a.c -o a", .out = "/usr/bin/ld: (.text+0x1b): undefined reference to "
+      "`main'\ncollect2: error: ld returned 1 exit status\n", .exit_code = 1, .probe_out = "a.c is empty (0 bytes)",
+      .expect = "[a.c is empty (0 bytes), so there was nothing to compile or run." },
+    { QUIET("missing-file"), .cmd = "python3 solve.py", .out = "FileNotFoundError: [Errno 2] No such file or "
+      "directory: 'input.txt'\n", .exit_code = 1, .probe_rc = 1 },
+    { QUIET("missing-file"), .cmd = "kotlinc TwoSum.kt -include-runtime -d t.jar", .out = "", .exit_code = 0,
+      .probe_rc = 1 },
+    { FIRE("missing-file"), .cmd = "echo 3 | timeout 5 python3 sol.py", .out = "python3: can't open file "
+      "'/work/sol.py': [Errno 2] No such file or directory\n", .exit_code = 2,
+      .probe_out = "sol.py does not exist (no file /work/sol.py)", .expect = "[sol.py does not exist" },
+    { FIRE("missing-file"), .cmd = "./run.sh", .out = "bash: line 1: ./run.sh: No such file or directory\n",
+      .exit_code = 127, .probe_out = "./run.sh does not exist (no file /work/run.sh)", .probe_for = "realpath",
+      .expect = "[./run.sh does not exist (no file /work/run.sh), so there was nothing to compile or run." },
+    { QUIET("missing-file"), .cmd = "rm old.py", .out = "rm: cannot remove 'old.py': No such file or directory\n",
+      .exit_code = 1, .probe_out = "old.py does not exist (no file /work/old.py)" },
+    { QUIET("missing-file"), .cmd = "cat notes.py", .out = "cat: notes.py: No such file or directory\n",
+      .exit_code = 1, .probe_out = "notes.py does not exist (no file /work/notes.py)" },
+    { FIRE("empty-file-ran"), .cmd = "python3 x.py", .out = "", .exit_code = 0,
+      .probe_out = "x.py is empty (0 bytes)", .expect = "[x.py is empty (0 bytes), so there was nothing" },
+    { QUIET("empty-file-ran"), .cmd = "python3 x.py", .out = "hello\n", .exit_code = 0 },
+    { QUIET("empty-file-ran"), .cmd = "rm x.py", .out = "", .exit_code = 0 },
+    { FIRE("missing-program"), .cmd = "./a.out", .out = "bash: line 1: ./a.out: No such file or directory\n",
+      .exit_code = 127, .probe_out = "a main.c", .probe_for = "dirname", .expect = "[./a.out does not exist: nothing was built or "
+      "written there. What is there now: a main.c]\n", .probe_has = "dirname -- './a.out'" },
+    { QUIET("missing-program"), .cmd = "./a.out", .out = "42\n", .exit_code = 0 },
+
+    /* builds that never reached the code */
+    { FIRE("go-no-module"), .cmd = "go build", .out = "go: go.mod file not found in current directory or any "
+      "parent directory; see 'go help modules'\n", .exit_code = 1, .probe_out = "go build -o main main.go\n", .probe_for = "*.go",
+      .expect = "[There is no go.mod here, so go compiled nothing. Build the file itself: go build -o main "
+                "main.go (or go run FILE.go), or make a module first: go mod init NAME.]\n" },
+    { FIRE("go-no-module"), .cmd = "cd src && go run .", .out = "go: go.mod file not found in current "
+      "directory or any parent directory; see 'go help modules'\n", .exit_code = 1, .probe_rc = 1,
+      .expect = "[There is no go.mod here, so go compiled nothing. Build the file itself: go build -o NAME "
+                "FILE.go" },
+    { QUIET("go-no-module"), .cmd = "go build -o main main.go", .out = "", .exit_code = 0, .probe_rc = 1 },
+    { FIRE("cargo-no-manifest"), .cmd = "cargo run", .out = "error: could not find `Cargo.toml` in `/work` or "
+      "any parent directory\n", .exit_code = 101, .expect = "[There is no Cargo.toml here, so cargo compiled "
+      "nothing. Build the file itself: rustc -O -o NAME FILE.rs" },
+    { QUIET("cargo-no-manifest"), .cmd = "cargo run", .out = "Hello\n", .exit_code = 0 },
+    { FIRE("java-public-class"), .cmd = "javac Solution.java", .out = "Solution.java:1: error: class Main is "
+      "public, should be declared in a file named Main.java\npublic class Main {\n       ^\n1 error\n",
+      .exit_code = 1, .expect = "[javac needs the public class Main in a file named Main.java: write the code "
+      "to Main.java" },
+    { QUIET("java-public-class"), .cmd = "javac Main.java", .out = "", .exit_code = 0, .probe_rc = 1 },
+    { FIRE("java-no-main-class"), .cmd = "java Main.class", .out = "Error: Could not find or load main class "
+      "Main.class\nCaused by: java.lang.ClassNotFoundException: Main.class\n", .exit_code = 1,
+      .expect = "[java runs a compiled class by its name: compile first (javac Main.java), then run java Main " },
+    { QUIET("java-no-main-class"), .cmd = "java Main", .out = "42\n", .exit_code = 0 },
+    { FIRE("mono-exe"), .cmd = "mcs -out:BinarySearch.exe BinarySearch.cs && ./BinarySearch.exe",
+      .out = "bash: line 1: ./BinarySearch.exe: cannot execute binary file: Exec format error\n", .exit_code = 126,
+      .expect = "[./BinarySearch.exe is a .NET program, which Linux cannot run directly. Run it with Mono: "
+                "mono ./BinarySearch.exe]\n" },
+    { FIRE("mono-exe"), .cmd = "./X.exe", .out = "bash: line 1: ./X.exe: cannot execute binary file: Exec "
+      "format error\n", .exit_code = 126, .probe_rc = 1, .expect = "[./X.exe is a .NET program, which Linux "
+      "cannot run directly. Install Mono (apt-get update && apt-get install -y mono-runtime), then run mono "
+      "./X.exe]\n" },
+    { QUIET("mono-exe"), .cmd = "mono BinarySearch.exe", .out = "5\n", .exit_code = 0 },
+    { FIRE("crlf-or-interpreter"), .cmd = "./crlf.sh", .out = "bash: line 1: ./crlf.sh: cannot execute: "
+      "required file not found\n", .exit_code = 127, .expect = "[./crlf.sh has Windows line endings (CR LF), "
+      "so its #! line names a program that does not exist. Remove them: sed -i 's/\\r$//' ./crlf.sh]\n" },
+    { FIRE("crlf-or-interpreter"), .cmd = "./x.py", .out = "bash: line 1: ./x.py: /usr/bin/python4: bad "
+      "interpreter: No such file or directory\n", .exit_code = 126, .probe_rc = 1, .probe_out = "/usr/bin/python4",
+      .expect = "[./x.py starts with #!/usr/bin/python4, which is not installed here" },
+    { QUIET("crlf-or-interpreter"), .cmd = "./crlf.sh", .out = "hi\n", .exit_code = 0 },
+    { FIRE("not-executable"), .cmd = "./np.sh", .out = "bash: line 1: ./np.sh: Permission denied\n",
+      .exit_code = 126, .probe_out = "bash ./np.sh\n", .probe_for = "i=python3", .expect = "[./np.sh is not executable. Make it so with "
+      "chmod +x ./np.sh, or run it with its interpreter: bash ./np.sh]\n" },
+    { QUIET("not-executable"), .cmd = "./np.sh", .out = "hi\n", .exit_code = 0 },
+
+    /* packages and modules */
+    { FIRE("apt-no-lists"), .cmd = "apt-get install -y openjdk-17-jdk", .out = "Reading package lists...\n"
+      "E: Unable to locate package openjdk-17-jdk\n", .exit_code = 100, .probe_rc = 1,
+      .expect = "[apt has no package lists yet (a new sandbox starts without them), so it knows no package at "
+                "all: run apt-get update first, then install.]\n" },
+    { FIRE("apt-unknown-package"), .cmd = "apt-get update && apt-get install -y openjdk-17-jdk",
+      .out = "E: Unable to locate package openjdk-17-jdk\n", .exit_code = 100,
+      .probe_out = "openjdk-21-jdk openjdk-25-jdk\n",
+      .expect = "[Debian 13 has no package openjdk-17-jdk. apt-cache search finds these instead: openjdk-21-jdk "
+                "openjdk-25-jdk. Install one of those.]\n", .probe_has = "p='openjdk-17-jdk'" },
+    { FIRE("apt-unknown-package"), .cmd = "apt-get install -y python-pip", .out = "E: Package 'python-pip' has "
+      "no installation candidate\n", .exit_code = 100, .probe_out = "python3-pip",
+      .expect = "[Debian 13 has no package python-pip. apt-cache search finds these instead: python3-pip." },
+    { QUIET("apt-no-lists"), .cmd = "apt-get install -y curl", .out = "curl is already the newest version\n",
+      .exit_code = 0 },
+    { QUIET("apt-unknown-package"), .cmd = "apt-get install -y openjdk-21-jdk", .out = "Setting up "
+      "openjdk-21-jdk\n", .exit_code = 0 },
+    { FIRE("python-module"), .cmd = "python3 -c 'import cv2'", .out = "Traceback (most recent call last):\n"
+      "ModuleNotFoundError: No module named 'cv2'\n", .exit_code = 1, .probe_out = "opencv-python-headless",
+      .expect = "[No Python module named cv2 is installed. If it is a library, install it: pip install "
+                "opencv-python-headless; if it is a file of yours, write cv2.py first.]\n" },
+    { FIRE("python-module"), .cmd = "python3 gui.py", .out = "ModuleNotFoundError: No module named 'tkinter'\n",
+      .exit_code = 1, .probe_rc = 2, .probe_out = "apt-get update && apt-get install -y python3-tk",
+      .expect = "[tkinter comes from Debian, not pip: apt-get update && apt-get install -y python3-tk]\n" },
+    { QUIET("python-module"), .cmd = "python3 -c 'import cv2'", .out = "", .exit_code = 0 },
+    { QUIET("python-module"), .cmd = "python3 app.py", .out = "ModuleNotFoundError: No module named 'helpers'\n",
+      .exit_code = 1, .probe_rc = 3 },
+    { FIRE("pip-externally-managed"), .cmd = "pip install requests", .out = "error: externally-managed-"
+      "environment\n", .exit_code = 1, .expect = "[pip refused because Debian manages this Python." },
+    { QUIET("pip-externally-managed"), .cmd = "pip install requests", .out = "Successfully installed "
+      "requests-2.32.3\n", .exit_code = 0 },
+    { FIRE("node-module"), .cmd = "node app.js", .out = "Error: Cannot find module 'express'\nRequire stack:\n"
+      "- /work/app.js\n", .exit_code = 1, .expect = "[The Node module express is not installed: npm install "
+      "express (in the folder of the script), then run it again.]\n" },
+    { FIRE("node-module"), .cmd = "node a.mjs", .out = "Error [ERR_MODULE_NOT_FOUND]: Cannot find package "
+      "'@scope/pkg' imported from /work/a.mjs\n", .exit_code = 1,
+      .expect = "[The Node module @scope/pkg is not installed: npm install @scope/pkg " },
+    { QUIET("node-module"), .cmd = "node x.js", .out = "Error: Cannot find module '/work/x.js'\n", .exit_code = 1,
+      .probe_rc = 1 },
+    { QUIET("node-module"), .cmd = "node app.js", .out = "listening on 3000\n", .exit_code = 0 },
+    { FIRE("npm-no-package-json"), .cmd = "npm start", .out = "npm error enoent Could not read package.json: "
+      "Error: ENOENT: no such file or directory, open '/work/package.json'\n", .exit_code = 254,
+      .expect = "[There is no package.json here, so npm has nothing to run." },
+    { QUIET("npm-no-package-json"), .cmd = "npm start", .out = "> app@1.0.0 start\n", .exit_code = 0 },
+    { FIRE("command-not-found"), .cmd = "ssh-keygen -t ed25519", .out = "bash: line 1: ssh-keygen: command not "
+      "found\n", .exit_code = 127, .probe_out = "apt-get update && apt-get install -y openssh-client\n",
+      .probe_for = "openssh-client",
+      .expect = "[ssh-keygen is not installed in this sandbox. Install it: apt-get update && apt-get install -y "
+                "openssh-client]\n", .probe_has = "c='ssh-keygen'" },
+    { FIRE("command-not-found"), .cmd = "dotnet run", .out = "bash: line 1: dotnet: command not found\n",
+      .exit_code = 127, .probe_rc = 2, .probe_out = "There is no dotnet here: C# builds with Mono: mcs "
+      "-out:NAME.exe FILE.cs, then mono NAME.exe", .expect = "[There is no dotnet here: C# builds with Mono: "
+      "mcs -out:NAME.exe FILE.cs, then mono NAME.exe.]\n" },
+    { FIRE("command-not-found"), .cmd = "frobnicate", .out = "bash: line 1: frobnicate: command not found\n",
+      .exit_code = 127, .probe_rc = 1, .expect = "[frobnicate is not installed in this sandbox. Find its "
+      "package with apt-get update && apt-cache search frobnicate, then apt-get install -y PACKAGE.]\n" },
+    { QUIET("command-not-found"), .cmd = "jq . x.json", .out = "{}\n", .exit_code = 0 },
+    { FIRE("command-not-found-env"), .cmd = "sudo foo", .out = "env: \xe2\x80\x98" "foo\xe2\x80\x99: No such "
+      "file or directory\n", .exit_code = 127, .probe_rc = 1, .expect = "[foo is not installed in this "
+      "sandbox." },
+    { QUIET("command-not-found-env"), .cmd = "sudo true", .out = "", .exit_code = 0 },
+
+    /* servers and ports */
+    { FIRE("connection-refused"), .cmd = "curl -sS http://localhost:8080/", .out = "curl: (7) Failed to "
+      "connect to localhost port 8080 after 0 ms: Could not connect to server\n", .exit_code = 7,
+      .probe_out = "8080\n127.0.0.1:5432 (postgres, pid 9)\n",
+      .expect = "[Nothing listens on port 8080 in this sandbox, so the connection was refused: the server is not "
+                "running (or listens on another port). Listening now: 127.0.0.1:5432 (postgres, pid 9). Start the "
+                "server first, in the background (CMD > server.log 2>&1 &), then check with ss -ltnp.]\n",
+      .probe_has = "t='curl -sS http://localhost:8080/'" },
+    { FIRE("connection-refused"), .cmd = "python3 client.py", .out = "ConnectionRefusedError: [Errno 111] "
+      "Connection refused\n", .exit_code = 1, .probe_rc = 1, .probe_out = "nothing\n",
+      .expect = "[Connection refused: nothing listened at the address and port this connected to. Listening in "
+                "this sandbox now: nothing." },
+    { FIRE("connection-refused"), .cmd = "python3 -m http.server 8000 & curl -s localhost:8000",
+      .out = "curl: (7) Failed to connect to localhost port 8000 after 0 ms: Could not connect to server\n",
+      .exit_code = 7, .probe_rc = 2, .probe_out = "8000\n0.0.0.0:8000 (python3, pid 7)\n",
+      .expect = "[Port 8000 has a listener now (0.0.0.0:8000 (python3, pid 7)), but it was not ready when this "
+                "connected." },
+    { QUIET("connection-refused"), .cmd = "curl -sS http://localhost:8080/", .out = "<html>ok</html>\n",
+      .exit_code = 0 },
+    { FIRE("connection-refused-ipv6"), .cmd = "python3 -c \"import socket; socket.create_connection(('localhost', "
+      "8081))\"", .out = "OSError: [Errno 99] Cannot assign requested address\n", .exit_code = 1,
+      .probe_out = "8081\nnothing\n", .expect = "[Nothing listens on port 8081 in this sandbox" },
+    { QUIET("connection-refused-ipv6"), .cmd = "python3 client.py", .out = "OSError: [Errno 99] Cannot assign "
+      "requested address\n", .exit_code = 1, .probe_rc = 1, .probe_out = "nothing\n" },
+    { FIRE("connection-refused-nc"), .cmd = "nc -z localhost 8080", .out = "", .exit_code = 1,
+      .probe_out = "8080\nnothing\n", .expect = "[Nothing listens on port 8080 in this sandbox" },
+    { QUIET("connection-refused-nc"), .cmd = "nc -z localhost 8080", .out = "", .exit_code = 0 },
+    { FIRE("address-in-use"), .cmd = "python3 -m http.server 8000", .out = "OSError: [Errno 98] Address "
+      "already in use\n", .exit_code = 1, .probe_out = "0.0.0.0:8000 (python3, pid 12)\n",
+      .expect = "[That port is taken already. Listening now: 0.0.0.0:8000 (python3, pid 12). Stop the old "
+                "server first (kill PID) or use another port.]\n" },
+    { QUIET("address-in-use"), .cmd = "python3 -m http.server 8000 &", .out = "", .exit_code = 0 },
+
+    /* what really happened after a success */
+    { FIRE("ownership-after"), .cmd = "chmod g+w /srv/shared", .out = "", .exit_code = 0,
+      .probe_out = "drwxrwxr-x root:root /srv/shared\n",
+      .expect = "[Now (mode owner:group path): drwxrwxr-x root:root /srv/shared]\n",
+      .probe_has = "<<< ' /srv/shared'" },
+    { FIRE("ownership-after"), .cmd = "sudo chown -R www-data:www-data /var/www /srv/a && ls", .out = "",
+      .exit_code = 0, .probe_out = "drwxr-xr-x www-data:www-data /var/www; drwxr-xr-x www-data:www-data /srv/a",
+      .expect = "[Now (mode owner:group path): drwxr-xr-x www-data:www-data /var/www; ",
+      .probe_has = "<<< ' /var/www /srv/a'" },
+    { QUIET("ownership-after"), .cmd = "chmod g+w /nope", .out = "chmod: cannot access '/nope': No such file or "
+      "directory\n", .exit_code = 1, .probe_rc = 1 },
+    { QUIET("ownership-after"), .cmd = "ls -l /srv", .out = "drwxr-xr-x 2 root root 4096 shared\n",
+      .exit_code = 0 },
+    { FIRE("host-figures"), .cmd = "free -h", .out = "Mem: 23Gi 1.0Gi\n", .exit_code = 0,
+      .expect = "[Those figures are the host's, not this sandbox's. This sandbox has 256 MiB of memory plus "
+                "768 MiB of swap, 1 CPU, at most 512 processes and 2 GiB of disk.]\n" },
+    { FIRE("host-figures"), .cmd = "nproc", .out = "4\n", .exit_code = 0, .expect = "[Those figures are" },
+    { FIRE("host-figures"), .cmd = "df -h /work && grep MemTotal /proc/meminfo", .out = "x\n", .exit_code = 0,
+      .expect = "[Those figures are" },
+    { FIRE("host-figures"), .cmd = "cat /proc/cpuinfo | grep -c processor", .out = "4\n", .exit_code = 0,
+      .expect = "[Those figures are" },
+    { QUIET("host-figures"), .cmd = "echo free nproc", .out = "free nproc\n", .exit_code = 0 },
+    { QUIET("host-figures"), .cmd = "freeze", .out = "", .exit_code = 0 },
+
+    /* nobody at a terminal */
+    { FIRE("passwd-no-tty"), .cmd = "passwd", .out = "New password: Password change has been aborted.\npasswd: "
+      "Authentication token manipulation error\npasswd: password unchanged\n", .exit_code = 10,
+      .expect = "[Nobody types here (no terminal, stdin closed), so passwd could not read a password: the "
+                "password was NOT changed. Set it in the command: echo 'USER:PASSWORD' | chpasswd]\n" },
+    { QUIET("passwd-no-tty"), .cmd = "echo 'root:pw' | chpasswd", .out = "", .exit_code = 0 },
+    { FIRE("gpg-no-tty"), .cmd = "gpg -c f.txt", .out = "gpg: problem with the agent: Inappropriate ioctl for "
+      "device\ngpg: error creating passphrase: Operation cancelled\n", .exit_code = 2,
+      .expect = "[Nobody types here (no terminal), so gpg could not ask for a passphrase and did nothing." },
+    { FIRE("gpg-no-tty"), .cmd = "gpg --quick-generate-key me@x", .out = "gpg: cannot open '/dev/tty': No such "
+      "device or address\n", .exit_code = 2, .expect = "[Nobody types here (no terminal), so gpg" },
+    { QUIET("gpg-no-tty"), .cmd = "gpg --batch --pinentry-mode loopback --passphrase x -c f.txt", .out = "",
+      .exit_code = 0 },
+    { FIRE("ssh-keygen-no-tty"), .cmd = "ssh-keygen -t ed25519", .out = "Generating public/private ed25519 key "
+      "pair.\nEnter file in which to save the key (/root/.ssh/id_ed25519): ", .exit_code = 1,
+      .expect = "[Nobody types here, so ssh-keygen could not ask where to save the key" },
+    { QUIET("ssh-keygen-no-tty"), .cmd = "ssh-keygen -t ed25519 -N '' -f k", .out = "Your identification has "
+      "been saved in k\n", .exit_code = 0 },
+    { FIRE("mysql-secure-no-tty"), .cmd = "mysql_secure_installation", .out = "Enter current password for root "
+      "(enter for none): \n", .exit_code = 1, .expect = "[Nobody types here, so mysql_secure_installation" },
+    { QUIET("mysql-secure-no-tty"), .cmd = "mysql_secure_installation", .out = "All done!\n", .exit_code = 0 },
+    { FIRE("no-tty"), .cmd = "docker run -it debian", .out = "the input device is not a TTY\n", .exit_code = 1,
+      .expect = "[Nobody types here: there is no terminal and stdin is closed" },
+    { QUIET("no-tty"), .cmd = "docker run debian true", .out = "", .exit_code = 0 },
+    { FIRE("stdin-eof"), .cmd = "python3 sum.py", .out = "Traceback (most recent call last):\n  File \"sum.py\", "
+      "line 1\nEOFError: EOF when reading a line\n", .exit_code = 1,
+      .expect = "[The program read input, but stdin is closed here and nobody types. Give it its input in the "
+                "command: printf 'LINE1\\nLINE2\\n' | CMD, or CMD < input.txt.]\n" },
+    { FIRE("stdin-eof"), .cmd = "java Main", .out = "Exception in thread \"main\" java.util.NoSuchElementException"
+      "\n\tat java.base/java.util.Scanner.throwFor(Scanner.java:945)\n", .exit_code = 1,
+      .expect = "[The program read input, but stdin is closed" },
+    { QUIET("stdin-eof"), .cmd = "python3 sum.py < in.txt", .out = "6\n", .exit_code = 0 },
+
+    /* killed */
+    { FIRE("killed-137"), .cmd = "python3 big.py", .out = "", .exit_code = 137,
+      .expect = "[Killed for lack of memory: this sandbox has 256 MiB of memory plus 768 MiB of swap, and the "
+                "program needed more. Make it use less memory; running it again as is ends the same way.]\n" },
+    { QUIET("killed-137"), .cmd = "sleep 100 & kill -9 $!; wait", .out = "", .exit_code = 137, .probe_rc = 1 },
+    { QUIET("killed-137"), .cmd = "python3 big.py", .out = "done\n", .exit_code = 0 },
+    { FIRE("killed-line"), .cmd = "python3 big.py | head", .out = "bash: line 1:    52 Killed                  "
+      "python3 big.py\n", .exit_code = 0, .expect = "[Killed for lack of memory: this sandbox has 256 MiB" },
+    { QUIET("killed-line"), .cmd = "grep Killed log.txt", .out = "Killed 3 processes\n", .exit_code = 0 },
+    { FIRE("segfault"), .cmd = "./a.out", .out = "", .exit_code = 139, .expect = "[Segmentation fault: the "
+      "program read or wrote memory it does not own" },
+    { QUIET("segfault"), .cmd = "./a.out", .out = "", .exit_code = 0 },
+    { FIRE("sigfpe"), .cmd = "./div", .out = "", .exit_code = 136, .expect = "[Floating point exception: the "
+      "program divided an integer by zero" },
+    { QUIET("sigfpe"), .cmd = "./div", .out = "3\n", .exit_code = 0 },
+
+    /* shell scripts */
+    { FIRE("shellcheck-run"), .cmd = "bash dups.sh /data", .out = "Found 0 groups of duplicates\n",
+      .exit_code = 0, .probe_for = "shellcheck", .probe_out = "ShellCheck on dups.sh:\nline 9: note: count was modified in a subshell. "
+      "That change might be lost. [SC2031]\n",
+      .expect = "[ShellCheck on dups.sh:\nline 9: note: count was modified in a subshell. That change might be "
+                "lost. [SC2031]]\n", .probe_has = "f='dups.sh'" },
+    { QUIET("shellcheck-run"), .cmd = "bash clean.sh", .out = "ok\n", .exit_code = 0, .probe_rc = 1 },
+    { QUIET("shellcheck-run"), .cmd = "bash -c 'echo hi'", .out = "hi\n", .exit_code = 0 },
+    { FIRE("shellcheck-run-direct"), .cmd = "chmod +x dups.sh; ./dups.sh /data", .out = "0\n", .exit_code = 0,
+      .probe_for = "shellcheck", .probe_out = "ShellCheck on ./dups.sh:\nline 3: warning: x is referenced but not assigned. [SC2154]\n",
+      .expect = "[ShellCheck on ./dups.sh:\nline 3: warning:", .probe_has = "f='./dups.sh'" },
+    { QUIET("shellcheck-run-direct"), .cmd = "./clean.sh", .out = "ok\n", .exit_code = 0, .probe_rc = 1 },
+};
+
+#define NCASES (sizeof cases / sizeof cases[0])
+
+static int run_case(const hcase_t *c, size_t idx)
+{
+    fake_t f = { .rc = c->probe_rc, .out = c->probe_out, .only = c->probe_for };
+    textbuf_t out;
+    textbuf_init(&out);
+    hints_for_run(c->cmd, c->out, strlen(c->out), c->exit_code, false, fake_probe, &f, &out);
+    const char *got = out.buf ? out.buf : "";
+    int bad = 0;
+    if (c->quiet) {
+        if (out.len) {
+            fprintf(stderr, "case %zu (%s, quiet) got: %s", idx, c->name, got);
+            bad = 1;
+        }
+    } else {
+        if (strncmp(got, c->expect, strlen(c->expect)) != 0) {
+            fprintf(stderr, "case %zu (%s)\n  want: %s\n  got:  %s\n", idx, c->name, c->expect, got);
+            bad = 1;
+        }
+        /* One bracketed line (ShellCheck's may span several). */
+        bool one = out.len >= 3 && got[0] == '[' && got[out.len - 2] == ']' && got[out.len - 1] == '\n' &&
+                   (strncmp(c->name, "shellcheck", 10) == 0 || strchr(got, '\n') + 1 == got + out.len);
+        if (!one) {
+            fprintf(stderr, "case %zu (%s): not one bracketed line: %s", idx, c->name, got);
+            bad = 1;
+        }
+    }
+    if (c->probe_has && !strstr(f.last, c->probe_has)) {
+        fprintf(stderr, "case %zu (%s): probe lacks %s:\n%s\n", idx, c->name, c->probe_has, f.last);
+        bad = 1;
+    }
+    textbuf_free(&out);
+    return bad;
+}
+
+static void table_cases(void **state)
+{
+    (void)state;
+    size_t failed = 0;
+    for (size_t i = 0; i < NCASES; i++)
+        failed += run_case(&cases[i], i);
+    assert_int_equal(failed, 0);
+}
+
+/* Every entry has a case where it speaks and one where it stays silent. */
+static void every_entry_tested(void **state)
+{
+    (void)state;
+    for (size_t i = 0; hints_entry_name(i); i++) {
+        const char *name = hints_entry_name(i);
+        if (strncmp(name, "shellcheck-write", 16) == 0)
+            continue; /* tested by write_hints below */
+        bool fire = false, quiet = false;
+        for (size_t k = 0; k < NCASES; k++)
+            if (strcmp(cases[k].name, name) == 0) {
+                if (cases[k].quiet)
+                    quiet = true;
+                else
+                    fire = true;
+            }
+        if (!fire || !quiet) {
+            fprintf(stderr, "hint %s lacks a %s case\n", name, fire ? "quiet" : "firing");
+            fail();
+        }
+    }
+    for (size_t k = 0; k < NCASES; k++) {
+        bool known = false;
+        for (size_t i = 0; hints_entry_name(i); i++)
+            known |= strcmp(cases[k].name, hints_entry_name(i)) == 0;
+        assert_true(known);
+    }
+}
+
+static void table_is_valid(void **state)
+{
+    (void)state;
+    char err[512] = "";
+    int rc = hints_check(err, sizeof err);
+    if (rc)
+        fprintf(stderr, "%s\n", err);
+    assert_int_equal(rc, 0);
+}
+
+/* No hint for a timed-out run, nor without a probe for entries needing one. */
+static void timeouts_and_no_probe(void **state)
+{
+    (void)state;
+    fake_t f = { .rc = 0, .out = "x" };
+    textbuf_t out;
+    textbuf_init(&out);
+    hints_for_run("python3 big.py", "", 0, 137, true, fake_probe, &f, &out);
+    assert_int_equal(out.len, 0);
+    assert_int_equal(f.calls, 0);
+    hints_for_run("python3 x.py", "python3: can't open file '/work/x.py': [Errno 2] No such file or directory\n",
+                  75, 2, false, NULL, NULL, &out);
+    assert_int_equal(out.len, 0);
+    /* Entries without a probe still speak. */
+    hints_for_run("./a.out", "", 0, 139, false, NULL, NULL, &out);
+    assert_non_null(strstr(out.buf, "[Segmentation fault"));
+    textbuf_free(&out);
+    /* A probe that could not run says nothing. */
+    fake_t broken = { .rc = -1 };
+    textbuf_init(&out);
+    hints_for_run("chmod 755 /srv", "", 0, 0, false, fake_probe, &broken, &out);
+    assert_int_equal(out.len, 0);
+    assert_int_equal(broken.calls, 1);
+    textbuf_free(&out);
+}
+
+/* The limits come from the configuration. */
+static void limits_from_config(void **state)
+{
+    (void)state;
+    assert_int_equal(config_set("memory", "96M"), 0);
+    assert_int_equal(config_set("memory_swap", "192M"), 0);
+    assert_int_equal(config_set("nano_cpus", "500000000"), 0);
+    assert_int_equal(config_set("pids_limit", "100"), 0);
+    assert_int_equal(config_set("disk_cap", "1536M"), 0);
+    textbuf_t out;
+    textbuf_init(&out);
+    hints_for_run("nproc", "4\n", 2, 0, false, NULL, NULL, &out);
+    assert_string_equal(out.buf, "[Those figures are the host's, not this sandbox's. This sandbox has 96 MiB of "
+                                 "memory plus 96 MiB of swap, 0.5 CPU, at most 100 processes and 1.5 GiB of "
+                                 "disk.]\n");
+    textbuf_free(&out);
+    config_set("memory_swap", "96M");
+    config_set("nano_cpus", "2000000000");
+    textbuf_init(&out);
+    hints_for_run("free -m", "x\n", 2, 0, false, NULL, NULL, &out);
+    assert_non_null(strstr(out.buf, "96 MiB of memory and no swap, 2 CPUs,"));
+    textbuf_free(&out);
+    config_set("memory", "256M");
+    config_set("memory_swap", "1G");
+    config_set("nano_cpus", "1000000000");
+    config_set("pids_limit", "512");
+    config_set("disk_cap", "2G");
+}
+
+/* ---- ShellCheck on writes ------------------------------------------------------- */
+
+static void write_hints(void **state)
+{
+    (void)state;
+    const char *report = "ShellCheck on /work/dups.sh:\nline 9: note: count was modified in a subshell. "
+                         "That change might be lost. [SC2031]\n";
+    fake_t f = { .rc = 0, .out = report };
+    textbuf_t out;
+    textbuf_init(&out);
+    const char *script = "#!/bin/bash\ncount=0\nfind . | while read f; do count=$((count+1)); done\necho $count\n";
+    hints_for_write("/work/dups.sh", script, strlen(script), fake_probe, &f, &out);
+    assert_int_equal(f.calls, 1);
+    assert_non_null(strstr(f.last, "f='/work/dups.sh'"));
+    assert_string_equal(out.buf, "[ShellCheck on /work/dups.sh:\nline 9: note: count was modified in a "
+                                 "subshell. That change might be lost. [SC2031]]\n");
+    textbuf_free(&out);
+
+    /* A #! line naming a shell makes a script without .sh one too. */
+    f.calls = 0;
+    textbuf_init(&out);
+    hints_for_write("/work/dups", "#!/usr/bin/env bash\necho hi\n", 27, fake_probe, &f, &out);
+    assert_int_equal(f.calls, 1);
+    assert_true(out.len > 0);
+    textbuf_free(&out);
+
+    /* Nothing found: nothing said. */
+    fake_t clean = { .rc = 1 };
+    textbuf_init(&out);
+    hints_for_write("/work/ok.sh", "#!/bin/sh\necho \"$1\"\n", 20, fake_probe, &clean, &out);
+    assert_int_equal(clean.calls, 1);
+    assert_int_equal(out.len, 0);
+
+    /* Not shell scripts: ShellCheck is not even asked. */
+    fake_t none = { .rc = 0, .out = "x" };
+    hints_for_write("/work/x.py", "#!/usr/bin/env python3\nprint(1)\n", 32, fake_probe, &none, &out);
+    hints_for_write("/work/notes.txt", "notes\n#!/bin/sh\n", 16, fake_probe, &none, &out);
+    hints_for_write("/work/main.c", "int main(void) { return 0; }\n", 29, fake_probe, &none, &out);
+    assert_int_equal(none.calls, 0);
+    assert_int_equal(out.len, 0);
+    textbuf_free(&out);
+}
+
+/* ---- probes for real, with bash in a temporary folder ---------------------------- */
+
+static char tmpdir[256];
+
+static int real_probe(void *ctx, const char *command, textbuf_t *out)
+{
+    (void)ctx;
+    int fds[2];
+    if (pipe(fds))
+        return -1;
+    pid_t pid = fork();
+    if (pid == 0) {
+        dup2(fds[1], 1);
+        int devnull = open("/dev/null", O_WRONLY);
+        if (devnull >= 0)
+            dup2(devnull, 2);
+        close(fds[0]);
+        if (chdir(tmpdir))
+            _exit(126);
+        execlp("bash", "bash", "-c", command, (char *)NULL);
+        _exit(127);
+    }
+    close(fds[1]);
+    char buf[4096];
+    ssize_t n;
+    while ((n = read(fds[0], buf, sizeof buf)) > 0)
+        textbuf_append(out, buf, (size_t)n);
+    close(fds[0]);
+    int st = 0;
+    waitpid(pid, &st, 0);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static void write_tmp(const char *name, const char *content, mode_t mode)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", tmpdir, name);
+    FILE *fp = fopen(path, "w");
+    assert_non_null(fp);
+    fputs(content, fp);
+    fclose(fp);
+    chmod(path, mode);
+}
+
+static char *run_real(const char *cmd, const char *output, int exit_code)
+{
+    textbuf_t out;
+    textbuf_init(&out);
+    hints_for_run(cmd, output, strlen(output), exit_code, false, real_probe, NULL, &out);
+    if (!out.buf)
+        textbuf_puts(&out, "");
+    return textbuf_take(&out, NULL);
+}
+
+static void probes_for_real(void **state)
+{
+    (void)state;
+    snprintf(tmpdir, sizeof tmpdir, "/tmp/test_hints.XXXXXX");
+    assert_non_null(mkdtemp(tmpdir));
+    char want[1024];
+    char *got;
+
+    /* A missing source file, and an empty one. */
+    got = run_real("kotlinc NoSuchFile42.kt -d t.jar", "error: source file or directory not found: "
+                   "NoSuchFile42.kt\n", 1);
+    snprintf(want, sizeof want, "[NoSuchFile42.kt does not exist (no file %s/NoSuchFile42.kt), so there was "
+             "nothing to compile or run. Write it first (write_file), then run this command again.]\n", tmpdir);
+    assert_string_equal(got, want);
+    free(got);
+    write_tmp("empty.py", "", 0644);
+    got = run_real("python3 empty.py", "", 0);
+    assert_string_equal(got, "[empty.py is empty (0 bytes), so there was nothing to compile or run. Write it "
+                             "first (write_file), then run this command again.]\n");
+    free(got);
+    write_tmp("full.py", "print(1)\n", 0644);
+    got = run_real("python3 full.py > out.txt", "", 0);
+    assert_string_equal(got, "");
+    free(got);
+    /* After a cd, relative paths are not checked. */
+    got = run_real("cd /tmp && python3 NoSuchFile42.py", "python3: can't open file '/tmp/NoSuchFile42.py': "
+                   "[Errno 2] No such file or directory\n", 2);
+    assert_string_equal(got, "");
+    free(got);
+
+    /* Not executable: the #! line names the interpreter. */
+    write_tmp("np.sh", "#!/bin/bash\necho hi\n", 0644);
+    got = run_real("./np.sh", "bash: line 1: ./np.sh: Permission denied\n", 126);
+    assert_string_equal(got, "[./np.sh is not executable. Make it so with chmod +x ./np.sh, or run it with "
+                             "its interpreter: bash ./np.sh]\n");
+    free(got);
+    write_tmp("tool.py", "#!/usr/bin/env python3\nprint(1)\n", 0644);
+    got = run_real("./tool.py", "bash: line 1: ./tool.py: Permission denied\n", 126);
+    assert_non_null(strstr(got, "its interpreter: python3 ./tool.py]"));
+    free(got);
+
+    /* CR LF line endings. */
+    write_tmp("crlf.sh", "#!/bin/bash\r\necho hi\r\n", 0755);
+    got = run_real("./crlf.sh", "bash: line 1: ./crlf.sh: cannot execute: required file not found\n", 127);
+    assert_non_null(strstr(got, "[./crlf.sh has Windows line endings (CR LF)"));
+    free(got);
+
+    /* go without go.mod: one .go file here gives the exact command. */
+    write_tmp("main.go", "package main\nfunc main() {}\n", 0644);
+    got = run_real("go build", "go: go.mod file not found in current directory or any parent directory; see "
+                   "'go help modules'\n", 1);
+    assert_non_null(strstr(got, "Build the file itself: go build -o main main.go (or go run FILE.go)"));
+    free(got);
+
+    /* chmod: the mode after, from stat. */
+    write_tmp("shared.txt", "x", 0664);
+    got = run_real("chmod 664 shared.txt", "", 0);
+    assert_true(strncmp(got, "[Now (mode owner:group path): -rw-rw-r-- ", 41) == 0);
+    assert_non_null(strstr(got, " shared.txt]\n"));
+    free(got);
+
+    /* Which package has a missing command; a file that is not a command. */
+    got = run_real("ssh-keygen -t ed25519", "bash: line 1: ssh-keygen: command not found\n", 127);
+    assert_string_equal(got, "[ssh-keygen is not installed in this sandbox. Install it: apt-get update && "
+                             "apt-get install -y openssh-client]\n");
+    free(got);
+    got = run_real("full.py", "bash: line 1: full.py: command not found\n", 127);
+    assert_string_equal(got, "[full.py is a file here, not an installed command: run it as ./full.py.]\n");
+    free(got);
+
+    /* Python import names that differ from pip names. */
+    got = run_real("python3 -c 'import sklearn'", "ModuleNotFoundError: No module named 'sklearn'\n", 1);
+    assert_non_null(strstr(got, "pip install scikit-learn;"));
+    free(got);
+
+    /* A port nobody listens on (port 1 is never used by a server here). */
+    got = run_real("curl -sS http://127.0.0.1:1/", "curl: (7) Failed to connect to 127.0.0.1 port 1 after 0 ms: "
+                   "Could not connect to server\n", 7);
+    assert_true(strncmp(got, "[Nothing listens on port 1 in this sandbox, so the connection was refused", 73) == 0);
+    free(got);
+    got = run_real("python3 -c \"import socket; socket.create_connection(('localhost', 1))\"",
+                   "ConnectionRefusedError: [Errno 111] Connection refused\n", 1);
+    assert_true(strncmp(got, "[Nothing listens on port 1 in this sandbox", 42) == 0);
+    free(got);
+
+    /* ShellCheck (when the host has it): the pipeline-subshell bug. */
+    if (system("command -v shellcheck >/dev/null 2>&1") == 0) {
+        const char *dups = "#!/bin/bash\ncount=0\nfind . -type f | while read -r f; do\n"
+                           "  count=$((count + 1))\ndone\necho \"$count files\"\n";
+        write_tmp("dups.sh", dups, 0755);
+        got = run_real("bash dups.sh", "0 files\n", 0);
+        assert_true(strncmp(got, "[ShellCheck on dups.sh:\n", 24) == 0);
+        assert_non_null(strstr(got, "[SC2031]"));
+        assert_non_null(strstr(got, "done < <(cmd) instead.)]\n"));
+        free(got);
+        write_tmp("clean.sh", "#!/bin/sh\necho \"$1\"\n", 0755);
+        got = run_real("./clean.sh x", "x\n", 0);
+        assert_string_equal(got, "");
+        free(got);
+    }
+
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
+    assert_int_equal(system(cmd), 0);
+}
+
+/* ---- retry memory ------------------------------------------------------------------ */
+
+static void retry_memory(void **state)
+{
+    (void)state;
+    hints_retry_t *s = hints_retry_new();
+    assert_non_null(s);
+    const char *err = "error[E0308]: mismatched types\n";
+    assert_false(hints_retry_note(s, "c1", "rustc coin_change.rs", 1, err, strlen(err)));
+    assert_true(hints_retry_note(s, "c1", "rustc coin_change.rs", 1, err, strlen(err)));
+    assert_true(hints_retry_note(s, "c1", "rustc coin_change.rs", 1, err, strlen(err)));
+    /* Another chat has its own memory. */
+    assert_false(hints_retry_note(s, "c2", "rustc coin_change.rs", 1, err, strlen(err)));
+    /* A write clears it: re-running after a fix is not a pointless retry. */
+    hints_retry_clear(s, "c1");
+    assert_false(hints_retry_note(s, "c1", "rustc coin_change.rs", 1, err, strlen(err)));
+    /* A different failure is not "the same failure". */
+    const char *err2 = "error[E0425]: cannot find value `dp`\n";
+    assert_false(hints_retry_note(s, "c1", "rustc coin_change.rs", 1, err2, strlen(err2)));
+    assert_false(hints_retry_note(s, "c1", "rustc coin_change.rs", 2, err2, strlen(err2)));
+    /* Other commands in between do not hide a repeat. */
+    assert_false(hints_retry_note(s, "c1", "cat coin_change.rs", 0, "fn main", 7));
+    assert_false(hints_retry_note(s, "c1", "ls", 2, "x", 1));
+    assert_true(hints_retry_note(s, "c1", "rustc coin_change.rs", 2, err2, strlen(err2)));
+    /* A success forgets the command. */
+    assert_false(hints_retry_note(s, "c1", "rustc coin_change.rs", 0, "", 0));
+    assert_false(hints_retry_note(s, "c1", "rustc coin_change.rs", 2, err2, strlen(err2)));
+    /* Many chats: memory stays bounded, the newest are kept. */
+    char conv[32];
+    for (int i = 0; i < 5000; i++) {
+        snprintf(conv, sizeof conv, "many-%d", i);
+        hints_retry_note(s, conv, "false", 1, "", 0);
+    }
+    assert_true(hints_retry_note(s, "many-4999", "false", 1, "", 0));
+    hints_retry_clear(s, "never-seen");
+    hints_retry_free(&s);
+    assert_null(s);
+    hints_retry_free(&s);
+    assert_string_equal(HINTS_RETRY_LINE, "[Same command, same failure as last time: running it again won't "
+                                          "change it. Change the code or the command first.]");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(table_is_valid),
+        cmocka_unit_test(table_cases),
+        cmocka_unit_test(every_entry_tested),
+        cmocka_unit_test(timeouts_and_no_probe),
+        cmocka_unit_test(limits_from_config),
+        cmocka_unit_test(write_hints),
+        cmocka_unit_test(probes_for_real),
+        cmocka_unit_test(retry_memory),
+    };
+    int rc = cmocka_run_group_tests(tests, NULL, NULL);
+    hints_shutdown();
+    return rc;
+}
