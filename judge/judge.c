@@ -36,6 +36,18 @@
 #define HISTORY_DIR "/var/lib/talkback"
 #define INPUT_FILE "main.in"   /* run_code's input, saved beside main.<ext> */
 
+/* Appended (after a newline) to the run line: once the program ends, kill
+ * every process it left behind -- everything carrying this run's
+ * TALKBACK_RUN marker (sandbox/run.h) but this shell and its parent --
+ * with bash builtins only, so it works even when a fork bomb has used up
+ * the sandbox's process slots.  The exit status stays the program's. */
+#define REAP_AFTER \
+    "__tb_rc=$?; for __r in 1 2 3 4 5; do __k=0; for __d in /proc/[0-9]*; do __p=${__d#/proc/}; " \
+    "[ \"$__p\" = \"$$\" ] || [ \"$__p\" = \"$PPID\" ] && continue; " \
+    "while IFS= read -r -d '' __e; do [ \"$__e\" = \"TALKBACK_RUN=$TALKBACK_RUN\" ] && " \
+    "{ kill -9 \"$__p\"; __k=1; break; }; done 2>/dev/null < \"$__d/environ\"; done 2>/dev/null; " \
+    "[ $__k = 0 ] && break; done; exit $__tb_rc"
+
 const char *judge_signal_name(int sig)
 {
     switch (sig) {
@@ -327,8 +339,16 @@ static proto_msg_t *op_run_code(worker_job_t *job)
     }
     textbuf_printf(&t, "$ %s\n", line);
     show_block(&t, "input:", input, input ? ilen : 0, "(none: stdin was empty)");
-    /* stdout is what is compared; stderr is shown apart. */
-    r = sandbox_exec(job, line, run_timeout, NULL, 0, true);
+    /* stdout is what is compared; stderr is shown apart.  What the program
+     * left running in the background (a fork bomb, say) is killed as soon
+     * as it ends: see REAP_AFTER. */
+    char *reaped = NULL;
+    if (asprintf(&reaped, "%s\n%s", line, REAP_AFTER) < 0) {
+        reaped = NULL;
+        goto oom;
+    }
+    r = sandbox_exec(job, reaped, run_timeout, NULL, 0, true);
+    free(reaped);
     if (sandbox_failed(r)) {
         reply = reply_from_failure(req, r, &t);
         goto out;

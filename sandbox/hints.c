@@ -127,14 +127,16 @@ typedef struct {
 
 /* ShellCheck's errors and warnings on one shell script, plus its notes
  * SC2030/SC2031 (a variable changed in a pipeline's subshell), at most 10
- * lines.  Exit 0 with the report, 1 when it finds none of those, 3 when
- * the file is not a shell script or ShellCheck is missing. */
+ * lines.  A script without a #! line is checked as bash (it is run with
+ * bash, and ShellCheck would otherwise only complain that it cannot tell
+ * the shell).  Exit 0 with the report, 1 when it finds none of those, 3
+ * when the file is not a shell script or ShellCheck is missing. */
 #define SHELLCHECK_PROBE(file) \
     "f=" file "; [ -f \"$f\" ] || exit 3; IFS= read -r l < \"$f\"; l=${l%$'\\r'}; " \
     "sh='^#![[:space:]]*(/usr)?/bin/(env[[:space:]]+)?(ba|da|k)?sh([[:space:]]|$)'; " \
-    "case $l in '#!'*) [[ $l =~ $sh ]] || exit 3;; *) case $f in *.sh|*.bash) ;; *) exit 3;; esac;; esac; " \
+    "s=; case $l in '#!'*) [[ $l =~ $sh ]] || exit 3;; *) case $f in *.sh|*.bash) s=--shell=bash;; *) exit 3;; esac;; esac; " \
     "command -v shellcheck >/dev/null || exit 3; " \
-    "r=$(shellcheck -f gcc -- \"$f\" 2>/dev/null | grep -E ': (error|warning): |\\[SC203[01]\\]$' " \
+    "r=$(shellcheck $s -f gcc -- \"$f\" 2>/dev/null | grep -E ': (error|warning): |\\[SC203[01]\\]$' " \
     "| sed -E 's/^[^:]*:([0-9]+):[0-9]+: /line \\1: /'); " \
     "[ -n \"$r\" ] || exit 1; n=$(printf '%s\\n' \"$r\" | wc -l); " \
     "echo \"ShellCheck on $f:\"; printf '%s\\n' \"$r\" | head -n 10; " \
