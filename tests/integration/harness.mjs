@@ -5,7 +5,9 @@
 // hub.ipc), its own conversation-id prefix (it-<rand>-) and log files under
 // /tmp/talkback-it-<rand>/.  It starts, stops, kill -9s and restarts the
 // gateway and the sandbox manager, and at the end removes every container
-// whose talkback.conversation label starts with its prefix.
+// whose talkback.conversation label starts with its prefix.  With the
+// option `judges: n` it also runs n judge workers (talkback-judge, logs
+// judge-0.log ...), which it can kill -9 and start again one by one.
 //
 // Also here: an MCP SDK client with LibreChat-style headers, callTool
 // helpers that return the joined text, a raw fetch helper for protocol
@@ -29,6 +31,7 @@ export const BUILD = process.env.TALKBACK_BUILD_DIR || path.join(ROOT, 'build');
 export const BIN = {
   gateway: path.join(BUILD, 'talkback-gateway'),
   sandbox: path.join(BUILD, 'talkback-sandbox'),
+  judge: path.join(BUILD, 'talkback-judge'),
   replay: path.join(BUILD, 'talkback-replay'),
 };
 export const CONFORMANCE = path.join(ROOT, 'tests', 'integration', 'node_modules', '.bin', 'conformance');
@@ -157,8 +160,9 @@ export async function removeContainers(prefix) {
 }
 
 export class Talkback {
-  /** env: TALKBACK_* variables for every process; gatewayEnv/sandboxEnv: per process. */
-  constructor({ name = 'it', env = {}, gatewayEnv = {}, sandboxEnv = {} } = {}) {
+  /** env: TALKBACK_* variables for every process; gatewayEnv/sandboxEnv/judgeEnv:
+   *  per process; judges: how many judge workers to run (none by default). */
+  constructor({ name = 'it', env = {}, gatewayEnv = {}, sandboxEnv = {}, judgeEnv = {}, judges = 0 } = {}) {
     this.tag = randomTag();
     this.name = name;
     this.dir = fs.mkdtempSync(`/tmp/talkback-it-${this.tag}-`);
@@ -167,6 +171,9 @@ export class Talkback {
     this.baseEnv = env;
     this.gatewayEnv = gatewayEnv;
     this.sandboxEnv = sandboxEnv;
+    this.judgeEnv = judgeEnv;
+    this.judges = [];
+    this.judgeCount = judges;
     this.failed = false;
     this.nextChat = 0;
   }
@@ -197,17 +204,48 @@ export class Talkback {
     };
   }
 
-  async start() {
+  /** Start the gateway, the sandbox manager and the judges; `judges` (default:
+   *  all of them) says how many judges start now, the others wait for startJudge. */
+  async start({ judges = this.judgeCount } = {}) {
     this.port = await freePort();
     this.gateway = new Proc('gateway', BIN.gateway, [], this.env(this.gatewayEnv),
       path.join(this.dir, 'gateway.log'));
     this.sandbox = new Proc('sandbox', BIN.sandbox, [], this.env(this.sandboxEnv),
       path.join(this.dir, 'sandbox.log'));
+    this.judges = [];
+    for (let i = 0; i < this.judgeCount; i++) {
+      this.judges.push(new Proc(`judge-${i}`, BIN.judge, [], this.env(this.judgeEnv),
+        path.join(this.dir, `judge-${i}.log`)));
+    }
     this.gateway.start();
     this.sandbox.start();
     await this.waitReady();
+    await Promise.all(this.judges.slice(0, judges).map((_, i) => this.startJudge(i)));
     return this;
   }
+
+  /** Start judge i and wait until the hub says it joined (its name is judge-<pid>). */
+  async startJudge(i, extraEnv = {}) {
+    const j = this.judges[i];
+    if (!j) throw new Error(`there is no judge ${i} (judges: ${this.judgeCount})`);
+    j.start(extraEnv);
+    const joined = `worker judge-${j.child.pid} (judge) joined`;
+    const log = path.join(this.dir, 'gateway.log');
+    try {
+      await waitFor(() => {
+        if (!j.running) throw new Error(`${j.name} exited`);
+        return fs.readFileSync(log, 'utf8').includes(joined);
+      }, { timeoutMs: 15000, what: `"${joined}" in ${log}` });
+    } catch (e) {
+      this.failed = true;
+      e.message += this.logTail();
+      throw e;
+    }
+  }
+
+  async stopJudge(i) { return this.judges[i].stop(); }
+  async killJudge(i) { return this.judges[i].kill9(); }
+  judgePid(i) { return this.judges[i]?.running ? this.judges[i].child.pid : null; }
 
   /** GET /healthz: the status, or 0 when nothing answers. */
   async health() {
@@ -274,10 +312,10 @@ export class Talkback {
     await this.waitReady();
   }
 
-  /** The last lines of both logs, for failure messages. */
+  /** The last lines of every log, for failure messages. */
   logTail(lines = 60) {
     let s = '';
-    for (const n of ['gateway', 'sandbox']) {
+    for (const n of ['gateway', 'sandbox', ...this.judges.map((j) => j.name)]) {
       const p = path.join(this.dir, `${n}.log`);
       if (!fs.existsSync(p)) continue;
       const all = fs.readFileSync(p, 'utf8').split('\n');
@@ -288,7 +326,7 @@ export class Talkback {
 
   /** Stop everything, remove this instance's containers; keep logs only after a failure. */
   async cleanup() {
-    await Promise.all([this.gateway?.stop(), this.sandbox?.stop()]);
+    await Promise.all([this.gateway?.stop(), this.sandbox?.stop(), ...this.judges.map((j) => j.stop())]);
     await removeContainers(this.prefix);
     if (this.failed) {
       process.stderr.write(`talkback logs kept in ${this.dir}\n`);
