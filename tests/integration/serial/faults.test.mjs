@@ -159,18 +159,31 @@ test('hostile programs', withLogs(tb, async () => {
   await healthy(home, MARK);
 }));
 
-/** 20 chats each running a short command, over and over, while fn runs. */
+/** 20 chats each running a short command, over and over, while fn
+ *  disrupts talkback; then every chat must answer correctly again within a
+ *  minute.  Calls in flight at the moment of a crash may be lost (a client
+ *  sees its own timeout), so they get a short one here.  Returns the counts
+ *  and how many chats came back. */
 async function underLoad(label, fn) {
   const chats = [];
   for (let i = 0; i < 20; i++) chats.push(await connect(tb, { conv: tb.chat(`${label}-${i}`) }));
+  for (const [i, c] of chats.entries()) await runOk(c, `echo warm-${i}`, { timeout: 60 });
   let stop = false;
+  let after = false;
+  const back = new Set();
   const answers = { ok: 0, error: 0, thrown: 0 };
   const loops = chats.map(async (c, i) => {
     while (!stop) {
+      const phase2 = after;
       try {
-        const r = await run(c, `echo chat-${i}`, { timeout: 30, callTimeout: 90000 });
-        if (!r.isError && r.text.endsWith(`\nchat-${i}\n`)) answers.ok++;
-        else answers.error++;
+        const r = await run(c, `echo chat-${i}`, { timeout: 30, callTimeout: 20000 });
+        if (!r.isError && r.text.endsWith(`\nchat-${i}\n`)) {
+          answers.ok++;
+          if (phase2) back.add(i);
+        } else {
+          answers.error++;
+          await new Promise((res) => setTimeout(res, 500));
+        }
       } catch {
         answers.thrown++;
         await new Promise((res) => setTimeout(res, 500));
@@ -179,12 +192,15 @@ async function underLoad(label, fn) {
   });
   try {
     await fn();
+    after = true;
+    await waitFor(() => back.size === chats.length, { timeoutMs: 90000, intervalMs: 250,
+      what: 'every chat to answer again' }).catch(() => {});
   } finally {
     stop = true;
     await Promise.all(loops);
     await Promise.all(chats.map((c) => c.close().catch(() => {})));
   }
-  return answers;
+  return { ...answers, back: back.size };
 }
 
 test('kill -9 of each talkback process under a 20-chat load', withLogs(tb, async () => {
@@ -200,9 +216,8 @@ test('kill -9 of each talkback process under a 20-chat load', withLogs(tb, async
         await new Promise((r) => setTimeout(r, 1000));
         await start();
         await tb.waitReady(60000);
-        await new Promise((r) => setTimeout(r, 3000));
       });
-      assert.ok(a.ok > 20, JSON.stringify(a));
+      assert.equal(a.back, 20, JSON.stringify(a));
     });
   }
   await healthy(home, MARK);
@@ -223,9 +238,8 @@ test('dockerd restart under load', withLogs(tb, async () => {
       spawn('dockerd', [], { detached: true, stdio: ['ignore', log, log] }).unref();
       await waitFor(async () => execFileP('docker', ['info']).then(() => true, () => false),
         { timeoutMs: 60000, intervalMs: 500, what: 'dockerd back' });
-      await new Promise((r) => setTimeout(r, 5000));
     });
-    assert.ok(a.ok > 20, JSON.stringify(a));
+    assert.equal(a.back, 20, JSON.stringify(a));
   });
   await healthy(home, MARK);
 }));
