@@ -40,13 +40,18 @@
  * every process it left behind -- everything carrying this run's
  * TALKBACK_RUN marker (sandbox/run.h) but this shell and its parent --
  * with bash builtins only, so it works even when a fork bomb has used up
- * the sandbox's process slots.  The exit status stays the program's. */
+ * the sandbox's process slots.  Each one found is stopped at once, so it
+ * cannot fork while the walk goes on; when a walk finds nothing new, all
+ * of them are killed.  The exit status stays the program's. */
 #define REAP_AFTER \
-    "__tb_rc=$?; for __r in 1 2 3 4 5; do __k=0; for __d in /proc/[0-9]*; do __p=${__d#/proc/}; " \
+    "__tb_rc=$?; __all=' '; for __r in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do __new=0; " \
+    "for __d in /proc/[0-9]*; do __p=${__d#/proc/}; " \
     "[ \"$__p\" = \"$$\" ] || [ \"$__p\" = \"$PPID\" ] && continue; " \
+    "case $__all in *\" $__p \"*) continue;; esac; " \
     "while IFS= read -r -d '' __e; do [ \"$__e\" = \"TALKBACK_RUN=$TALKBACK_RUN\" ] && " \
-    "{ kill -9 \"$__p\"; __k=1; break; }; done 2>/dev/null < \"$__d/environ\"; done 2>/dev/null; " \
-    "[ $__k = 0 ] && break; done; exit $__tb_rc"
+    "{ kill -STOP \"$__p\"; __all=\"$__all$__p \"; __new=1; break; }; done 2>/dev/null < \"$__d/environ\"; " \
+    "done 2>/dev/null; [ $__new = 0 ] && break; done; " \
+    "for __p in $__all; do kill -KILL \"$__p\" 2>/dev/null; done; exit $__tb_rc"
 
 const char *judge_signal_name(int sig)
 {

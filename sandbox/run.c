@@ -11,21 +11,24 @@
 
 #include "common/log.h"
 
-/* Walk /proc with builtins only and SIGKILL each process whose environment
- * holds the marker; repeat while anything was found (a process may fork
- * between two passes). */
+/* Walk /proc with builtins only and SIGSTOP each process whose environment
+ * holds the marker, so it cannot fork any more; walk again while new ones
+ * turn up (one may have forked between two walks); then SIGKILL them all. */
 static const char kill_script[] =
-    "m=$1\n"
-    "for r in 1 2 3 4 5 6 7 8; do\n"
+    "m=$1; all=' '\n"
+    "for r in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do\n"
     "  found=0\n"
     "  for d in /proc/[0-9]*; do\n"
-    "    [ \"${d#/proc/}\" = \"$$\" ] && continue\n"
+    "    p=${d#/proc/}\n"
+    "    [ \"$p\" = \"$$\" ] && continue\n"
+    "    case $all in *\" $p \"*) continue;; esac\n"
     "    while IFS= read -r -d '' e; do\n"
-    "      if [ \"$e\" = \"$m\" ]; then kill -9 \"${d#/proc/}\"; found=1; break; fi\n"
+    "      if [ \"$e\" = \"$m\" ]; then kill -STOP \"$p\"; all=\"$all$p \"; found=1; break; fi\n"
     "    done 2>/dev/null < \"$d/environ\"\n"
     "  done 2>/dev/null\n"
     "  [ $found = 0 ] && break\n"
     "done\n"
+    "for p in $all; do kill -KILL \"$p\" 2>/dev/null; done\n"
     "exit 0\n";
 
 typedef struct {
