@@ -77,14 +77,32 @@ static void make_marker(char *out, size_t outlen)
         o += (size_t)snprintf(out + o, outlen - o, "%02x", rnd[i]);
 }
 
+static bool kill_pass_late(void *ctx)
+{
+    return proto_mono_ms() >= *(const int64_t *)ctx;
+}
+
 void run_kill_marker(docker_t *d, const char *id, const char *marker)
 {
     const char *argv[] = { "bash", "-c", kill_script, "talkback-kill", marker, NULL };
-    docker_exec_t x = { .argv = argv, .workdir = "/" };
+    int64_t until = proto_mono_ms() + 15000;
+    docker_exec_t x = { .argv = argv, .workdir = "/", .cancelled = kill_pass_late, .ctx = &until };
     int code;
     docker_err_t err = docker_exec(d, id, &x, &code);
-    if (err != DOCKER_OK)
-        log_warn("could not run the kill pass in %.12s: %s", id, docker_strerror(err));
+    if (err == DOCKER_OK)
+        return;
+    /* No room even for the kill pass (a fork bomb at the pids limit):
+     * restart the sandbox, which ends every process in it and keeps its
+     * files.  The last resort, so it is logged. */
+    log_warn("kill pass in %.12s failed (%s): restarting the sandbox", id, docker_strerror(err));
+    char path[160];
+    snprintf(path, sizeof path, "/containers/%s/restart?t=1", id);
+    long st;
+    json_t *ans = NULL;
+    docker_err_t re = docker_call(d, "POST", path, NULL, &st, &ans);
+    if (re != DOCKER_OK)
+        log_error("could not restart %.12s: %s", id, docker_message(ans));
+    json_decref(ans);
 }
 
 docker_err_t run_command(docker_t *d, const char *id, const run_opts_t *o, run_result_t *res)
