@@ -40,6 +40,8 @@ import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
+import { waitFor as pollUntil } from './harness.mjs';
+
 const execFileP = promisify(execFile);
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const BUILD = process.env.TALKBACK_BUILD_DIR || path.join(ROOT, 'build');
@@ -113,20 +115,8 @@ const withLogs = (fn) => async (t) => {
   }
 };
 
-async function waitFor(fn, what, timeoutMs = 15000) {
-  const end = Date.now() + timeoutMs;
-  let last;
-  for (;;) {
-    try {
-      last = await fn();
-      if (last) return last;
-    } catch (e) {
-      last = e;
-    }
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what} (last: ${last instanceof Error ? last.message : JSON.stringify(last)})`);
-    await sleep(100);
-  }
-}
+/** The harness's poller, with this file's (fn, what, timeoutMs) order. */
+const waitFor = (fn, what, timeoutMs = 15000) => pollUntil(fn, { what, timeoutMs });
 
 /** One Engine API call through the proxy: {status, headers, text, json}. */
 async function api(method, p, { body, json, headers = {} } = {}) {
