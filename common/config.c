@@ -66,6 +66,7 @@ static config_entry_t config_table[] = {
     { "pids_limit", CT_INT, "512", "most processes a sandbox may have", NULL },
     { "runtime", CT_STR, "", "container runtime of sandboxes (e.g. runsc); empty = Docker's default", NULL },
     { "log_max_size", CT_STR, "1m", "Docker json-file log size cap per sandbox", NULL },
+    { "agent_path", CT_STR, "", "the in-sandbox agent program copied into new sandboxes; empty = talkback-agent next to talkback-sandbox; a missing file = no agent (Docker exec only)", NULL },
     { "disk_cap", CT_SIZE, "2G", "writable-layer size past which a sandbox is removed", NULL },
     /* --- kept sandboxes (the reaper) --- */
     { "idle_stop", CT_DURATION, "60m", "a sandbox with no call for this long is stopped (not removed)", NULL },

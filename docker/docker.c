@@ -21,6 +21,10 @@
  *     reader such as cat waits forever -- and libcurl cannot do that.  Stdin
  *     is written while output is read, so a command that answers before it
  *     has read all its input cannot deadlock against us.
+ * Attach (docker_attach, for the agent in a sandbox) is the same hand-made
+ * upgrade with no body -- an HTTP proxy in between may drop the Upgrade of
+ * a request that has one -- and hands the socket to the caller.
+ *
  * Neither path has an overall timeout: how long a command may run is the
  * caller's decision, made through the cancel check.  Abandoning the stream
  * does not stop the process inside the container (Docker keeps it running).
@@ -964,6 +968,32 @@ static docker_err_t raw_read_head(int fd, const docker_exec_t *x, char *head,
     }
 }
 
+/* Send a hand-made request that upgrades the connection to a raw stream
+ * (exec start, attach) and read the answer's head into buf (at least
+ * DOCKER_HEAD_MAX).  On DOCKER_OK *fd is the connected socket and
+ * buf[*body_at..*head_len) the stream bytes that came with the head. */
+static docker_err_t raw_upgrade(docker_t *d, const char *req, const docker_exec_t *x, char *buf,
+                                int *fd, size_t *head_len, size_t *body_at)
+{
+    long status = 0;
+    *fd = raw_connect(d);
+    if (*fd < 0)
+        return DOCKER_ECONNECT;
+    docker_err_t rc = raw_send_all(*fd, req, strlen(req), x);
+    if (rc == DOCKER_OK)
+        rc = raw_read_head(*fd, x, buf, head_len, body_at, &status);
+    if (rc == DOCKER_OK && status != 101 && status != 200) {
+        rc = status_err(status);
+        if (rc == DOCKER_OK)
+            rc = DOCKER_EHTTP;
+    }
+    if (rc != DOCKER_OK) {
+        close(*fd);
+        *fd = -1;
+    }
+    return rc;
+}
+
 /* Start exec eid with stdin over a plain socket: request by hand, response
  * head, then stdin out and output in at the same time, half-close once
  * stdin is sent, read until the daemon closes. */
@@ -974,7 +1004,6 @@ static docker_err_t exec_stream_raw(docker_t *d, const char *eid,
     docker_demux_t dm;
     char *req = NULL, *buf = NULL;
     size_t head_len = 0, body_at = 0, sent = 0;
-    long status = 0;
     bool writing = true;
     int fd = -1;
 
@@ -992,23 +1021,9 @@ static docker_err_t exec_stream_raw(docker_t *d, const char *eid,
     if (req == NULL || buf == NULL)
         goto cleanup;
 
-    fd = raw_connect(d);
-    if (fd < 0) {
-        rc = DOCKER_ECONNECT;
-        goto cleanup;
-    }
-    rc = raw_send_all(fd, req, strlen(req), x);
+    rc = raw_upgrade(d, req, x, buf, &fd, &head_len, &body_at);
     if (rc != DOCKER_OK)
         goto cleanup;
-    rc = raw_read_head(fd, x, buf, &head_len, &body_at, &status);
-    if (rc != DOCKER_OK)
-        goto cleanup;
-    if (status != 101 && status != 200) {
-        rc = status_err(status);
-        if (rc == DOCKER_OK)
-            rc = DOCKER_EHTTP;
-        goto cleanup;
-    }
     if (!docker_demux_feed(&dm, buf + body_at, head_len - body_at,
                            x->on_output, x->ctx)) {
         rc = DOCKER_EPROTO;
@@ -1073,6 +1088,68 @@ cleanup:
         close(fd);
     free(buf);
     free(req);
+    return rc;
+}
+
+/* docker_attach gives up on a daemon that does not answer within this. */
+#define DOCKER_ATTACH_MS 5000
+
+static bool attach_expired(void *ctx)
+{
+    return now_ms() >= *(const long *)ctx;
+}
+
+docker_err_t docker_attach(docker_t *d, const char *id, int *fd_out, char **early, size_t *early_len)
+{
+    docker_err_t rc = DOCKER_ENOMEM;
+    char *cid = NULL, *req = NULL, *buf = NULL;
+    size_t head_len = 0, body_at = 0;
+    long deadline = now_ms() + DOCKER_ATTACH_MS;
+    docker_exec_t x = { .cancelled = attach_expired, .ctx = &deadline };
+    int fd = -1;
+
+    *fd_out = -1;
+    *early = NULL;
+    *early_len = 0;
+    if (d == NULL || id == NULL || id[0] == '\0')
+        return DOCKER_EARG;
+    cid = path_escape(id);
+    if (cid == NULL)
+        goto cleanup;
+    req = str_printf("POST %s/containers/%s/attach?stream=1&stdin=1&stdout=1&stderr=1 HTTP/1.1\r\n"
+                     "Host: %s\r\n"
+                     "User-Agent: talkback\r\n"
+                     "Connection: Upgrade\r\n"
+                     "Upgrade: tcp\r\n"
+                     "\r\n",
+                     d->prefix, cid, d->host_hdr);
+    buf = malloc(DOCKER_HEAD_MAX);
+    if (req == NULL || buf == NULL)
+        goto cleanup;
+    rc = raw_upgrade(d, req, &x, buf, &fd, &head_len, &body_at);
+    if (rc == DOCKER_ECANCELLED)
+        rc = DOCKER_ECONNECT;
+    if (rc != DOCKER_OK)
+        goto cleanup;
+    if (head_len > body_at) {
+        *early = malloc(head_len - body_at);
+        if (*early == NULL) {
+            rc = DOCKER_ENOMEM;
+            goto cleanup;
+        }
+        memcpy(*early, buf + body_at, head_len - body_at);
+        *early_len = head_len - body_at;
+    }
+    *fd_out = fd;
+    fd = -1;
+    rc = DOCKER_OK;
+
+cleanup:
+    if (fd >= 0)
+        close(fd);
+    free(buf);
+    free(req);
+    free(cid);
     return rc;
 }
 

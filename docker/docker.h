@@ -91,6 +91,16 @@ typedef struct {
 docker_err_t docker_exec(docker_t *d, const char *id, const docker_exec_t *x,
                          int *exit_code);
 
+/* Attach to a running container's stdin, stdout and stderr (POST
+ * /containers/{id}/attach?stream=1&stdin=1&stdout=1&stderr=1, upgraded to
+ * a raw stream; used by the sandbox manager to reach the agent, see
+ * sandbox/agent.c).  On DOCKER_OK *fd is the connected non-blocking socket,
+ * which the caller owns: what it writes is the container's stdin, what it
+ * reads is the 8-byte-header stream (docker_demux_*).  *early (malloc'ed,
+ * or NULL) holds stream bytes that came with the response head.  Gives up
+ * with DOCKER_ECONNECT when the daemon does not answer within 5 s. */
+docker_err_t docker_attach(docker_t *d, const char *id, int *fd, char **early, size_t *early_len);
+
 /* Write one regular file into a container through PUT .../archive?path=/.
  * abspath is an absolute, already-normalised path inside the container;
  * missing parent folders are created by Docker (0755, root).  mtime is the

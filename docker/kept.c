@@ -13,15 +13,6 @@
 #include <string.h>
 #include <time.h>
 
-docker_err_t kept_stamp(docker_t *d, const char *id, int64_t mtime)
-{
-    long st;
-    json_t *ans = NULL;
-    docker_err_t e = docker_put_file(d, id, KEPT_STAMP_PATH, "", 0, 0644, mtime, &st, &ans);
-    json_decref(ans);
-    return e;
-}
-
 docker_err_t kept_last_used(docker_t *d, const char *id, int64_t *mtime)
 {
     char *data = NULL;

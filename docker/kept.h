@@ -31,8 +31,8 @@
 #define KEPT_STAMP_PATH    "/var/lib/talkback/last-call"
 #define KEPT_REASON_PATH   "/var/lib/talkback/stop-reason"
 
-/* Set the last-call stamp of container id to mtime (unix seconds). */
-docker_err_t kept_stamp(docker_t *d, const char *id, int64_t mtime);
+/* (The sandbox manager writes the stamp: sandbox/manager.c, through the
+ * sandbox's agent when it has one.) */
 /* The last-call stamp; *mtime = 0 when the sandbox has none. */
 docker_err_t kept_last_used(docker_t *d, const char *id, int64_t *mtime);
 

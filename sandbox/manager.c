@@ -22,6 +22,7 @@
 #include "common/convid.h"
 #include "common/log.h"
 #include "docker/kept.h"
+#include "sandbox/agent.h"
 #include "sandbox/hints.h"
 #include "sandbox/run.h"
 
@@ -59,6 +60,7 @@ struct manager {
     struct stamp_job *stamps, **stamps_tail;
     bool stopping;
     hints_retry_t *retry;     /* recent failed runs per chat (hints.h) */
+    agent_pool_t *agents;     /* links to the agents in sandboxes (agent.h) */
 };
 
 /* ---- pure helpers ------------------------------------------------------------ */
@@ -183,7 +185,11 @@ static void cache_drop(manager_t *m, const char *conv)
 
 /* ---- containers ------------------------------------------------------------------ */
 
-static json_t *container_template(const char *conv, const char *user)
+/* The sandbox template.  With the agent (agents enabled) the container's
+ * main process is the agent, reached over attach: stdin kept open across
+ * attaches, and no log, since its stdout carries the protocol.  Without,
+ * it idles on sleep with a bounded json-file log. */
+static json_t *container_template(const char *conv, const char *user, bool agent)
 {
     char created[32];
     time_t now = time(NULL);
@@ -204,19 +210,28 @@ static json_t *container_template(const char *conv, const char *user)
         "RestartPolicy", "Name", "no");
     if (!host)
         return NULL;
+    if (agent)
+        json_object_set_new(host, "LogConfig", json_pack("{s:s, s:{}}", "Type", "none", "Config"));
     if (*config_str("runtime"))
         json_object_set_new(host, "Runtime", json_string(config_str("runtime")));
-    return json_pack("{s:s, s:[s,s], s:s, s:s, s:s, s:b, s:b, s:{s:s, s:s, s:s}, s:o}",
-                     "Image", config_str("image"),
-                     "Cmd", "sleep", "infinity",
-                     "WorkingDir", "/work",
-                     "User", "root",
-                     "Hostname", "sandbox",
-                     "Tty", 0,
-                     "OpenStdin", 0,
-                     "Labels", LABEL_CONV, conv, LABEL_USER, user ? user : "",
-                     LABEL_CREATED, created,
-                     "HostConfig", host);
+    json_t *t = json_pack("{s:s, s:[s,s], s:s, s:s, s:s, s:b, s:b, s:{s:s, s:s, s:s}, s:o}",
+                          "Image", config_str("image"),
+                          "Cmd", "sleep", "infinity",
+                          "WorkingDir", "/work",
+                          "User", "root",
+                          "Hostname", "sandbox",
+                          "Tty", 0,
+                          "OpenStdin", 0,
+                          "Labels", LABEL_CONV, conv, LABEL_USER, user ? user : "",
+                          LABEL_CREATED, created,
+                          "HostConfig", host);
+    if (t && agent) {
+        json_object_set_new(t, "Cmd", json_pack("[s]", AGENT_CMD_PATH));
+        json_object_set_new(t, "OpenStdin", json_true());
+        json_object_set_new(t, "StdinOnce", json_false());
+        json_object_set_new(t, "AttachStdin", json_true());
+    }
+    return t;
 }
 
 typedef enum { ENSURE_OK, ENSURE_REFUSED, ENSURE_FAILED } ensure_t;
@@ -324,7 +339,7 @@ static ensure_t manager_ensure(manager_t *m, const char *conv, const char *user,
                            docker_strerror(e));
             return ENSURE_FAILED;
         }
-        json_t *tmpl = container_template(conv, user);
+        json_t *tmpl = container_template(conv, user, agent_pool_enabled(m->agents));
         json_t *ans = NULL;
         snprintf(path, sizeof path, "/containers/create?name=%s", name);
         e = docker_call(m->d, "POST", path, tmpl, &status, &ans);
@@ -383,8 +398,12 @@ static ensure_t manager_ensure(manager_t *m, const char *conv, const char *user,
         snprintf(path, sizeof path, "/containers/%s/unpause", id);
         docker_call(m->d, "POST", path, NULL, &status, NULL);
     }
+    bool has_agent = agent_in_config(info);
     if (!running) {
         int64_t finished = kept_parse_time(json_string_value(json_object_get(state, "FinishedAt")));
+        /* Before every start: the sandbox then runs this manager's agent. */
+        if (has_agent)
+            agent_install(m->agents, id);
         snprintf(path, sizeof path, "/containers/%s/start", id);
         json_t *ans = NULL;
         docker_err_t e = docker_call(m->d, "POST", path, NULL, &status, &ans);
@@ -414,6 +433,9 @@ static ensure_t manager_ensure(manager_t *m, const char *conv, const char *user,
     }
     if (created_now)
         gone_notice(m, conv, name, notice);
+    /* Attach to its agent now: after a start, or for the first time since
+     * this manager started. */
+    agent_note(m->agents, id, has_agent, !running);
     cache_put(m, conv, id, label_user ? label_user : "");
     json_decref(info);
     return ENSURE_OK;
@@ -445,7 +467,11 @@ static void *stamp_thread(void *arg)
         if (!m->stamps)
             m->stamps_tail = &m->stamps;
         pthread_mutex_unlock(&m->smu);
-        docker_err_t e = kept_stamp(m->d, j->id, j->mtime);
+        /* Through the agent when the sandbox has one: no load on dockerd. */
+        long st;
+        json_t *ans = NULL;
+        docker_err_t e = run_put_file(m->d, j->id, KEPT_STAMP_PATH, "", 0, 0644, j->mtime, &st, &ans);
+        json_decref(ans);
         if (e != DOCKER_OK)
             log_debug("stamp of %.12s: %s", j->id, docker_strerror(e));
         free(j);
@@ -756,7 +782,7 @@ static docker_err_t do_put(manager_t *m, const char *id, void *arg)
     put_arg_t *a = arg;
     json_t *ans = NULL;
     snprintf(a->id, sizeof a->id, "%s", id);
-    a->err = docker_put_file(m->d, id, a->abspath, a->content, a->len, a->mode, 0, &a->status, &ans);
+    a->err = run_put_file(m->d, id, a->abspath, a->content, a->len, a->mode, 0, &a->status, &ans);
     snprintf(a->msg, sizeof a->msg, "%s", docker_message(ans));
     json_decref(ans);
     /* A missing container is 404 here too; a stopped one still takes
@@ -964,6 +990,9 @@ manager_t *manager_new(docker_t *d)
         return NULL;
     m->d = d;
     m->retry = hints_retry_new(); /* NULL only means no retry lines */
+    char agent[4096];
+    m->agents = agent_pool_new(d, agent_find_binary(config_str("agent_path"), agent, sizeof agent) ? agent : NULL);
+    run_use_agents(m->agents);
     pthread_mutex_init(&m->mu, NULL);
     pthread_mutex_init(&m->smu, NULL);
     pthread_cond_init(&m->scv, NULL);
@@ -973,6 +1002,8 @@ manager_t *manager_new(docker_t *d)
         pthread_mutex_destroy(&m->smu);
         pthread_cond_destroy(&m->scv);
         hints_retry_free(&m->retry);
+        run_use_agents(NULL);
+        agent_pool_destroy(&m->agents);
         free(m);
         return NULL;
     }
@@ -1010,6 +1041,8 @@ void manager_destroy(manager_t **self_p)
     }
     pthread_mutex_destroy(&m->mu);
     hints_retry_free(&m->retry);
+    run_use_agents(NULL);
+    agent_pool_destroy(&m->agents);
     free(m);
     *self_p = NULL;
 }

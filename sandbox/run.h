@@ -20,6 +20,7 @@
 #include "common/textbuf.h"
 #include "common/worker.h"
 #include "docker/docker.h"
+#include "sandbox/agent.h"
 
 typedef struct {
     int exit_code;       /* -1 when unknown (killed, cancelled) */
@@ -50,5 +51,21 @@ void run_result_free(run_result_t *res);
 
 /* Kill every process of container id that carries marker.  Best effort. */
 void run_kill_marker(docker_t *d, const char *id, const char *marker);
+
+/* Use these links to agents (sandbox/agent.h) for commands and writes of
+ * sandboxes that have one; NULL: Docker exec and archive only.  Set before
+ * any command runs. */
+void run_use_agents(agent_pool_t *p);
+
+/* Write a file into container id: through its agent (atomic) when it has
+ * a live one, else through Docker's archive API -- and through the archive
+ * API too whenever the agent did not write it, so the unusual cases (a
+ * folder in the way) end as they always did.  Same contract as
+ * docker_put_file; mtime 0 means now. */
+docker_err_t run_put_file(docker_t *d, const char *id, const char *abspath, const void *data,
+                          size_t len, unsigned mode, int64_t mtime, long *status, json_t **out);
+
+/* The sandbox's cgroup limits as its agent reads them; -1 without one. */
+int run_limits(const char *id, agent_limits_t *out);
 
 #endif

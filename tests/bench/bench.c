@@ -12,9 +12,17 @@
  *      and a bits/stdc++.h C++ compile with and without the PCH;
  *   6. with --reaper N: resume of a stopped sandbox + run("true") (p50), and
  *      one reaper sweep (dry run) over N kept sandboxes: time, Docker calls.
+ *   7. with --exec-url URL: a second talkback whose sandbox manager has no
+ *      agent (TALKBACK_AGENT_PATH=/nonexistent), so the fast path (URL) and
+ *      the Docker exec path (--exec-url) are measured side by side, calls
+ *      interleaved: run("true") on both next to the raw API exec; 64 chats x
+ *      sleep 1 on both; with --judge, run_code of a Python and a C++ PASS
+ *      program on both (the exec instance needs a judge of its own).
+ *   8. the agent's memory: RSS and PSS of its two processes per sandbox
+ *      (measured from the host, over every sandbox running it).
  * Every chat it makes is reset at the end.
  *
- * usage: talkback-bench [--url URL] [--n N] [--chats N] [--judge] [--reaper N]
+ * usage: talkback-bench [--url URL] [--exec-url URL] [--n N] [--chats N] [--judge] [--reaper N]
  * (run it from the repository root: --reaper runs build/talkback-reaper)
  */
 #include <curl/curl.h>
@@ -25,6 +33,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "common/convid.h"
@@ -33,6 +42,7 @@
 #include "proto/proto.h"
 
 static const char *url = "http://127.0.0.1:8080/mcp";
+static const char *exec_url;   /* --exec-url: the instance without the agent */
 static char prefix[64];
 
 static size_t sink(char *p, size_t s, size_t n, void *ud)
@@ -41,8 +51,8 @@ static size_t sink(char *p, size_t s, size_t n, void *ud)
     return s * n;
 }
 
-/* One tools/call; returns the result text (malloc'ed) or NULL. */
-static char *call_tool(const char *conv, const char *tool, json_t *args, bool *is_error)
+/* One tools/call at endpoint u; returns the result text (malloc'ed) or NULL. */
+static char *call_tool_at(const char *u, const char *conv, const char *tool, json_t *args, bool *is_error)
 {
     json_t *body = json_pack("{s:s, s:i, s:s, s:{s:s, s:o}}", "jsonrpc", "2.0", "id", 1,
                              "method", "tools/call", "params", "name", tool, "arguments", args);
@@ -57,7 +67,7 @@ static char *call_tool(const char *conv, const char *tool, json_t *args, bool *i
     h = curl_slist_append(h, "Accept: application/json");
     textbuf_t out;
     textbuf_init(&out);
-    curl_easy_setopt(c, CURLOPT_URL, url);
+    curl_easy_setopt(c, CURLOPT_URL, u);
     curl_easy_setopt(c, CURLOPT_HTTPHEADER, h);
     curl_easy_setopt(c, CURLOPT_POSTFIELDS, s);
     curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, sink);
@@ -81,6 +91,11 @@ static char *call_tool(const char *conv, const char *tool, json_t *args, bool *i
     }
     textbuf_free(&out);
     return text;
+}
+
+static char *call_tool(const char *conv, const char *tool, json_t *args, bool *is_error)
+{
+    return call_tool_at(url, conv, tool, args, is_error);
 }
 
 static char *run_cmd(const char *conv, const char *cmd)
@@ -126,8 +141,9 @@ static int64_t smaps_field(const char *pid, const char *field)
     return v;
 }
 
-/* Visit every talkback process but this one: fn(ctx, pid, comm). */
-static void each_process(void (*fn)(void *, const char *, const char *), void *ctx)
+/* Visit every talkback process but this one and the agents in sandboxes
+ * (agents false), or the agents only (agents true): fn(ctx, pid, comm). */
+static void each_process(bool agents, void (*fn)(void *, const char *, const char *), void *ctx)
 {
     DIR *d = opendir("/proc");
     struct dirent *e;
@@ -141,7 +157,9 @@ static void each_process(void (*fn)(void *, const char *, const char *), void *c
             comm[0] = '\0';
         fclose(f);
         comm[strcspn(comm, "\n")] = '\0';
-        if (strncmp(comm, "talkback-", 9) != 0 || strncmp(comm, "talkback-bench", 14) == 0)
+        bool agent = strcmp(comm, "talkback-agent") == 0;
+        if (agents ? !agent
+                   : strncmp(comm, "talkback-", 9) != 0 || strncmp(comm, "talkback-bench", 14) == 0 || agent)
             continue;
         fn(ctx, e->d_name, comm);
     }
@@ -164,7 +182,7 @@ static void add_mem(void *ctx, const char *pid, const char *comm)
 static int64_t rss_kib(void)
 {
     mem_t m = { 0 };
-    each_process(add_mem, &m);
+    each_process(false, add_mem, &m);
     return m.rss;
 }
 
@@ -175,8 +193,31 @@ static void print_rss(const char *when)
 {
     mem_t m = { .print = true };
     printf("  memory of talkback processes %s:\n", when);
-    each_process(add_mem, &m);
+    each_process(false, add_mem, &m);
     printf("    total             RSS %5.1f MiB  PSS %5.1f MiB\n", m.rss / 1024.0, m.pss / 1024.0);
+}
+
+/* The agents in sandboxes: two processes each (supervisor and worker). */
+static void add_agent(void *ctx, const char *pid, const char *comm)
+{
+    (void)comm;
+    int64_t *v = ctx;
+    v[0] += smaps_field(pid, "Rss:");
+    v[1] += smaps_field(pid, "Pss:");
+    v[2]++;
+}
+
+static void print_agent_mem(const char *when)
+{
+    int64_t v[3] = { 0 };
+    each_process(true, add_agent, v);
+    if (v[2] < 2) {
+        printf("  agent memory %s: no agent running\n", when);
+        return;
+    }
+    double per = (double)v[2] / 2.0;
+    printf("  agent memory per sandbox %s (%" PRId64 " agent processes): RSS %.0f KiB, PSS %.0f KiB\n",
+           when, v[2], v[0] / per, v[1] / per);
 }
 
 static volatile int sampling;
@@ -199,14 +240,18 @@ static void *rss_sampler(void *arg)
 typedef struct {
     char conv[96];
     const char *cmd;
+    const char *at;   /* endpoint, NULL = url */
     bool ok;
+    int64_t start_us, end_us;   /* when its call was sent and answered */
 } chat_t;
 
 static void *chat_thread(void *arg)
 {
     chat_t *c = arg;
-    char *t = run_cmd(c->conv, c->cmd);
+    c->start_us = now_us();
+    char *t = call_tool_at(c->at ? c->at : url, c->conv, "run", json_pack("{s:s}", "command", c->cmd), NULL);
     c->ok = t != NULL;
+    c->end_us = now_us();
     free(t);
     return NULL;
 }
@@ -220,6 +265,39 @@ static double parallel(chat_t *chats, int n)
     for (int i = 0; i < n; i++)
         pthread_join(th[i], NULL);
     return (now_us() - t0) / 1e6;
+}
+
+/* The floor of the 64 x sleep 1 figure on this machine: the same bash
+ * commands forked at once on the host, with no talkback and no Docker.
+ * On a VM where a fork + exec costs milliseconds of kernel time, starting
+ * 64 bash processes alone takes a good part of a second. */
+static double host_floor(int n)
+{
+    int64_t t0 = now_us();
+    for (int i = 0; i < n; i++) {
+        pid_t p = fork();
+        if (p == 0) {
+            execlp("bash", "bash", "-c", "sleep 1", (char *)NULL);
+            _exit(127);
+        }
+    }
+    while (wait(NULL) > 0)
+        ;
+    return (now_us() - t0) / 1e6;
+}
+
+/* What the wall time of parallel() is made of: how late the last call
+ * was sent, and each call's own latency. */
+static void parallel_spread(const chat_t *chats, int n)
+{
+    int64_t first = INT64_MAX, last = 0, lat[256];
+    for (int i = 0; i < n; i++) {
+        first = chats[i].start_us < first ? chats[i].start_us : first;
+        last = chats[i].start_us > last ? chats[i].start_us : last;
+        lat[i] = chats[i].end_us - chats[i].start_us;
+    }
+    printf("  last call sent %.0f ms after the first; per call p50 %.0f ms, max %.0f ms\n",
+           (last - first) / 1000.0, pct(lat, n, 0.5), pct(lat, n, 1.0));
 }
 
 /* ---- reaper figures ------------------------------------------------------------------- */
@@ -338,18 +416,78 @@ static void bench_judge(int n)
     free(nopch);
 }
 
+/* run_code of a Python and a C++ PASS program, agent vs exec, interleaved. */
+static void bench_judge_vs(int n)
+{
+    char ca[96], ce[96];
+    snprintf(ca, sizeof ca, "%s-jagent", prefix);
+    snprintf(ce, sizeof ce, "%s-jexec", prefix);
+    printf("run_code PASS program (a+b), agent vs exec, %d runs each:\n", n);
+    const char *langs[] = { "python", "cpp" };
+    for (size_t k = 0; k < 2; k++) {
+        const char *code = NULL;
+        for (size_t l = 0; l < sizeof trivial / sizeof trivial[0]; l++)
+            if (strcmp(trivial[l].lang, langs[k]) == 0)
+                code = trivial[l].code;
+        int64_t va[64], ve[64];
+        int oka = 0, oke = 0;
+        for (int i = 0; i < n && i < 64; i++)
+            for (int side = 0; side < 2; side++) {
+                int64_t t0 = now_us();
+                bool err = true;
+                char *t = call_tool_at(side ? exec_url : url, side ? ce : ca, "run_code",
+                                       json_pack("{s:s, s:s, s:s, s:s}", "language", langs[k], "code", code,
+                                                 "input", "2 3\n", "expected", "5\n"), &err);
+                (side ? ve : va)[i] = now_us() - t0;
+                if (t && !err && strstr(t, "PASS"))
+                    (*(side ? &oke : &oka))++;
+                free(t);
+            }
+        printf("  %-6s agent p50 %7.1f ms (%d/%d PASS)   exec p50 %7.1f ms (%d/%d PASS)\n", langs[k],
+               pct(va, n, 0.5), oka, n, pct(ve, n, 0.5), oke, n);
+    }
+    free(call_tool_at(url, ca, "reset", json_object(), NULL));
+    free(call_tool_at(exec_url, ce, "reset", json_object(), NULL));
+}
+
+/* 64 chats x sleep 1 through the exec instance, for comparison. */
+static void bench_parallel_exec(int nchats)
+{
+    chat_t *chats = calloc((size_t)nchats, sizeof *chats);
+    for (int i = 0; i < nchats; i++) {
+        snprintf(chats[i].conv, sizeof chats[i].conv, "%s-x%d", prefix, i);
+        chats[i].cmd = "true";
+        chats[i].at = exec_url;
+    }
+    double made = parallel(chats, nchats);
+    for (int i = 0; i < nchats; i++)
+        chats[i].cmd = "sleep 1";
+    double wall = parallel(chats, nchats);
+    int ok = 0;
+    for (int i = 0; i < nchats; i++)
+        ok += chats[i].ok;
+    printf("exec path: %d new chats created at once: %.2f s; %d chats x run(\"sleep 1\") at once: wall %.2f s "
+           "(%d answered)\n", nchats, made, nchats, wall, ok);
+    parallel_spread(chats, nchats);
+    for (int i = 0; i < nchats; i++)
+        free(call_tool_at(exec_url, chats[i].conv, "reset", json_object(), NULL));
+    free(chats);
+}
+
 int main(int argc, char **argv)
 {
     int n = 100, nchats = 64, reap = 0;
     bool judge = false;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--url") && i + 1 < argc) url = argv[++i];
+        else if (!strcmp(argv[i], "--exec-url") && i + 1 < argc) exec_url = argv[++i];
         else if (!strcmp(argv[i], "--n") && i + 1 < argc) n = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--chats") && i + 1 < argc) nchats = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--judge")) judge = true;
         else if (!strcmp(argv[i], "--reaper") && i + 1 < argc) reap = atoi(argv[++i]);
         else {
-            fprintf(stderr, "usage: talkback-bench [--url URL] [--n N] [--chats N] [--judge] [--reaper N]\n");
+            fprintf(stderr, "usage: talkback-bench [--url URL] [--exec-url URL] [--n N] [--chats N] [--judge] "
+                            "[--reaper N]\n");
             return 2;
         }
     }
@@ -414,6 +552,32 @@ int main(int argc, char **argv)
     double rp50 = pct(raw, n, 0.5), rp99 = pct(raw, n, 0.99);
     printf("run(\"true\") via MCP: p50 %.1f ms, p99 %.1f ms; raw Docker exec: p50 %.1f ms, p99 %.1f ms; "
            "ratio p50 %.2f, p99 %.2f (n=%d)\n", mp50, mp99, rp50, rp99, mp50 / rp50, mp99 / rp99, n);
+    if (exec_url) {
+        /* The same three, interleaved call by call, so load hits all alike. */
+        char xconv[96];
+        snprintf(xconv, sizeof xconv, "%s-xmain", prefix);
+        int64_t *ex = calloc((size_t)n, sizeof *ex);
+        for (int i = 0; i < 5; i++)
+            free(call_tool_at(exec_url, xconv, "run", json_pack("{s:s}", "command", "true"), NULL));
+        for (int i = 0; i < n; i++) {
+            t0 = now_us();
+            free(run_cmd(conv, "true"));
+            mcp[i] = now_us() - t0;
+            t0 = now_us();
+            free(call_tool_at(exec_url, xconv, "run", json_pack("{s:s}", "command", "true"), NULL));
+            ex[i] = now_us() - t0;
+            t0 = now_us();
+            int code;
+            docker_exec(d, name, &x, &code);
+            raw[i] = now_us() - t0;
+        }
+        printf("run(\"true\") side by side (n=%d): agent p50 %.1f ms p99 %.1f ms | exec path p50 %.1f ms "
+               "p99 %.1f ms | raw Docker API exec p50 %.1f ms p99 %.1f ms\n", n, pct(mcp, n, 0.5),
+               pct(mcp, n, 0.99), pct(ex, n, 0.5), pct(ex, n, 0.99), pct(raw, n, 0.5), pct(raw, n, 0.99));
+        free(call_tool_at(exec_url, xconv, "reset", json_object(), NULL));
+        free(ex);
+    }
+    print_agent_mem("idle");
 
     /* 3 + 4. many chats at once */
     chat_t *chats = calloc((size_t)nchats, sizeof *chats);
@@ -435,10 +599,18 @@ int main(int argc, char **argv)
     for (int i = 0; i < nchats; i++)
         ok += chats[i].ok;
     printf("%d chats x run(\"sleep 1\") at once: wall %.2f s (%d answered)\n", nchats, wall, ok);
+    parallel_spread(chats, nchats);
+    printf("  the same %d bash -c \"sleep 1\" forked at once on this host, no talkback, no Docker: %.2f s\n",
+           nchats, host_floor(nchats));
     printf("  peak RSS of all talkback processes under that load: %.1f MiB\n", peak_rss / 1024.0);
     print_rss("after load");
+    print_agent_mem("after load");
+    if (exec_url)
+        bench_parallel_exec(nchats);
 
-    if (judge)
+    if (judge && exec_url)
+        bench_judge_vs(5);
+    else if (judge)
         bench_judge(5);
     if (reap > 0)
         bench_reaper(d, conv, reap > 2000 ? 2000 : reap);

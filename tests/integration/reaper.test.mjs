@@ -223,13 +223,44 @@ test('network removed and re-created under the same name: a stopped sandbox stil
   await c.close();
 }));
 
-test('Docker json log of a sandbox stays bounded', withLogs(tb, async () => {
+// A sandbox's stdout never grows Docker's disk: with the agent (the
+// default) it carries the agent's protocol and the log driver is none;
+// without it, the json-file log is capped (log_max_size).
+test('Docker log of a sandbox stays bounded', withLogs(tb, async () => {
   const conv = tb.chat('log');
   const c = await connect(tb, { conv });
-  await runOk(c, 'head -c 20000000 /dev/zero | tr "\\0" x > /proc/1/fd/1; echo written');
+  await runOk(c, 'true');
   const id = (await containersOf(conv))[0].id;
-  const logPath = (await docker('inspect', '-f', '{{.LogPath}}', id)).trim();
-  const size = fs.statSync(logPath).size;
-  assert.ok(size <= 1.2 * 1024 * 1024, `log is ${size} bytes`);
+  const info = JSON.parse(await docker('inspect', id))[0];
+  const log = info.HostConfig.LogConfig;
+  if (log.Type === 'none') {
+    assert.deepEqual(info.Config.Cmd, ['/usr/local/lib/talkback/talkback-agent']);
+    assert.equal(info.LogPath, '');
+  } else {
+    assert.equal(log.Type, 'json-file');
+    assert.equal(log.Config['max-size'], '1m');
+    await runOk(c, 'head -c 20000000 /dev/zero | tr "\\0" x > /proc/1/fd/1; echo written');
+    const size = fs.statSync(info.LogPath).size;
+    assert.ok(size <= 1.2 * 1024 * 1024, `log is ${size} bytes`);
+  }
   await c.close();
+}));
+
+test('without the agent the json-file log is capped', withLogs(tb, async () => {
+  const plain = new Talkback({ name: 'reaper-plain', env: { TALKBACK_NETWORK: net },
+    sandboxEnv: { TALKBACK_AGENT_PATH: '/nonexistent' } });
+  try {
+    await plain.start();
+    const conv = plain.chat('log');
+    const c = await connect(plain, { conv });
+    await runOk(c, 'head -c 20000000 /dev/zero | tr "\\0" x > /proc/1/fd/1; echo written');
+    const id = (await containersOf(conv))[0].id;
+    const info = JSON.parse(await docker('inspect', id))[0];
+    assert.equal(info.HostConfig.LogConfig.Type, 'json-file');
+    const size = fs.statSync(info.LogPath).size;
+    assert.ok(size <= 1.2 * 1024 * 1024, `log is ${size} bytes`);
+    await c.close();
+  } finally {
+    await plain.cleanup();
+  }
 }));

@@ -1,0 +1,942 @@
+/* agent.c -- links to the agents inside sandboxes (see agent.h).
+ *
+ * A link is one Docker attach connection and one reader thread.  Callers
+ * write whole frames under the link's write lock; the reader takes
+ * Docker's 8-byte framing apart (docker_demux_*), feeds the stdout bytes
+ * to a frame_reader and hands each frame to the call with its id, under
+ * the link's lock.  A call waits on the link's condition variable in
+ * steps of 100 ms, so it polls its cancel check as often as the exec path
+ * does.
+ *
+ * Opening a link: attach, then HELLO with a random nonce until READY with
+ * that nonce comes back.  Until then the reader skips whatever is not a
+ * frame (attach starts mid-stream: half a frame of an earlier link, or
+ * bytes something in the sandbox wrote to the container's stdout); from
+ * then on one byte out of place ends the link.
+ *
+ * What ends a link: the stream ends or fails (the sandbox stopped), a
+ * malformed frame or an unexpected READY (the agent's worker was
+ * restarted), no answer to a command within AGENT_ACK_MS, or the agent not
+ * reading.  Its calls are woken and told; the sandbox's table entry keeps
+ * the link until a later call replaces it.  Attaching again is tried at
+ * once, then with a growing delay while it keeps failing, so a sandbox
+ * whose agent is gone costs one failed attach per delay, not per call.
+ */
+#include "sandbox/agent.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "common/log.h"
+#include "proto/frame.h"
+#include "proto/proto.h"
+
+/* How long a command may wait for the agent's STARTED (or FAIL). */
+#define AGENT_ACK_MS        10000
+/* How long a KILL, a WRITE or LIMITS may wait for the answer. */
+#define AGENT_KILL_WAIT_MS  5000
+#define AGENT_WRITE_WAIT_MS 30000
+#define AGENT_LIMITS_WAIT_MS 2000
+/* Opening a link: HELLO every AGENT_HELLO_EVERY_MS for AGENT_HELLO_MS, or
+ * for AGENT_HELLO_START_MS right after a start (a sandbox just started on
+ * a busy host may take seconds to run the agent).  A call that attaches
+ * on its own way waits the shorter time, then runs through exec. */
+#define AGENT_HELLO_MS      1500
+#define AGENT_HELLO_START_MS 5000
+#define AGENT_HELLO_EVERY_MS 400
+/* Sending a frame may wait this long for the agent to read. */
+#define AGENT_SEND_MS       30000
+/* Attach retries while they fail: 1 s doubling up to 60 s. */
+#define AGENT_RETRY_MIN_MS  1000
+#define AGENT_RETRY_MAX_MS  60000
+/* After the stream ended (the sandbox stopped), attach again only when the
+ * manager starts it (agent_note), or after this long. */
+#define AGENT_EOF_RETRY_MS  30000
+/* How often a waiting call polls its cancel check. */
+#define AGENT_POLL_MS       100
+/* The agent's own stderr (its init's warnings) is logged, this much. */
+#define AGENT_STDERR_LOG    256
+
+typedef enum { C_RUN, C_WRITE, C_KILL, C_LIMITS } call_kind_t;
+
+typedef struct call {
+    uint64_t id;
+    call_kind_t kind;
+    bool started, done, failed, muted;
+    bool killed;              /* the agent's DONE to our KILL */
+    int status;
+    agent_limits_t lim;
+    docker_output_fn on_output;
+    void *ctx;
+    struct call *next;
+} call_t;
+
+struct agent_link {
+    agent_pool_t *pool;
+    char id[72];
+    int fd;
+    pthread_t reader;
+    bool reader_started;
+    pthread_mutex_t mu;       /* calls, dead, ready */
+    pthread_cond_t cv;
+    pthread_mutex_t wmu;      /* one frame at a time on the socket */
+    int refs;                 /* guarded by the pool's lock */
+    bool dead;
+    bool misbehaved;          /* restart the worker before attaching again */
+    bool eof;                 /* the stream ended */
+    bool ready;
+    int64_t nonce;
+    long agent_pid;
+    uint64_t next_id;
+    call_t *calls;
+    docker_demux_t dm;
+    frame_reader_t fr;
+    char *early;              /* stream bytes that came with the attach answer */
+    size_t early_len;
+};
+
+typedef struct entry {
+    char id[72];
+    agent_link_t *link;
+    bool has_agent;
+    bool attaching;
+    bool restart;             /* kill the worker before attaching */
+    int fails;
+    int64_t retry_at;
+    struct entry *next;
+} entry_t;
+
+struct agent_pool {
+    docker_t *d;
+    char *bin;                /* the agent program, read once */
+    size_t bin_len;
+    pthread_mutex_t mu;
+    entry_t *entries;
+};
+
+/* ---- the binary ----------------------------------------------------------- */
+
+bool agent_find_binary(const char *configured, char *out, size_t outlen)
+{
+    if (configured && *configured) {
+        snprintf(out, outlen, "%s", configured);
+    } else {
+        char self[PATH_MAX];
+        ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+        if (n <= 0)
+            return false;
+        self[n] = '\0';
+        char *slash = strrchr(self, '/');
+        if (!slash)
+            return false;
+        *slash = '\0';
+        snprintf(out, outlen, "%s/talkback-agent", self);
+    }
+    struct stat st;
+    return stat(out, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+static char *read_file(const char *path, size_t *len)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return NULL;
+    struct stat st;
+    char *buf = NULL;
+    if (fstat(fd, &st) == 0 && st.st_size > 0 && st.st_size < (64 << 20) &&
+        (buf = malloc((size_t)st.st_size)) != NULL) {
+        size_t got = 0;
+        ssize_t n;
+        while (got < (size_t)st.st_size && (n = read(fd, buf + got, (size_t)st.st_size - got)) > 0)
+            got += (size_t)n;
+        if (got != (size_t)st.st_size) {
+            free(buf);
+            buf = NULL;
+        }
+        *len = got;
+    }
+    close(fd);
+    return buf;
+}
+
+bool agent_pool_enabled(const agent_pool_t *p)
+{
+    return p && p->bin;
+}
+
+bool agent_in_config(const json_t *info)
+{
+    json_t *cmd = json_object_get(json_object_get(info, "Config"), "Cmd");
+    const char *first = json_string_value(json_array_get(cmd, 0));
+    return first && strcmp(first, AGENT_CMD_PATH) == 0;
+}
+
+docker_err_t agent_install(agent_pool_t *p, const char *id)
+{
+    if (!agent_pool_enabled(p))
+        return DOCKER_EARG;
+    long st;
+    json_t *ans = NULL;
+    docker_err_t e = docker_put_file(p->d, id, AGENT_CMD_PATH, p->bin, p->bin_len, 0755, 0, &st, &ans);
+    if (e != DOCKER_OK)
+        log_warn("could not copy the agent into %.12s: %s", id, docker_message(ans));
+    json_decref(ans);
+    return e;
+}
+
+/* ---- links: sending ------------------------------------------------------- */
+
+static void link_die(agent_link_t *l, bool misbehaved, const char *why)
+{
+    /* Called with l->mu held. */
+    if (!l->dead) {
+        l->dead = true;
+        l->misbehaved = misbehaved;
+        log_info("agent link to %.12s closed: %s", l->id, why);
+        shutdown(l->fd, SHUT_RDWR);
+    }
+    pthread_cond_broadcast(&l->cv);
+}
+
+static void link_kill(agent_link_t *l, bool misbehaved, const char *why)
+{
+    pthread_mutex_lock(&l->mu);
+    link_die(l, misbehaved, why);
+    pthread_mutex_unlock(&l->mu);
+}
+
+static bool link_dead(agent_link_t *l)
+{
+    pthread_mutex_lock(&l->mu);
+    bool dead = l->dead;
+    pthread_mutex_unlock(&l->mu);
+    return dead;
+}
+
+/* Send one message as a frame.  0, or -1 (the link is then dead). */
+static int link_send(agent_link_t *l, const frame_msg_t *m)
+{
+    frame_buf_t b = { 0 };
+    if (frame_encode(m, &b) != 0)
+        return -1;
+    int rc = 0;
+    int64_t deadline = proto_mono_ms() + AGENT_SEND_MS;
+    pthread_mutex_lock(&l->wmu);
+    size_t off = 0;
+    while (off < b.len) {
+        if (link_dead(l)) {
+            rc = -1;
+            break;
+        }
+        ssize_t n = send(l->fd, b.buf + off, b.len - off, MSG_NOSIGNAL);
+        if (n > 0) {
+            off += (size_t)n;
+            continue;
+        }
+        if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
+            link_kill(l, false, "the connection failed");
+            rc = -1;
+            break;
+        }
+        if (proto_mono_ms() >= deadline) {
+            link_kill(l, true, "the agent does not read");
+            rc = -1;
+            break;
+        }
+        struct pollfd p = { l->fd, POLLOUT, 0 };
+        poll(&p, 1, AGENT_POLL_MS);
+    }
+    pthread_mutex_unlock(&l->wmu);
+    frame_buf_free(&b);
+    return rc;
+}
+
+/* ---- links: the reader ------------------------------------------------------ */
+
+static call_t *call_find(agent_link_t *l, uint64_t id)
+{
+    for (call_t *c = l->calls; c; c = c->next)
+        if (c->id == id)
+            return c;
+    return NULL;
+}
+
+/* One frame from the agent, with l->mu held.  False: the link must end. */
+static bool dispatch(agent_link_t *l, const frame_msg_t *m)
+{
+    if (m->type == FRAME_READY) {
+        if (!l->ready) {
+            if (frame_num(m, FN_NONCE, 0) == l->nonce && frame_num(m, FN_VERSION, 0) == FRAME_VERSION) {
+                l->ready = true;
+                l->agent_pid = (long)frame_num(m, FN_PID, 0);
+                l->fr.resync = false;   /* aligned: from now on, strict */
+                pthread_cond_broadcast(&l->cv);
+            }
+            return true;
+        }
+        /* A READY nobody asked for: a new worker, the old one is gone. */
+        return frame_num(m, FN_NONCE, 0) == l->nonce;
+    }
+    if (!l->ready)
+        return true;   /* a frame of an earlier link */
+    call_t *c = call_find(l, m->id);
+    if (!c)
+        return m->type >= FRAME_READY;   /* a late answer to a call that gave up */
+    switch (m->type) {
+    case FRAME_STARTED:
+        c->started = true;
+        break;
+    case FRAME_OUT:
+        if (c->kind != C_RUN || !frame_has_str(m, FS_DATA))
+            return false;
+        if (!c->muted && c->on_output)
+            c->on_output(c->ctx, (int)frame_num(m, FN_STREAM, 1) == 2 ? 2 : 1,
+                         m->str[FS_DATA], m->str_len[FS_DATA]);
+        return true;
+    case FRAME_EXIT:
+        c->done = true;
+        c->status = (int)frame_num(m, FN_STATUS, -1);
+        break;
+    case FRAME_DONE:
+        if (c->kind == C_RUN)
+            c->killed = true;
+        else
+            c->done = true;
+        break;
+    case FRAME_FAIL:
+        c->failed = true;
+        c->done = true;
+        break;
+    case FRAME_LIMITS_OK:
+        c->lim.memory = frame_num(m, FN_MEM, -1);
+        c->lim.memory_swap = frame_num(m, FN_SWAP, -1);
+        c->lim.pids = frame_num(m, FN_PIDS, -1);
+        c->lim.cpu_quota = frame_num(m, FN_CPU_QUOTA, -1);
+        c->lim.cpu_period = frame_num(m, FN_CPU_PERIOD, -1);
+        c->done = true;
+        break;
+    default:
+        return false;   /* a manager -> agent type coming back */
+    }
+    pthread_cond_broadcast(&l->cv);
+    return true;
+}
+
+typedef struct {
+    agent_link_t *l;
+    bool oom;
+    size_t stderr_logged;
+} demux_ctx_t;
+
+static void on_stream(void *ctx, int stream, const char *data, size_t len)
+{
+    demux_ctx_t *dc = ctx;
+    if (stream == 1) {
+        if (frame_reader_feed(&dc->l->fr, data, len) != 0)
+            dc->oom = true;
+    } else if (dc->stderr_logged < AGENT_STDERR_LOG) {
+        size_t n = len < AGENT_STDERR_LOG - dc->stderr_logged ? len : AGENT_STDERR_LOG - dc->stderr_logged;
+        dc->stderr_logged += n;
+        log_debug("agent %.12s stderr: %.*s", dc->l->id, (int)n, data);
+    }
+}
+
+/* Feed stream bytes and handle every complete frame.  False: end. */
+static bool link_feed(agent_link_t *l, demux_ctx_t *dc, const char *buf, size_t n, const char **why)
+{
+    if (!docker_demux_feed(&l->dm, buf, n, on_stream, dc)) {
+        *why = "Docker's stream framing broke";
+        return false;
+    }
+    if (dc->oom) {
+        *why = "out of memory";
+        return false;
+    }
+    pthread_mutex_lock(&l->mu);
+    frame_msg_t m;
+    int r;
+    bool ok = true;
+    while (ok && (r = frame_reader_next(&l->fr, &m)) == 1)
+        ok = dispatch(l, &m);
+    if (ok && r < 0)
+        ok = false;
+    if (!ok)
+        *why = "a malformed or unexpected frame (the agent restarted, or something in the sandbox wrote "
+               "to its stdout)";
+    pthread_mutex_unlock(&l->mu);
+    frame_reader_trim(&l->fr);
+    return ok;
+}
+
+static void *reader_main(void *arg)
+{
+    agent_link_t *l = arg;
+    demux_ctx_t dc = { .l = l };
+    const char *why = "the stream ended (the sandbox stopped)";
+    bool malformed = false;
+    char *buf = malloc(65536);
+    if (!buf) {
+        link_kill(l, false, "out of memory");
+        return NULL;
+    }
+    if (l->early_len && !link_feed(l, &dc, l->early, l->early_len, &why)) {
+        malformed = true;
+        goto out;
+    }
+    for (;;) {
+        struct pollfd p = { l->fd, POLLIN, 0 };
+        int r = poll(&p, 1, -1);
+        if (r < 0 && errno != EINTR)
+            break;
+        if (r <= 0)
+            continue;
+        ssize_t n = recv(l->fd, buf, 65536, 0);
+        if (n == 0)
+            break;
+        if (n < 0) {
+            if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)
+                continue;
+            why = "the connection failed";
+            break;
+        }
+        if (!link_feed(l, &dc, buf, (size_t)n, &why)) {
+            malformed = true;
+            break;
+        }
+    }
+out:
+    free(buf);
+    pthread_mutex_lock(&l->mu);
+    /* A malformed stream is realigned by attaching again; a worker that
+     * died wrote the padding that made it malformed, and its supervisor
+     * has started the next one, so neither needs a restart. */
+    l->eof = !malformed && !l->dead;
+    link_die(l, false, why);
+    pthread_mutex_unlock(&l->mu);
+    return NULL;
+}
+
+/* ---- links: open and close ------------------------------------------------------ */
+
+static void link_free(agent_link_t *l)
+{
+    if (!l)
+        return;
+    if (l->reader_started) {
+        link_kill(l, false, "closed by talkback");
+        pthread_join(l->reader, NULL);
+    }
+    if (l->fd >= 0)
+        close(l->fd);
+    frame_reader_free(&l->fr);
+    free(l->early);
+    pthread_mutex_destroy(&l->mu);
+    pthread_cond_destroy(&l->cv);
+    pthread_mutex_destroy(&l->wmu);
+    free(l);
+}
+
+static int64_t random_nonce(void)
+{
+    uint64_t v = 0;
+    int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+    if (fd >= 0) {
+        if (read(fd, &v, sizeof v) != (ssize_t)sizeof v)
+            v = 0;
+        close(fd);
+    }
+    v ^= (uint64_t)proto_mono_ms() * 0x9e3779b97f4a7c15ull;
+    int64_t n = (int64_t)(v >> 2);
+    return n ? n : 1;
+}
+
+/* Wait on the link's condition variable for at most ms. */
+static void link_wait(agent_link_t *l, int64_t ms)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    ts.tv_sec += (time_t)(ms / 1000);
+    ts.tv_nsec += (long)(ms % 1000) * 1000000L;
+    if (ts.tv_nsec >= 1000000000L) {
+        ts.tv_sec++;
+        ts.tv_nsec -= 1000000000L;
+    }
+    pthread_cond_timedwait(&l->cv, &l->mu, &ts);
+}
+
+/* Attach to container id and shake hands; NULL when that fails (*gone:
+ * the container does not exist). */
+static agent_link_t *link_open(agent_pool_t *p, const char *id, bool *gone, int64_t hello_ms)
+{
+    *gone = false;
+    agent_link_t *l = calloc(1, sizeof *l);
+    if (!l)
+        return NULL;
+    l->pool = p;
+    l->fd = -1;
+    snprintf(l->id, sizeof l->id, "%s", id);
+    pthread_mutex_init(&l->mu, NULL);
+    pthread_cond_init(&l->cv, NULL);
+    pthread_mutex_init(&l->wmu, NULL);
+    docker_demux_init(&l->dm);
+    frame_reader_init(&l->fr, FRAME_AGENT_MAX, true);
+    l->nonce = random_nonce();
+    /* Request ids start at random: the agent may still run commands of an
+     * earlier link or an earlier manager, and their late frames must never
+     * match a call of this one. */
+    l->next_id = (uint64_t)random_nonce() << 1;
+
+    int64_t t0 = proto_mono_ms();
+    docker_err_t e = docker_attach(p->d, id, &l->fd, &l->early, &l->early_len);
+    if (e != DOCKER_OK) {
+        *gone = e == DOCKER_ENOTFOUND;
+        log_debug("attach to %.12s: %s", id, docker_strerror(e));
+        link_free(l);
+        return NULL;
+    }
+    if (pthread_create(&l->reader, NULL, reader_main, l) != 0) {
+        link_free(l);
+        return NULL;
+    }
+    l->reader_started = true;
+    frame_msg_t hello = { .type = FRAME_HELLO };
+    frame_set_num(&hello, FN_NONCE, l->nonce);
+    int64_t next_hello = 0;
+    bool ready = false;
+    for (;;) {
+        int64_t now = proto_mono_ms();
+        if (now - t0 >= hello_ms)
+            break;
+        if (now >= next_hello) {
+            if (link_send(l, &hello) != 0)
+                break;
+            next_hello = now + AGENT_HELLO_EVERY_MS;
+        }
+        pthread_mutex_lock(&l->mu);
+        if (!l->ready && !l->dead)
+            link_wait(l, AGENT_POLL_MS);
+        ready = l->ready;
+        bool dead = l->dead;
+        pthread_mutex_unlock(&l->mu);
+        if (ready || dead)
+            break;
+    }
+    if (!ready || link_dead(l)) {
+        log_info("the agent of %.12s did not answer; using Docker exec for now", id);
+        link_free(l);
+        return NULL;
+    }
+    log_debug("agent link to %.12s up in %" PRId64 " ms (agent pid %ld)", id, proto_mono_ms() - t0,
+              l->agent_pid);
+    return l;
+}
+
+/* ---- the pool ------------------------------------------------------------------- */
+
+agent_pool_t *agent_pool_new(docker_t *d, const char *binary)
+{
+    agent_pool_t *p = calloc(1, sizeof *p);
+    if (!p)
+        return NULL;
+    p->d = d;
+    pthread_mutex_init(&p->mu, NULL);
+    if (binary && *binary) {
+        p->bin = read_file(binary, &p->bin_len);
+        if (p->bin)
+            log_info("in-sandbox agent: %s (%zu bytes)", binary, p->bin_len);
+        else
+            log_warn("cannot read the agent %s: new sandboxes run commands through Docker exec", binary);
+    } else {
+        log_info("no in-sandbox agent: new sandboxes run commands through Docker exec");
+    }
+    return p;
+}
+
+static void link_unref(agent_pool_t *p, agent_link_t *l)
+{
+    if (!l)
+        return;
+    pthread_mutex_lock(&p->mu);
+    bool last = --l->refs == 0;
+    pthread_mutex_unlock(&p->mu);
+    if (last)
+        link_free(l);
+}
+
+void agent_pool_destroy(agent_pool_t **self_p)
+{
+    if (!self_p || !*self_p)
+        return;
+    agent_pool_t *p = *self_p;
+    while (p->entries) {
+        entry_t *e = p->entries;
+        p->entries = e->next;
+        link_unref(p, e->link);
+        free(e);
+    }
+    pthread_mutex_destroy(&p->mu);
+    free(p->bin);
+    free(p);
+    *self_p = NULL;
+}
+
+/* With p->mu held. */
+static entry_t *entry_get(agent_pool_t *p, const char *id, bool create)
+{
+    for (entry_t *e = p->entries; e; e = e->next)
+        if (strcmp(e->id, id) == 0)
+            return e;
+    if (!create)
+        return NULL;
+    entry_t *e = calloc(1, sizeof *e);
+    if (!e)
+        return NULL;
+    snprintf(e->id, sizeof e->id, "%s", id);
+    e->next = p->entries;
+    p->entries = e;
+    return e;
+}
+
+static void entry_remove(agent_pool_t *p, const char *id)
+{
+    agent_link_t *old = NULL;
+    pthread_mutex_lock(&p->mu);
+    for (entry_t **pp = &p->entries; *pp; pp = &(*pp)->next)
+        if (strcmp((*pp)->id, id) == 0) {
+            entry_t *e = *pp;
+            *pp = e->next;
+            old = e->link;
+            free(e);
+            break;
+        }
+    pthread_mutex_unlock(&p->mu);
+    link_unref(p, old);
+}
+
+/* Kill the agent's worker so its supervisor starts a fresh one: the
+ * processes named talkback-agent whose parent is the one named so whose
+ * parent is the sandbox's init.  Bash builtins only, like the kill pass. */
+static void restart_worker(agent_pool_t *p, const char *id)
+{
+    const char *argv[] = { "bash", "-c",
+        "s=; w=; for d in /proc/[0-9]*; do "
+        "read -r pid comm _ ppid _ < \"$d/stat\" 2>/dev/null || continue; "
+        "[ \"$comm\" = '(talkback-agent)' ] || continue; "
+        "if [ \"$ppid\" = 1 ]; then s=\"$s $pid\"; else w=\"$w $pid:$ppid\"; fi; done; "
+        "for e in $w; do for k in $s; do [ \"${e#*:}\" = \"$k\" ] && kill -9 \"${e%%:*}\"; done; done; exit 0",
+        NULL };
+    docker_exec_t x = { .argv = argv, .workdir = "/" };
+    int code;
+    docker_err_t e = docker_exec(p->d, id, &x, &code);
+    log_info("restarting the agent worker of %.12s: %s", id, docker_strerror(e));
+    usleep(200000);   /* its supervisor starts the next one after 100 ms */
+}
+
+static agent_link_t *get_link(agent_pool_t *p, const char *id, int64_t hello_ms)
+{
+    if (!p || !id)
+        return NULL;
+    pthread_mutex_lock(&p->mu);
+    entry_t *e = entry_get(p, id, false);
+    if (!e || !e->has_agent) {
+        pthread_mutex_unlock(&p->mu);
+        return NULL;
+    }
+    agent_link_t *old = e->link;
+    if (old && !link_dead(old)) {
+        old->refs++;
+        pthread_mutex_unlock(&p->mu);
+        return old;
+    }
+    int64_t now = proto_mono_ms();
+    if (e->attaching || now < e->retry_at) {
+        pthread_mutex_unlock(&p->mu);
+        return NULL;
+    }
+    e->link = NULL;
+    if (old) {
+        pthread_mutex_lock(&old->mu);
+        bool eof = old->eof;
+        if (old->misbehaved)
+            e->restart = true;
+        pthread_mutex_unlock(&old->mu);
+        if (eof) {
+            e->retry_at = now + AGENT_EOF_RETRY_MS;
+            pthread_mutex_unlock(&p->mu);
+            link_unref(p, old);
+            return NULL;
+        }
+    }
+    e->attaching = true;
+    bool restart = e->restart;
+    pthread_mutex_unlock(&p->mu);
+    link_unref(p, old);
+
+    if (restart)
+        restart_worker(p, id);
+    bool gone = false;
+    agent_link_t *l = link_open(p, id, &gone, hello_ms);
+    if (gone) {
+        entry_remove(p, id);
+        return NULL;
+    }
+    pthread_mutex_lock(&p->mu);
+    e = entry_get(p, id, false);
+    if (!e) {
+        pthread_mutex_unlock(&p->mu);
+        if (l)
+            link_free(l);
+        return NULL;
+    }
+    e->attaching = false;
+    if (l) {
+        l->refs = 2;   /* the table's and the caller's */
+        e->link = l;
+        e->fails = 0;
+        e->retry_at = 0;
+        e->restart = false;
+    } else {
+        int64_t delay = AGENT_RETRY_MIN_MS;
+        for (int i = 0; i < e->fails && delay < AGENT_RETRY_MAX_MS; i++)
+            delay *= 2;
+        e->fails++;
+        e->retry_at = proto_mono_ms() + (delay < AGENT_RETRY_MAX_MS ? delay : AGENT_RETRY_MAX_MS);
+        /* No answer twice running: maybe a hung worker. */
+        e->restart = e->fails >= 2;
+    }
+    pthread_mutex_unlock(&p->mu);
+    return l;
+}
+
+agent_link_t *agent_get(agent_pool_t *p, const char *id)
+{
+    return get_link(p, id, AGENT_HELLO_MS);
+}
+
+void agent_release(agent_link_t **lp)
+{
+    if (!lp || !*lp)
+        return;
+    agent_link_t *l = *lp;
+    link_unref(l->pool, l);
+    *lp = NULL;
+}
+
+void agent_note(agent_pool_t *p, const char *id, bool has_agent, bool fresh)
+{
+    if (!p || !id || !*id)
+        return;
+    agent_link_t *old = NULL;
+    pthread_mutex_lock(&p->mu);
+    entry_t *e = entry_get(p, id, true);
+    if (!e) {
+        pthread_mutex_unlock(&p->mu);
+        return;
+    }
+    e->has_agent = has_agent && agent_pool_enabled(p);
+    if (fresh || !e->has_agent) {
+        if (!e->attaching) {
+            old = e->link;
+            e->link = NULL;
+        }
+        e->fails = 0;
+        e->retry_at = 0;
+        e->restart = false;
+    }
+    bool attach = e->has_agent;
+    pthread_mutex_unlock(&p->mu);
+    link_unref(p, old);
+    if (attach) {
+        agent_link_t *l = get_link(p, id, fresh ? AGENT_HELLO_START_MS : AGENT_HELLO_MS);
+        agent_release(&l);
+    }
+}
+
+/* ---- calls ---------------------------------------------------------------------- */
+
+static void call_add(agent_link_t *l, call_t *c)
+{
+    c->id = ++l->next_id;
+    c->next = l->calls;
+    l->calls = c;
+}
+
+static void call_remove(agent_link_t *l, call_t *c)
+{
+    for (call_t **pp = &l->calls; *pp; pp = &(*pp)->next)
+        if (*pp == c) {
+            *pp = c->next;
+            break;
+        }
+}
+
+/* Items as one byte string of NUL-terminated items. */
+static char *join_list(const char *const *items, size_t *len)
+{
+    size_t n = 0;
+    for (size_t i = 0; items && items[i]; i++)
+        n += strlen(items[i]) + 1;
+    char *s = malloc(n ? n : 1);
+    if (!s)
+        return NULL;
+    size_t o = 0;
+    for (size_t i = 0; items && items[i]; i++) {
+        size_t k = strlen(items[i]) + 1;
+        memcpy(s + o, items[i], k);
+        o += k;
+    }
+    *len = n;
+    return s;
+}
+
+/* Send KILL for call c and wait for the agent's DONE, which comes once its
+ * kill pass is over.  With l->mu held; true when confirmed. */
+static bool kill_call(agent_link_t *l, call_t *c, const char *marker)
+{
+    c->muted = true;
+    pthread_mutex_unlock(&l->mu);
+    frame_msg_t m = { .type = FRAME_KILL, .id = c->id };
+    if (marker)
+        frame_set_str(&m, FS_MARKER, marker, strlen(marker));
+    int sent = link_send(l, &m);
+    pthread_mutex_lock(&l->mu);
+    if (sent != 0)
+        return false;
+    int64_t until = proto_mono_ms() + AGENT_KILL_WAIT_MS;
+    while (!c->killed && !l->dead && proto_mono_ms() < until)
+        link_wait(l, AGENT_POLL_MS);
+    if (!c->killed && !l->dead)
+        link_die(l, true, "the agent did not confirm a kill");
+    return c->killed;
+}
+
+agent_err_t agent_run(agent_link_t *l, const agent_run_t *r, int *exit_code)
+{
+    *exit_code = -1;
+    size_t argv_len = 0, env_len = 0;
+    char *argv = join_list(r->argv, &argv_len);
+    char *env = join_list(r->env, &env_len);
+    if (!argv || !env) {
+        free(argv);
+        free(env);
+        return AGENT_NOT_STARTED;
+    }
+    call_t c = { .kind = C_RUN, .on_output = r->on_output, .ctx = r->ctx };
+    pthread_mutex_lock(&l->mu);
+    call_add(l, &c);
+    pthread_mutex_unlock(&l->mu);
+
+    frame_msg_t m = { .type = FRAME_RUN, .id = c.id };
+    frame_set_str(&m, FS_ARGV, argv, argv_len);
+    frame_set_str(&m, FS_ENV, env, env_len);
+    if (r->workdir)
+        frame_set_str(&m, FS_CWD, r->workdir, strlen(r->workdir));
+    if (r->stdin_data)
+        frame_set_str(&m, FS_STDIN, r->stdin_data, r->stdin_len);
+    if (r->marker)
+        frame_set_str(&m, FS_MARKER, r->marker, strlen(r->marker));
+    if (r->timeout_ms > 0)
+        frame_set_num(&m, FN_TIMEOUT, r->timeout_ms);
+    if (r->merge_stderr)
+        frame_set_num(&m, FN_MERGE, 1);
+    int sent = link_send(l, &m);
+    free(argv);
+    free(env);
+
+    agent_err_t rc;
+    pthread_mutex_lock(&l->mu);
+    if (sent != 0) {
+        rc = AGENT_NOT_STARTED;
+        goto out;
+    }
+    int64_t t0 = proto_mono_ms(), last_check = t0;
+    for (;;) {
+        if (c.done) {
+            rc = c.failed ? AGENT_NOT_STARTED : AGENT_OK;
+            *exit_code = c.status;
+            break;
+        }
+        if (l->dead) {
+            rc = c.started ? AGENT_LOST : AGENT_NOT_STARTED;
+            break;
+        }
+        int64_t now = proto_mono_ms();
+        if (!c.started && now - t0 >= AGENT_ACK_MS) {
+            link_die(l, true, "no answer to a command");
+            rc = AGENT_UNKNOWN;
+            break;
+        }
+        if (now - last_check >= AGENT_POLL_MS) {
+            last_check = now;
+            pthread_mutex_unlock(&l->mu);
+            bool stop = r->cancelled && r->cancelled(r->ctx);
+            pthread_mutex_lock(&l->mu);
+            if (stop) {
+                rc = kill_call(l, &c, r->marker) ? AGENT_CANCELLED : c.started ? AGENT_LOST : AGENT_UNKNOWN;
+                break;
+            }
+            continue;
+        }
+        link_wait(l, AGENT_POLL_MS - (now - last_check));
+    }
+out:
+    call_remove(l, &c);
+    pthread_mutex_unlock(&l->mu);
+    return rc;
+}
+
+/* A request answered by DONE/FAIL/LIMITS_OK within ms.  0 when answered
+ * without FAIL. */
+static int simple_call(agent_link_t *l, call_t *c, frame_msg_t *m, int64_t ms)
+{
+    pthread_mutex_lock(&l->mu);
+    call_add(l, c);
+    m->id = c->id;
+    pthread_mutex_unlock(&l->mu);
+    int sent = link_send(l, m);
+    pthread_mutex_lock(&l->mu);
+    int64_t until = proto_mono_ms() + ms;
+    while (sent == 0 && !c->done && !l->dead && proto_mono_ms() < until)
+        link_wait(l, AGENT_POLL_MS);
+    if (sent == 0 && !c->done && !l->dead)
+        link_die(l, true, "no answer to a request");
+    int rc = c->done && !c->failed ? 0 : -1;
+    call_remove(l, c);
+    pthread_mutex_unlock(&l->mu);
+    return rc;
+}
+
+int agent_write(agent_link_t *l, const char *abspath, const void *data, size_t len,
+                unsigned mode, int64_t mtime)
+{
+    if (len > FRAME_MAX - 4096)
+        return -1;
+    call_t c = { .kind = C_WRITE };
+    frame_msg_t m = { .type = FRAME_WRITE };
+    frame_set_str(&m, FS_PATH, abspath, strlen(abspath));
+    frame_set_str(&m, FS_DATA, data, len);
+    frame_set_num(&m, FN_MODE, mode);
+    frame_set_num(&m, FN_MTIME, mtime);
+    return simple_call(l, &c, &m, AGENT_WRITE_WAIT_MS);
+}
+
+int agent_limits(agent_link_t *l, agent_limits_t *out)
+{
+    call_t c = { .kind = C_LIMITS };
+    frame_msg_t m = { .type = FRAME_LIMITS };
+    int rc = simple_call(l, &c, &m, AGENT_LIMITS_WAIT_MS);
+    if (rc == 0)
+        *out = c.lim;
+    return rc;
+}
