@@ -29,10 +29,12 @@
  *   {probe}          the probe's output, trailing blank space trimmed
  *   {p1}..{p9}       its lines
  *   {memory} {cpus} {pids} {disk_cap} {limits}
- *                    the sandbox template's limits from the configuration,
- *                    as phrases: "256 MiB of memory plus 768 MiB of swap",
- *                    "1 CPU", "at most 512 processes", "2 GiB of disk",
- *                    and all four together
+ *                    the sandbox's limits as phrases: "256 MiB of memory
+ *                    plus 768 MiB of swap", "1 CPU", "at most 512
+ *                    processes", "2 GiB of disk", and all four together.
+ *                    What its cgroup says when the limits callback can
+ *                    tell (swap only as far as the host has any), else the
+ *                    sandbox template's limits from the configuration
  *
  * Rules every text keeps: it is short, concrete and true (a probe checks
  * what the output alone cannot tell); it says what to do next; it never
@@ -688,9 +690,20 @@ static void fmt_size(int64_t v, char *out, size_t outlen)
     snprintf(out, outlen, "%" PRId64 " bytes", v);
 }
 
-static void phrase_memory(textbuf_t *t)
+/* The sandbox template's limits, from the configuration, in Docker's
+ * terms (memory_swap 0 means as much swap as memory). */
+static void limits_from_config(hints_limits_t *l)
 {
-    int64_t mem = config_int("memory"), sw = config_int("memory_swap");
+    l->memory = config_int("memory");
+    int64_t sw = config_int("memory_swap");
+    l->memory_swap = sw < 0 ? -1 : sw == 0 ? 2 * l->memory : sw;
+    l->nano_cpus = config_int("nano_cpus");
+    l->pids = config_int("pids_limit");
+}
+
+static void phrase_memory(textbuf_t *t, const hints_limits_t *l)
+{
+    int64_t mem = l->memory, sw = l->memory_swap;
     char a[32], b[32];
     if (mem <= 0) {
         textbuf_puts(t, "no memory limit of its own");
@@ -699,9 +712,6 @@ static void phrase_memory(textbuf_t *t)
     fmt_size(mem, a, sizeof a);
     if (sw < 0) {
         textbuf_printf(t, "%s of memory plus unlimited swap", a);
-    } else if (sw == 0) {
-        /* Docker's default when unset: as much swap as memory. */
-        textbuf_printf(t, "%s of memory plus %s of swap", a, a);
     } else if (sw > mem) {
         fmt_size(sw - mem, b, sizeof b);
         textbuf_printf(t, "%s of memory plus %s of swap", a, b);
@@ -710,9 +720,9 @@ static void phrase_memory(textbuf_t *t)
     }
 }
 
-static void phrase_cpus(textbuf_t *t)
+static void phrase_cpus(textbuf_t *t, const hints_limits_t *l)
 {
-    int64_t n = config_int("nano_cpus");
+    int64_t n = l->nano_cpus;
     if (n <= 0) {
         textbuf_puts(t, "no CPU limit");
         return;
@@ -721,9 +731,9 @@ static void phrase_cpus(textbuf_t *t)
     textbuf_printf(t, "%g CPU%s", cpus, cpus > 1.0 ? "s" : "");
 }
 
-static void phrase_pids(textbuf_t *t)
+static void phrase_pids(textbuf_t *t, const hints_limits_t *l)
 {
-    int64_t n = config_int("pids_limit");
+    int64_t n = l->pids;
     if (n <= 0)
         textbuf_puts(t, "no process limit");
     else
@@ -751,6 +761,7 @@ typedef struct {
     size_t out_len;
     const regmatch_t *om;
     const char *probe_out;    /* NULL before the probe ran */
+    const hints_limits_t *lim;   /* the sandbox's limits; NULL: the configuration's */
 } expand_ctx_t;
 
 static void put_quoted(textbuf_t *t, const char *s, size_t n)
@@ -842,22 +853,26 @@ static bool expand_name(const expand_ctx_t *x, const char *name, size_t n, bool 
             textbuf_puts(t, "''");
         }
     } else {
+        hints_limits_t cfg;
+        if (!x->lim)
+            limits_from_config(&cfg);
+        const hints_limits_t *lim = x->lim ? x->lim : &cfg;
         textbuf_t v;
         textbuf_init(&v);
         if (n == 6 && memcmp(name, "memory", 6) == 0)
-            phrase_memory(&v);
+            phrase_memory(&v, lim);
         else if (n == 4 && memcmp(name, "cpus", 4) == 0)
-            phrase_cpus(&v);
+            phrase_cpus(&v, lim);
         else if (n == 4 && memcmp(name, "pids", 4) == 0)
-            phrase_pids(&v);
+            phrase_pids(&v, lim);
         else if (n == 8 && memcmp(name, "disk_cap", 8) == 0)
             phrase_disk(&v);
         else { /* limits */
-            phrase_memory(&v);
+            phrase_memory(&v, lim);
             textbuf_puts(&v, ", ");
-            phrase_cpus(&v);
+            phrase_cpus(&v, lim);
             textbuf_puts(&v, ", ");
-            phrase_pids(&v);
+            phrase_pids(&v, lim);
             textbuf_puts(&v, " and ");
             phrase_disk(&v);
         }
@@ -981,10 +996,24 @@ static bool group_fired(const char *const *fired, size_t n, const char *group)
     return false;
 }
 
+/* Whether a text names one of the sandbox's limits. */
+static bool says_limits(const char *say)
+{
+    static const char *const names[] = { "{memory}", "{cpus}", "{pids}", "{limits}" };
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (strstr(say, names[i]))
+            return true;
+    return false;
+}
+
 static void apply(hint_on_t on, const char *command, const char *output, size_t output_len, int exit_code,
-                  hints_probe_fn probe, void *ctx, textbuf_t *out)
+                  hints_probe_fn probe, hints_limits_fn limits, void *ctx, textbuf_t *out)
 {
     ensure_compiled();
+    /* The sandbox's limits are asked for once, and only by a text that
+     * says them. */
+    hints_limits_t lim = { 0 };
+    bool have_lim = false;
     const char *fired[HINTS_N];
     size_t nfired = 0;
     /* Lines added by this call start here: no line is said twice. */
@@ -1025,6 +1054,12 @@ static void apply(hint_on_t on, const char *command, const char *output, size_t 
             x.probe_out = pout.buf ? pout.buf : "";
         }
         const char *say = rc >= 0 && rc <= 2 ? h->say[rc] : NULL;
+        if (say && !have_lim && says_limits(say)) {
+            if (!limits || limits(ctx, &lim) != 0)
+                limits_from_config(&lim);
+            have_lim = true;
+        }
+        x.lim = have_lim ? &lim : NULL;
         if (say) {
             textbuf_t line;
             textbuf_init(&line);
@@ -1043,7 +1078,8 @@ static void apply(hint_on_t on, const char *command, const char *output, size_t 
 }
 
 void hints_for_run(const char *command, const char *output, size_t output_len, int exit_code,
-                   bool timed_out, hints_probe_fn probe, void *ctx, textbuf_t *out)
+                   bool timed_out, hints_probe_fn probe, hints_limits_fn limits, void *ctx,
+                   textbuf_t *out)
 {
     if (timed_out || !command)
         return;
@@ -1051,7 +1087,7 @@ void hints_for_run(const char *command, const char *output, size_t output_len, i
         output = "";
         output_len = 0;
     }
-    apply(HK_RUN, command, output, output_len, exit_code, probe, ctx, out);
+    apply(HK_RUN, command, output, output_len, exit_code, probe, limits, ctx, out);
 }
 
 void hints_for_write(const char *abspath, const char *content, size_t len,
@@ -1067,7 +1103,7 @@ void hints_for_write(const char *abspath, const char *content, size_t len,
     if (n)
         memcpy(copy, content, n);
     copy[n] = '\0';
-    apply(HK_WRITE, abspath, copy, strlen(copy), 0, probe, ctx, out);
+    apply(HK_WRITE, abspath, copy, strlen(copy), 0, probe, NULL, ctx, out);
     free(copy);
 }
 

@@ -39,6 +39,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include "common/textbuf.h"
 
 /* Run command (bash source) in the sandbox the hint is for, with a short
@@ -46,13 +47,28 @@
  * -1 when it could not run or timed out (the hint then stays silent). */
 typedef int (*hints_probe_fn)(void *ctx, const char *command, textbuf_t *out);
 
+/* The limits a sandbox really has, as its cgroup says (read by its agent,
+ * sandbox/agent.h), for the {memory} {cpus} {pids} {limits} phrases. */
+typedef struct {
+    int64_t memory;       /* bytes; 0: no limit */
+    int64_t memory_swap;  /* memory + the swap it can really use, bytes; -1: unlimited */
+    int64_t nano_cpus;    /* billionths of a CPU; 0: no limit */
+    int64_t pids;         /* 0: no limit */
+} hints_limits_t;
+
+/* Fill out with the sandbox's limits; 0 when known, -1 when not (the
+ * phrases then use the sandbox template's limits from the configuration). */
+typedef int (*hints_limits_fn)(void *ctx, hints_limits_t *out);
+
 /* Hints for a finished `run`: appends zero or more lines "[...]\n" to out.
  * output is what the model sees (after the head+tail cap).  Nothing is
  * added for a command that timed out or was cancelled (pass timed_out),
  * whose own line already says what to do.  probe may be NULL: entries that
- * need one stay silent. */
+ * need one stay silent.  limits may be NULL: the configuration's limits
+ * are said.  Both get ctx. */
 void hints_for_run(const char *command, const char *output, size_t output_len, int exit_code,
-                   bool timed_out, hints_probe_fn probe, void *ctx, textbuf_t *out);
+                   bool timed_out, hints_probe_fn probe, hints_limits_fn limits, void *ctx,
+                   textbuf_t *out);
 
 /* Hints for a successful write_file of abspath (content of len bytes):
  * ShellCheck's errors and warnings, and its notes on variables changed in

@@ -671,6 +671,21 @@ static int hint_probe(void *ctx, const char *command, textbuf_t *out)
     return rc;
 }
 
+/* The sandbox's limits as its agent reads its cgroup (hints.h); -1 when it
+ * has no agent, and the hints say the configuration's. */
+static int hint_limits(void *ctx, hints_limits_t *out)
+{
+    hint_probe_ctx_t *p = ctx;
+    agent_limits_t a;
+    if (run_limits(p->id, &a) != 0)
+        return -1;
+    out->memory = a.memory > 0 ? a.memory : 0;
+    out->memory_swap = a.memory_swap;
+    out->pids = a.pids > 0 ? a.pids : 0;
+    out->nano_cpus = a.cpu_quota > 0 && a.cpu_period > 0 ? a.cpu_quota * 1000000000 / a.cpu_period : 0;
+    return 0;
+}
+
 /* After a model's run: the hint lines, then the retry line when the same
  * command just failed the same way again. */
 static void run_hints(manager_t *m, worker_job_t *job, const run_arg_t *a, textbuf_t *t)
@@ -681,7 +696,8 @@ static void run_hints(manager_t *m, worker_job_t *job, const run_arg_t *a, textb
     textbuf_init(&out);
     capbuf_render(&a->res.out, &out);
     hint_probe_ctx_t pc = { .m = m, .id = a->id, .job = job };
-    hints_for_run(a->command, out.buf ? out.buf : "", out.len, a->res.exit_code, false, hint_probe, &pc, t);
+    hints_for_run(a->command, out.buf ? out.buf : "", out.len, a->res.exit_code, false, hint_probe, hint_limits,
+                  &pc, t);
     if (hints_retry_note(m->retry, job->req->conv, a->command, a->res.exit_code, out.buf, out.len))
         textbuf_puts(t, HINTS_RETRY_LINE "\n");
     textbuf_free(&out);

@@ -11,8 +11,26 @@
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
 
-import { Talkback, withLogs, connect, call, run, runOk } from './harness.mjs';
+import { Talkback, withLogs, connect, call, run, runOk, docker, containersOf } from './harness.mjs';
+
+/** A size as hints.c says it: "768 MiB", "1 GiB", "1.5 GiB". */
+function size(bytes) {
+  for (const [unit, name] of [[1 << 30, 'GiB'], [1 << 20, 'MiB'], [1 << 10, 'KiB']]) {
+    if (bytes >= unit) return bytes % unit === 0 ? `${bytes / unit} ${name}` : `${(bytes / unit).toFixed(1)} ${name}`;
+  }
+  return `${bytes} bytes`;
+}
+
+/** The memory phrase of a sandbox with memMiB of memory and swapMiB of swap
+ *  allowed: the swap it can really use is no more than this host has (the
+ *  agent reads both). */
+function memory(memMiB, swapMiB) {
+  const m = /^SwapTotal:\s+(\d+) kB/m.exec(fs.readFileSync('/proc/meminfo', 'utf8'));
+  const swap = Math.min(swapMiB * 1024 * 1024, Number(m[1]) * 1024);
+  return swap > 0 ? `${memMiB} MiB of memory plus ${size(swap)} of swap` : `${memMiB} MiB of memory and no swap`;
+}
 
 const tb = new Talkback({ name: 'hints' });
 // Limits unlike the defaults, so a hint quoting them proves it read them.
@@ -214,10 +232,10 @@ test('chmod / chown / chgrp: the mode, owner and group right after', withLogs(tb
   noHint(await run(c, 'ls -ld /srv/shared'));
 }));
 
-test('free, nproc, df, /proc/meminfo: the sandbox\'s configured limits, not the host\'s', withLogs(small, async () => {
+test('free, nproc, df, /proc/meminfo: the sandbox\'s limits, not the host\'s', withLogs(small, async () => {
   const c = await chat('limits', small);
-  const want = '[Those figures are the host\'s, not this sandbox\'s. This sandbox has 96 MiB of memory plus 96 MiB '
-    + 'of swap, 0.5 CPU, at most 100 processes and 1 GiB of disk.]';
+  const want = `[Those figures are the host's, not this sandbox's. This sandbox has ${memory(96, 96)}, `
+    + '0.5 CPU, at most 100 processes and 1 GiB of disk.]';
   for (const cmd of ['free -m', 'nproc', 'df -h /work', 'grep MemTotal /proc/meminfo', 'grep -c ^processor /proc/cpuinfo']) {
     const r = await run(c, cmd);
     assert.equal(r.isError, false, r.text);
@@ -235,8 +253,20 @@ test('free, nproc, df, /proc/meminfo: the sandbox\'s configured limits, not the 
 test('the same on the default instance: 256 MiB, 1 CPU, 512 processes, 2 GiB', withLogs(tb, async () => {
   const c = await chat('limits-default');
   const r = await run(c, 'free -h && nproc');
-  oneHint(r, '[Those figures are the host\'s, not this sandbox\'s. This sandbox has 256 MiB of memory plus 768 MiB '
-    + 'of swap, 1 CPU, at most 512 processes and 2 GiB of disk.]');
+  oneHint(r, `[Those figures are the host's, not this sandbox's. This sandbox has ${memory(256, 768)}, `
+    + '1 CPU, at most 512 processes and 2 GiB of disk.]');
+}));
+
+test('the limits said are the sandbox\'s own, read from its cgroup, even when changed behind talkback', withLogs(tb, async () => {
+  const conv = tb.chat('limits-changed');
+  const c = await connect(tb, { conv, user: 'user-hints' });
+  clients.push(c);
+  await runOk(c, 'true');
+  const [ct] = await containersOf(conv);
+  await docker('update', '--pids-limit', '77', '--cpus', '0.25', ct.id);
+  const r = await run(c, 'nproc');
+  oneHint(r, `[Those figures are the host's, not this sandbox's. This sandbox has ${memory(256, 768)}, `
+    + '0.25 CPU, at most 77 processes and 2 GiB of disk.]');
 }));
 
 test('passwd, gpg wanting a terminal: nobody types here, pass it in the command', withLogs(tb, async () => {
@@ -263,7 +293,7 @@ test('exit 137: out of memory at the sandbox\'s limit (the limit said)', withLog
   const r = await run(c, 'python3 -c "x = b\'x\' * (400 * 1024 * 1024)"', { timeout: 120 });
   assert.equal(r.isError, true, r.text);
   assert.match(r.text, /\[exit code 137\]/);
-  oneHint(r, '[Killed for lack of memory: this sandbox has 96 MiB of memory plus 96 MiB of swap, and the program '
+  oneHint(r, `[Killed for lack of memory: this sandbox has ${memory(96, 96)}, and the program `
     + 'needed more. Make it use less memory; running it again as is ends the same way.]');
   // Not the last command: bash's "Killed" line, and the exit status of what follows.
   const p = await run(c, 'python3 -c "x = b\'x\' * (400 * 1024 * 1024)"; echo "status $?"', { timeout: 120 });

@@ -357,7 +357,7 @@ static int run_case(const hcase_t *c, size_t idx)
     fake_t f = { .rc = c->probe_rc, .out = c->probe_out, .only = c->probe_for };
     textbuf_t out;
     textbuf_init(&out);
-    hints_for_run(c->cmd, c->out, strlen(c->out), c->exit_code, false, fake_probe, &f, &out);
+    hints_for_run(c->cmd, c->out, strlen(c->out), c->exit_code, false, fake_probe, NULL, &f, &out);
     const char *got = out.buf ? out.buf : "";
     int bad = 0;
     if (c->quiet) {
@@ -441,20 +441,20 @@ static void timeouts_and_no_probe(void **state)
     fake_t f = { .rc = 0, .out = "x" };
     textbuf_t out;
     textbuf_init(&out);
-    hints_for_run("python3 big.py", "", 0, 137, true, fake_probe, &f, &out);
+    hints_for_run("python3 big.py", "", 0, 137, true, fake_probe, NULL, &f, &out);
     assert_int_equal(out.len, 0);
     assert_int_equal(f.calls, 0);
     hints_for_run("python3 x.py", "python3: can't open file '/work/x.py': [Errno 2] No such file or directory\n",
-                  75, 2, false, NULL, NULL, &out);
+                  75, 2, false, NULL, NULL, NULL, &out);
     assert_int_equal(out.len, 0);
     /* Entries without a probe still speak. */
-    hints_for_run("./a.out", "", 0, 139, false, NULL, NULL, &out);
+    hints_for_run("./a.out", "", 0, 139, false, NULL, NULL, NULL, &out);
     assert_non_null(strstr(out.buf, "[Segmentation fault"));
     textbuf_free(&out);
     /* A probe that could not run says nothing. */
     fake_t broken = { .rc = -1 };
     textbuf_init(&out);
-    hints_for_run("chmod 755 /srv", "", 0, 0, false, fake_probe, &broken, &out);
+    hints_for_run("chmod 755 /srv", "", 0, 0, false, fake_probe, NULL, &broken, &out);
     assert_int_equal(out.len, 0);
     assert_int_equal(broken.calls, 1);
     textbuf_free(&out);
@@ -471,7 +471,7 @@ static void limits_from_config(void **state)
     assert_int_equal(config_set("disk_cap", "1536M"), 0);
     textbuf_t out;
     textbuf_init(&out);
-    hints_for_run("nproc", "4\n", 2, 0, false, NULL, NULL, &out);
+    hints_for_run("nproc", "4\n", 2, 0, false, NULL, NULL, NULL, &out);
     assert_string_equal(out.buf, "[Those figures are the host's, not this sandbox's. This sandbox has 96 MiB of "
                                  "memory plus 96 MiB of swap, 0.5 CPU, at most 100 processes and 1.5 GiB of "
                                  "disk.]\n");
@@ -479,7 +479,7 @@ static void limits_from_config(void **state)
     config_set("memory_swap", "96M");
     config_set("nano_cpus", "2000000000");
     textbuf_init(&out);
-    hints_for_run("free -m", "x\n", 2, 0, false, NULL, NULL, &out);
+    hints_for_run("free -m", "x\n", 2, 0, false, NULL, NULL, NULL, &out);
     assert_non_null(strstr(out.buf, "96 MiB of memory and no swap, 2 CPUs,"));
     textbuf_free(&out);
     config_set("memory", "256M");
@@ -487,6 +487,46 @@ static void limits_from_config(void **state)
     config_set("nano_cpus", "1000000000");
     config_set("pids_limit", "512");
     config_set("disk_cap", "2G");
+}
+
+/* A fake of the sandbox's cgroup, as its agent reads it. */
+typedef struct {
+    int rc, calls;
+    hints_limits_t lim;
+} fake_limits_t;
+
+static int fake_limits(void *ctx, hints_limits_t *out)
+{
+    fake_limits_t *f = ctx;
+    f->calls++;
+    *out = f->lim;
+    return f->rc;
+}
+
+/* The limits the sandbox really has win over the configuration, are asked
+ * for only by a text that says them, and the configuration speaks when
+ * they cannot be read. */
+static void limits_from_sandbox(void **state)
+{
+    (void)state;
+    fake_limits_t f = { .rc = 0, .lim = { .memory = 128 << 20, .memory_swap = 128 << 20,
+                                           .nano_cpus = 1500000000, .pids = 0 } };
+    textbuf_t out;
+    textbuf_init(&out);
+    hints_for_run("nproc", "4\n", 2, 0, false, NULL, fake_limits, &f, &out);
+    assert_string_equal(out.buf, "[Those figures are the host's, not this sandbox's. This sandbox has 128 MiB of "
+                                 "memory and no swap, 1.5 CPUs, no process limit and 2 GiB of disk.]\n");
+    assert_int_equal(f.calls, 1);
+    textbuf_free(&out);
+    textbuf_init(&out);
+    hints_for_run("echo hi", "hi\n", 3, 0, false, NULL, fake_limits, &f, &out);
+    assert_int_equal(out.len, 0);
+    assert_int_equal(f.calls, 1);
+    f.rc = -1;
+    hints_for_run("free -m", "x\n", 2, 0, false, NULL, fake_limits, &f, &out);
+    assert_non_null(strstr(out.buf, "256 MiB of memory plus 768 MiB of swap, 1 CPU, at most 512 processes"));
+    assert_int_equal(f.calls, 2);
+    textbuf_free(&out);
 }
 
 /* ---- ShellCheck on writes ------------------------------------------------------- */
@@ -580,7 +620,7 @@ static char *run_real(const char *cmd, const char *output, int exit_code)
 {
     textbuf_t out;
     textbuf_init(&out);
-    hints_for_run(cmd, output, strlen(output), exit_code, false, real_probe, NULL, &out);
+    hints_for_run(cmd, output, strlen(output), exit_code, false, real_probe, NULL, NULL, &out);
     if (!out.buf)
         textbuf_puts(&out, "");
     return textbuf_take(&out, NULL);
@@ -742,6 +782,7 @@ int main(void)
         cmocka_unit_test(every_entry_tested),
         cmocka_unit_test(timeouts_and_no_probe),
         cmocka_unit_test(limits_from_config),
+        cmocka_unit_test(limits_from_sandbox),
         cmocka_unit_test(write_hints),
         cmocka_unit_test(probes_for_real),
         cmocka_unit_test(retry_memory),
