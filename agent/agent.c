@@ -729,10 +729,23 @@ static void say_ready(int64_t nonce)
     send_msg(&m);
 }
 
+/* The nonce of the link this worker last said READY to.  A request of any
+ * other link is dropped: that link is gone, and its frames may still sit
+ * in stdin (a worker that hung never read them; its successor must not run
+ * them after the manager gave up on them and ran the command another
+ * way). */
+static int64_t link_nonce;
+
 static void handle(const frame_msg_t *m)
 {
+    if (m->type == FRAME_HELLO) {
+        link_nonce = frame_num(m, FN_NONCE, 0);
+        say_ready(link_nonce);
+        return;
+    }
+    if (link_nonce == 0 || frame_num(m, FN_NONCE, 0) != link_nonce)
+        return;
     switch (m->type) {
-    case FRAME_HELLO:  say_ready(frame_num(m, FN_NONCE, 0)); break;
     case FRAME_RUN:    do_run(m); break;
     case FRAME_KILL:   do_kill(m); break;
     case FRAME_WRITE:  do_write(m); break;

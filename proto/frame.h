@@ -55,7 +55,10 @@
 #define FRAME_MAX_KEYS 64u
 
 typedef enum {
-    /* manager -> agent */
+    /* manager -> agent.  Every one carries n, the nonce of its link (one
+     * attach connection); the agent acts only on frames whose n is that of
+     * the last HELLO it answered, so a request of a link given up on is
+     * never run later by a restarted worker. */
     FRAME_HELLO = 1,     /* n: nonce.  Answer: READY with the same n */
     FRAME_RUN = 2,       /* id, argv, env, cwd, in (absent: stdin closed), mk,
                             tmo, merge */

@@ -224,11 +224,15 @@ static bool link_dead(agent_link_t *l)
     return dead;
 }
 
-/* Send one message as a frame.  0, or -1 (the link is then dead). */
+/* Send one message as a frame, stamped with the link's nonce (the agent
+ * acts only on frames of the link it last said READY to).  0, or -1 (the
+ * link is then dead). */
 static int link_send(agent_link_t *l, const frame_msg_t *m)
 {
     frame_buf_t b = { 0 };
-    if (frame_encode(m, &b) != 0)
+    frame_msg_t stamped = *m;
+    frame_set_num(&stamped, FN_NONCE, l->nonce);
+    if (frame_encode(&stamped, &b) != 0)
         return -1;
     int rc = 0;
     int64_t deadline = proto_mono_ms() + AGENT_SEND_MS;

@@ -204,6 +204,23 @@ test('the agent worker killed from outside: the next calls answer normally', bot
   await assertFast(cf, 'after the worker was killed');
 }));
 
+test('a hung agent worker: the call still answers, and the worker is replaced', both(async () => {
+  const [c] = await containersOf(convF);
+  await docker('exec', c.id, 'bash', '-c',
+    'for p in $(pgrep -x talkback-agent); do [ "$(ps -o ppid= -p $p | tr -d " ")" != 1 ] && kill -STOP $p; done; true');
+  const cmd = 'echo once >> /work/hung-count; echo answered anyway';
+  const r = await run(cf, cmd, { timeout: 60 });
+  assert.equal(r.text, `$ ${cmd}\nanswered anyway\n`);
+  assert.ok(r.ms < 30000, `took ${r.ms} ms`);
+  await run(cf, 'true');
+  // The stopped worker was killed and its supervisor started a new one,
+  // which did not run the request the hung one never read.
+  const states = await docker('exec', c.id, 'bash', '-c', 'for p in $(pgrep -x talkback-agent); do ps -o stat= -p $p; done');
+  assert.doesNotMatch(states, /T/, `agent processes: ${states}`);
+  await assertFast(cf, 'after a hung worker');
+  assert.equal((await run(cf, 'wc -l < /work/hung-count')).text, '$ wc -l < /work/hung-count\n1\n');
+}));
+
 test('a command that kills the agent gets an answer, not a hang', withLogs(fast, async () => {
   const r = await run(cf, 'echo before; for p in $(pgrep -x talkback-agent); do [ "$(ps -o ppid= -p $p | tr -d " ")" != 1 ] && kill -9 $p; done; sleep 2; echo after',
     { timeout: 30 });
