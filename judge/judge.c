@@ -182,6 +182,19 @@ static void remember(worker_job_t *job, const char *file, const language_t *lang
     textbuf_free(&t);
 }
 
+/* How much memory the sandbox has: as the sandbox manager read it from
+ * the sandbox (its cgroup, swap as far as the host has any), else the
+ * configured memory. */
+static void say_memory(textbuf_t *t, const proto_msg_t *r)
+{
+    size_t n = 0;
+    const char *m = proto_map_str(&r->data, "memory", &n);
+    if (m && n)
+        textbuf_append(t, m, n);
+    else
+        textbuf_printf(t, "%" PRId64 " MiB of memory", config_int("memory") >> 20);
+}
+
 static proto_msg_t *op_history(worker_job_t *job)
 {
     const proto_msg_t *req = job->req;
@@ -307,14 +320,16 @@ static proto_msg_t *op_run_code(worker_job_t *job)
         bool timed_out = proto_map_int(&r->data, "timed_out", 0);
         int code_rc = (int)proto_map_int(&r->data, "exit_code", -1);
         if (timed_out || code_rc != 0) {
-            if (timed_out)
+            if (timed_out) {
                 textbuf_printf(&t, "COMPILE ERROR: the compiler ran longer than %d s and was stopped.\n", ctimeout);
-            else if (code_rc == 137)
-                textbuf_printf(&t, "COMPILE ERROR: the compiler was killed, most likely out of memory (this "
-                               "sandbox has %" PRId64 " MiB of RAM).\n", config_int("memory") >> 20);
-            else
+            } else if (code_rc == 137) {
+                textbuf_puts(&t, "COMPILE ERROR: the compiler was killed, most likely out of memory (this sandbox has ");
+                say_memory(&t, r);
+                textbuf_puts(&t, ").\n");
+            } else {
                 textbuf_printf(&t, "COMPILE ERROR: the program did not compile (exit code %d), so it did not run.\n",
                                code_rc);
+            }
             textbuf_puts(&t, DONT_ANSWER);
             reply = proto_reply_new(req, PROTO_ST_OK, true, t.buf);
             remember(job, "last-ran", lang, "compile error", code, clen);
@@ -384,15 +399,17 @@ static proto_msg_t *op_run_code(worker_job_t *job)
         verdict = "timeout";
     } else if (rc != 0) {
         int sig = rc > 128 && rc < 128 + 65 ? rc - 128 : 0;
-        if (sig == SIGKILL)
-            textbuf_printf(&t, "CRASH: the program was killed (exit code 137, SIGKILL), most likely because it ran "
-                           "out of memory: this sandbox has %" PRId64 " MiB of RAM (%" PRId64 " MiB with swap).\n",
-                           config_int("memory") >> 20, config_int("memory_swap") >> 20);
-        else if (sig && judge_signal_name(sig))
+        if (sig == SIGKILL) {
+            textbuf_puts(&t, "CRASH: the program was killed (exit code 137, SIGKILL), most likely because it ran "
+                             "out of memory: this sandbox has ");
+            say_memory(&t, r);
+            textbuf_puts(&t, ".\n");
+        } else if (sig && judge_signal_name(sig)) {
             textbuf_printf(&t, "CRASH: the program was killed by signal %d, %s.\n", sig, judge_signal_name(sig));
-        else
+        } else {
             textbuf_printf(&t, "CRASH: the program exited with code %d (a run-time error)%s.\n", rc,
                            expected ? "; an accepted program exits with 0" : "");
+        }
         verdict = "crash";
     } else if (!expected) {
         failed = false;

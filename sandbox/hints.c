@@ -1077,6 +1077,14 @@ static void apply(hint_on_t on, const char *command, const char *output, size_t 
     }
 }
 
+void hints_memory_phrase(hints_limits_fn limits, void *ctx, textbuf_t *out)
+{
+    hints_limits_t lim;
+    if (!limits || limits(ctx, &lim) != 0)
+        limits_from_config(&lim);
+    phrase_memory(out, &lim);
+}
+
 void hints_for_run(const char *command, const char *output, size_t output_len, int exit_code,
                    bool timed_out, hints_probe_fn probe, hints_limits_fn limits, void *ctx,
                    textbuf_t *out)

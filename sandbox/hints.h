@@ -70,6 +70,11 @@ void hints_for_run(const char *command, const char *output, size_t output_len, i
                    bool timed_out, hints_probe_fn probe, hints_limits_fn limits, void *ctx,
                    textbuf_t *out);
 
+/* The sandbox's memory as a phrase ("256 MiB of memory and no swap"), as
+ * {memory} says it: from limits(ctx) when it can tell, else from the
+ * configuration.  For the judge's out-of-memory lines. */
+void hints_memory_phrase(hints_limits_fn limits, void *ctx, textbuf_t *out);
+
 /* Hints for a successful write_file of abspath (content of len bytes):
  * ShellCheck's errors and warnings, and its notes on variables changed in
  * a pipeline's subshell, for a shell script (*.sh, *.bash, or a #! line

@@ -766,6 +766,16 @@ static proto_msg_t *tool_run(manager_t *m, worker_job_t *job, bool structured)
                 }
                 if (notice.len)
                     proto_map_set_str(&r->data, "notice", notice.buf, notice.len);
+                if (a.res.exit_code == 137) {
+                    /* Killed: the judge says how much memory there was. */
+                    hint_probe_ctx_t pc = { .m = m, .id = a.id, .job = job };
+                    textbuf_t mem;
+                    textbuf_init(&mem);
+                    hints_memory_phrase(hint_limits, &pc, &mem);
+                    if (mem.buf)
+                        proto_map_set_str(&r->data, "memory", mem.buf, mem.len);
+                    textbuf_free(&mem);
+                }
             }
         }
     }

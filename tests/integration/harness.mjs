@@ -456,3 +456,20 @@ export async function rawPs(tb, conv, user) {
   if (r.isError) throw new Error(`ps failed: ${r.text}`);
   return r.text;
 }
+
+/** A size as sandbox/hints.c says it: "768 MiB", "1 GiB", "1.5 GiB". */
+function sizePhrase(bytes) {
+  for (const [unit, name] of [[1 << 30, 'GiB'], [1 << 20, 'MiB'], [1 << 10, 'KiB']]) {
+    if (bytes >= unit) return bytes % unit === 0 ? `${bytes / unit} ${name}` : `${(bytes / unit).toFixed(1)} ${name}`;
+  }
+  return `${bytes} bytes`;
+}
+
+/** What talkback says of the memory of a sandbox made with memMiB of memory
+ *  and swapMiB of swap allowed ("256 MiB of memory and no swap"): the swap
+ *  it can really use is no more than this host has (its agent reads both). */
+export function memoryPhrase(memMiB, swapMiB) {
+  const m = /^SwapTotal:\s+(\d+) kB/m.exec(fs.readFileSync('/proc/meminfo', 'utf8'));
+  const swap = Math.min(swapMiB * 1024 * 1024, Number(m[1]) * 1024);
+  return swap > 0 ? `${memMiB} MiB of memory plus ${sizePhrase(swap)} of swap` : `${memMiB} MiB of memory and no swap`;
+}

@@ -11,26 +11,10 @@
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
 
-import { Talkback, withLogs, connect, call, run, runOk, docker, containersOf } from './harness.mjs';
-
-/** A size as hints.c says it: "768 MiB", "1 GiB", "1.5 GiB". */
-function size(bytes) {
-  for (const [unit, name] of [[1 << 30, 'GiB'], [1 << 20, 'MiB'], [1 << 10, 'KiB']]) {
-    if (bytes >= unit) return bytes % unit === 0 ? `${bytes / unit} ${name}` : `${(bytes / unit).toFixed(1)} ${name}`;
-  }
-  return `${bytes} bytes`;
-}
-
-/** The memory phrase of a sandbox with memMiB of memory and swapMiB of swap
- *  allowed: the swap it can really use is no more than this host has (the
- *  agent reads both). */
-function memory(memMiB, swapMiB) {
-  const m = /^SwapTotal:\s+(\d+) kB/m.exec(fs.readFileSync('/proc/meminfo', 'utf8'));
-  const swap = Math.min(swapMiB * 1024 * 1024, Number(m[1]) * 1024);
-  return swap > 0 ? `${memMiB} MiB of memory plus ${size(swap)} of swap` : `${memMiB} MiB of memory and no swap`;
-}
+import {
+  Talkback, withLogs, connect, call, run, runOk, docker, containersOf, memoryPhrase as memory,
+} from './harness.mjs';
 
 const tb = new Talkback({ name: 'hints' });
 // Limits unlike the defaults, so a hint quoting them proves it read them.

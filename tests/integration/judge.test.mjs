@@ -23,7 +23,9 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 
-import { Talkback, withLogs, connect, call, run, runOk, containersOf, docker } from './harness.mjs';
+import {
+  Talkback, withLogs, connect, call, run, runOk, containersOf, docker, memoryPhrase,
+} from './harness.mjs';
 
 const tb = new Talkback({ name: 'judge', judges: 1 });
 
@@ -467,7 +469,7 @@ test('a memory hog: CRASH explained as running out of the sandbox memory', withL
     const code = 'x = bytearray(1 << 30)\nx[::4096] = b"\\x01" * (1 << 18)\nprint("done")\n';
     const r = await runCode(c, { language: 'python', code, expected: 'done\n', timeout: 60 });
     assertClosed(r, 'CRASH: the program was killed (exit code 137, SIGKILL), most likely because it ran '
-      + 'out of memory: this sandbox has 256 MiB of RAM (1024 MiB with swap).\n');
+      + `out of memory: this sandbox has ${memoryPhrase(256, 768)}.\n`);
     // The sandbox is fine afterwards.
     assert.equal(await runOk(c, 'echo still here'), 'still here\n');
   });
