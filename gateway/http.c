@@ -30,6 +30,7 @@
 
 #include <microhttpd.h>
 
+#include "common/listen.h"
 #include "common/log.h"
 
 #define HTTP_MAX_CONNECTIONS 4096
@@ -57,69 +58,6 @@ typedef struct {
     bool answered;            /* a response was queued on the first call */
     bool in_call;             /* counted in http_t.in_calls */
 } http_req_t;
-
-/* ---- listen address ---------------------------------------------------------- */
-
-/* "HOST:PORT", "[V6]:PORT", ":PORT" or "PORT" -> a socket address. */
-static int http_parse_listen(const char *s, struct sockaddr_storage *ss, bool *loopback)
-{
-    char host[256], port[16];
-    const char *colon;
-    if (s[0] == '[') {
-        const char *close = strchr(s, ']');
-        if (!close || close[1] != ':' || (size_t)(close - s - 1) >= sizeof host)
-            return -1;
-        memcpy(host, s + 1, (size_t)(close - s - 1));
-        host[close - s - 1] = '\0';
-        colon = close + 1;
-    } else {
-        colon = strrchr(s, ':');
-        if (!colon) {
-            colon = s - 1; /* "PORT" alone */
-            host[0] = '\0';
-        } else {
-            if ((size_t)(colon - s) >= sizeof host)
-                return -1;
-            memcpy(host, s, (size_t)(colon - s));
-            host[colon - s] = '\0';
-        }
-    }
-    if (strlen(colon + 1) == 0 || strlen(colon + 1) >= sizeof port)
-        return -1;
-    strcpy(port, colon + 1);
-
-    struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM,
-                              .ai_flags = AI_PASSIVE | AI_NUMERICSERV };
-    struct addrinfo *ai = NULL;
-    int rc = getaddrinfo(host[0] ? host : NULL, port, &hints, &ai);
-    if (rc != 0 || !ai) {
-        log_error("listen address %s: %s", s, rc ? gai_strerror(rc) : "no address");
-        return -1;
-    }
-    /* With no host, prefer IPv4 any (0.0.0.0). */
-    struct addrinfo *pick = ai;
-    for (struct addrinfo *p = ai; !host[0] && p; p = p->ai_next)
-        if (p->ai_family == AF_INET) {
-            pick = p;
-            break;
-        }
-    memset(ss, 0, sizeof *ss);
-    memcpy(ss, pick->ai_addr, pick->ai_addrlen);
-    freeaddrinfo(ai);
-
-    *loopback = false;
-    if (ss->ss_family == AF_INET) {
-        const struct sockaddr_in *in = (const struct sockaddr_in *)ss;
-        *loopback = (ntohl(in->sin_addr.s_addr) >> 24) == 127;
-    } else if (ss->ss_family == AF_INET6) {
-        const struct sockaddr_in6 *in6 = (const struct sockaddr_in6 *)ss;
-        *loopback = IN6_IS_ADDR_LOOPBACK(&in6->sin6_addr)
-                    || (IN6_IS_ADDR_V4MAPPED(&in6->sin6_addr) && in6->sin6_addr.s6_addr[12] == 127);
-    } else {
-        return -1;
-    }
-    return 0;
-}
 
 /* ---- responses ------------------------------------------------------------------ */
 
@@ -639,7 +577,7 @@ http_t *http_start(const http_opts_t *opts)
     atomic_init(&h->in_calls, 0);
 
     struct sockaddr_storage ss;
-    if (http_parse_listen(opts->listen, &ss, &h->loopback) != 0) {
+    if (listen_parse(opts->listen, &ss, &h->loopback) != 0) {
         log_error("cannot use listen address \"%s\" (want HOST:PORT or [V6]:PORT)", opts->listen);
         free(h);
         return NULL;

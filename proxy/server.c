@@ -26,6 +26,7 @@
 #include <strings.h>
 #include <sys/socket.h>
 
+#include "common/listen.h"
 #include "common/log.h"
 #include "common/textbuf.h"
 #include "proxy/upstream.h"
@@ -46,55 +47,6 @@ typedef struct {
     bool too_big;
     textbuf_t body;
 } server_req_t;
-
-/* ---- addresses ------------------------------------------------------------------ */
-
-/* "HOST:PORT", "[V6]:PORT", ":PORT" or "PORT" -> a socket address. */
-static int server_parse_listen(const char *s, struct sockaddr_storage *ss)
-{
-    char host[256] = "", port[16];
-    const char *p;
-    if (s[0] == '[') {
-        const char *close = strchr(s, ']');
-        if (!close || close[1] != ':' || (size_t)(close - s - 1) >= sizeof host)
-            return -1;
-        memcpy(host, s + 1, (size_t)(close - s - 1));
-        host[close - s - 1] = '\0';
-        p = close + 2;
-    } else {
-        const char *colon = strrchr(s, ':');
-        if (colon) {
-            if ((size_t)(colon - s) >= sizeof host)
-                return -1;
-            memcpy(host, s, (size_t)(colon - s));
-            host[colon - s] = '\0';
-            p = colon + 1;
-        } else {
-            p = s;
-        }
-    }
-    if (!*p || strlen(p) >= sizeof port)
-        return -1;
-    snprintf(port, sizeof port, "%s", p);
-    struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM,
-                              .ai_flags = AI_PASSIVE | AI_NUMERICSERV };
-    struct addrinfo *ai = NULL;
-    int rc = getaddrinfo(host[0] ? host : NULL, port, &hints, &ai);
-    if (rc != 0 || !ai) {
-        log_error("listen address %s: %s", s, rc ? gai_strerror(rc) : "no address");
-        return -1;
-    }
-    struct addrinfo *pick = ai;
-    for (struct addrinfo *a = ai; !host[0] && a; a = a->ai_next)
-        if (a->ai_family == AF_INET) {
-            pick = a;
-            break;
-        }
-    memset(ss, 0, sizeof *ss);
-    memcpy(ss, pick->ai_addr, pick->ai_addrlen);
-    freeaddrinfo(ai);
-    return 0;
-}
 
 char *server_upstream_root(const char *url)
 {
@@ -433,7 +385,7 @@ server_t *server_start(const server_opts_t *o)
         return NULL;
     }
     struct sockaddr_storage ss;
-    if (server_parse_listen(o->listen, &ss) != 0) {
+    if (listen_parse(o->listen, &ss, NULL) != 0) {
         log_error("cannot use listen address \"%s\" (want HOST:PORT or [V6]:PORT)", o->listen);
         free(s->root);
         free(s);

@@ -1,5 +1,7 @@
 /* test_common.c -- conversation ids, container names, the output cap,
  * config parsing. */
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -10,6 +12,7 @@
 
 #include "common/config.h"
 #include "common/convid.h"
+#include "common/listen.h"
 #include "common/textbuf.h"
 
 static void convid_table(void **state)
@@ -148,6 +151,32 @@ static void config_parsers(void **state)
     assert_string_equal(config_str("conversation_header"), "X-Conversation-Id");
 }
 
+/* The listen forms the gateway and the proxy take, and what they refuse. */
+static void listen_addresses(void **state)
+{
+    (void)state;
+    struct sockaddr_storage ss;
+    bool lo = false;
+    assert_int_equal(listen_parse("127.0.0.1:8080", &ss, &lo), 0);
+    assert_int_equal(ss.ss_family, AF_INET);
+    assert_int_equal(ntohs(((struct sockaddr_in *)&ss)->sin_port), 8080);
+    assert_true(lo);
+    assert_int_equal(listen_parse("0.0.0.0:9", &ss, &lo), 0);
+    assert_false(lo);
+    assert_int_equal(listen_parse(":8081", &ss, &lo), 0);
+    assert_int_equal(ss.ss_family, AF_INET);   /* no host: IPv4 any */
+    assert_false(lo);
+    assert_int_equal(listen_parse("8082", &ss, NULL), 0);
+    assert_int_equal(ntohs(((struct sockaddr_in *)&ss)->sin_port), 8082);
+    assert_int_equal(listen_parse("[::1]:8083", &ss, &lo), 0);
+    assert_int_equal(ss.ss_family, AF_INET6);
+    assert_true(lo);
+    const char *bad[] = { "", "127.0.0.1:", "[::1]8080", "[::1", "host:port", "1.2.3.4:123456789012345678", NULL };
+    for (size_t i = 0; bad[i]; i++)
+        assert_int_not_equal(listen_parse(bad[i], &ss, &lo), 0);
+    assert_int_not_equal(listen_parse(NULL, &ss, &lo), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -156,6 +185,7 @@ int main(void)
         cmocka_unit_test(capbuf_small_and_big),
         cmocka_unit_test(textbuf_basics),
         cmocka_unit_test(config_parsers),
+        cmocka_unit_test(listen_addresses),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
