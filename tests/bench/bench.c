@@ -552,6 +552,21 @@ int main(int argc, char **argv)
     double rp50 = pct(raw, n, 0.5), rp99 = pct(raw, n, 0.99);
     printf("run(\"true\") via MCP: p50 %.1f ms, p99 %.1f ms; raw Docker exec: p50 %.1f ms, p99 %.1f ms; "
            "ratio p50 %.2f, p99 %.2f (n=%d)\n", mp50, mp99, rp50, rp99, mp50 / rp50, mp99 / rp99, n);
+    /* Without a raw exec between calls (its teardown goes on in dockerd
+     * and containerd after it answered, on the same two cores), and what
+     * the same trip costs when no process is started (a write_file). */
+    int64_t *wf = calloc((size_t)n, sizeof *wf);
+    for (int i = 0; i < n; i++) {
+        t0 = now_us();
+        free(run_cmd(conv, "true"));
+        mcp[i] = now_us() - t0;
+        t0 = now_us();
+        free(call_tool(conv, "write_file", json_pack("{s:s, s:s}", "path", "bench.txt", "content", "hello\n"), NULL));
+        wf[i] = now_us() - t0;
+    }
+    printf("run(\"true\") via MCP, no raw exec in between: p50 %.1f ms, p99 %.1f ms; write_file of 6 bytes "
+           "(no process started): p50 %.1f ms (n=%d)\n", pct(mcp, n, 0.5), pct(mcp, n, 0.99), pct(wf, n, 0.5), n);
+    free(wf);
     if (exec_url) {
         /* The same three, interleaved call by call, so load hits all alike. */
         char xconv[96];
