@@ -249,6 +249,22 @@ static void take_notice(textbuf_t *t, const proto_msg_t *r, bool *noticed)
     }
 }
 
+/* Write one file of the run into the sandbox, passing on the sandbox's
+ * notice the first time.  NULL when written; else the reply that says why
+ * not. */
+static proto_msg_t *save(worker_job_t *job, const char *path, const char *data, size_t len, textbuf_t *t,
+                         bool *noticed)
+{
+    proto_msg_t *r = sandbox_put(job, path, data, len);
+    proto_msg_t *reply = NULL;
+    if (sandbox_failed(r))
+        reply = reply_from_failure(job->req, r, t);
+    else
+        take_notice(t, r, noticed);
+    proto_msg_destroy(&r);
+    return reply;
+}
+
 static proto_msg_t *op_run_code(worker_job_t *job)
 {
     const proto_msg_t *req = job->req;
@@ -294,14 +310,9 @@ static proto_msg_t *op_run_code(worker_job_t *job)
     /* 1. save */
     char path[512];
     snprintf(path, sizeof path, "/work/%s", file);
-    r = sandbox_put(job, path, code, clen);
-    if (sandbox_failed(r)) {
-        reply = reply_from_failure(req, r, &t);
+    if ((reply = save(job, path, code, clen, &t, &noticed)) != NULL)
         goto out;
-    }
-    take_notice(&t, r, &noticed);
     textbuf_printf(&t, "Saved %s (%zu bytes).\n", path, clen);
-    proto_msg_destroy(&r);
 
     /* 2. compile */
     if (compile) {
@@ -346,13 +357,8 @@ static proto_msg_t *op_run_code(worker_job_t *job)
     if (input && ilen) {
         char in_path[600];
         snprintf(in_path, sizeof in_path, "/work/%s", INPUT_FILE);
-        r = sandbox_put(job, in_path, input, ilen);
-        if (sandbox_failed(r)) {
-            reply = reply_from_failure(req, r, &t);
+        if ((reply = save(job, in_path, input, ilen, &t, &noticed)) != NULL)
             goto out;
-        }
-        take_notice(&t, r, &noticed);
-        proto_msg_destroy(&r);
         snprintf(line, sizeof line, "%s < %s", run, INPUT_FILE);
     } else {
         snprintf(line, sizeof line, "%s < /dev/null", run);
