@@ -27,10 +27,11 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+
+import { freePort, toolCallHttp } from './harness.mjs';
 
 const execFileP = promisify(execFile);
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -48,17 +49,6 @@ let up = false;
 async function run(cmd, args, opts = {}) {
   const { stdout } = await execFileP(cmd, args, { maxBuffer: 64 << 20, ...opts });
   return stdout;
-}
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.on('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port: p } = srv.address();
-      srv.close(() => resolve(p));
-    });
-  });
 }
 
 const dc = (...args) => run(compose[0], [...compose.slice(1), '-p', project, '-f', COMPOSE_FILE, ...args],
@@ -192,19 +182,7 @@ test('compose: the stack runs, hardened, and down/up keeps a chat\'s sandbox', {
   };
   await healthy();
 
-  let id = 0;
-  const callTool = async (name, args) => {
-    const r = await fetch(`${url}/mcp`, {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/json', Accept: 'application/json', 'X-Conversation-Id': conv },
-      body: JSON.stringify({ jsonrpc: '2.0', id: ++id, method: 'tools/call', params: { name, arguments: args } }),
-      signal: AbortSignal.timeout(180000),
-    });
-    const text = await r.text();
-    assert.equal(r.status, 200, text);
-    const res = JSON.parse(text).result;
-    return { text: res.content.map((c) => c.text).join('\n\n'), isError: res.isError === true };
-  };
+  const callTool = (name, args) => toolCallHttp(`${url}/mcp`, conv, name, args);
 
   assert.equal((await callTool('run', { command: 'echo hi' })).text, '$ echo hi\nhi\n');
   const rc = await callTool('run_code', {

@@ -473,3 +473,21 @@ export function memoryPhrase(memMiB, swapMiB) {
   const swap = Math.min(swapMiB * 1024 * 1024, Number(m[1]) * 1024);
   return swap > 0 ? `${memMiB} MiB of memory plus ${sizePhrase(swap)} of swap` : `${memMiB} MiB of memory and no swap`;
 }
+
+let httpCallId = 0;
+/** One tools/call as a plain HTTP POST (Accept: application/json) to the
+ *  MCP endpoint at url (".../mcp"), for tests of talkback started some other
+ *  way than Talkback (Compose, behind the socket proxy): {text, isError}. */
+export async function toolCallHttp(url, conv, name, args) {
+  const r = await fetch(url, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', Accept: 'application/json', 'X-Conversation-Id': conv },
+    body: JSON.stringify({ jsonrpc: '2.0', id: ++httpCallId, method: 'tools/call', params: { name, arguments: args } }),
+    signal: AbortSignal.timeout(180000),
+  });
+  const text = await r.text();
+  if (r.status !== 200) throw new Error(`tools/call ${name}: HTTP ${r.status}: ${text}`);
+  const j = JSON.parse(text);
+  if (!j.result) throw new Error(`tools/call ${name}: no result: ${text}`);
+  return { text: j.result.content.map((c) => c.text).join('\n\n'), isError: j.result.isError === true };
+}

@@ -21,6 +21,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
+import { freePort } from './harness.mjs';
+
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const BUILD = process.env.TALKBACK_BUILD_DIR || path.join(ROOT, 'build');
 const PROXY_BIN = path.join(BUILD, 'talkback-proxy');
@@ -191,14 +193,6 @@ class ScriptedUpstream {
 }
 
 // ---- the proxy ---------------------------------------------------------------------------------
-
-async function freePort() {
-  const s = net.createServer();
-  await new Promise((r) => s.listen(0, '127.0.0.1', r));
-  const { port } = s.address();
-  await new Promise((r) => s.close(r));
-  return port;
-}
 
 async function startProxy(upstreamUrl) {
   const port = await freePort();

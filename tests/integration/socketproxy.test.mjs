@@ -40,7 +40,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-import { waitFor as pollUntil } from './harness.mjs';
+import { waitFor as pollUntil, freePort, toolCallHttp } from './harness.mjs';
 
 const execFileP = promisify(execFile);
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -64,17 +64,6 @@ let haproxyVersion = '';
 let newHaproxy = false; // HAProxy >= 3.1: must pass exec with stdin
 const procs = [];
 let failed = false;
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.on('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address();
-      srv.close(() => resolve(port));
-    });
-  });
-}
 
 /** Start a program with its output appended to DIR/NAME.log. */
 function startProc(name, bin, args, env) {
@@ -464,20 +453,8 @@ async function startTalkback() {
 }
 
 /** tools/call over plain HTTP (Accept: application/json): {text, isError}. */
-let rpcId = 0;
 async function callTool(name, args) {
-  const url = await startTalkback();
-  const r = await fetch(`${url}/mcp`, {
-      method: 'POST',
-    headers: { 'Content-Type': 'application/json', Accept: 'application/json', 'X-Conversation-Id': prefix },
-    body: JSON.stringify({ jsonrpc: '2.0', id: ++rpcId, method: 'tools/call', params: { name, arguments: args } }),
-    signal: AbortSignal.timeout(180000),
-  });
-  const text = await r.text();
-  assert.equal(r.status, 200, text);
-  const j = JSON.parse(text);
-  assert.ok(j.result, text);
-  return { text: j.result.content.map((c) => c.text).join('\n\n'), isError: j.result.isError === true };
+  return toolCallHttp(`${await startTalkback()}/mcp`, prefix, name, args);
 }
 
 test('talkback works through the proxy: run and write_file', withLogs(async () => {
