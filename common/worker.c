@@ -6,17 +6,26 @@
  * the outbox (replies, and requests made with worker_call).  Job threads
  * never touch ZeroMQ: they hand frames to the main thread through the
  * locked outbox and a wake-up pipe, as the hub does.
+ *
+ * On a tcp:// hub the socket is a CURVE client: it checks the hub's public
+ * key and presents the worker's own certificate (hubkeys.h), so it talks
+ * only to the real hub and the hub knows what it may do.  On an ipc://
+ * hub, the socket's folder must be this user's and closed to others.
  */
 #include "common/worker.h"
 
 #include <czmq.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/config.h"
+#include "common/hubkeys.h"
 #include "common/log.h"
 
 typedef struct job_entry {
@@ -286,6 +295,84 @@ static void send_hello(worker_t *w)
     proto_msg_destroy(&h);
 }
 
+/* Load a certificate file; NULL (logged, with what to do) when it cannot. */
+static zcert_t *worker_cert_load(const char *path, const char *what)
+{
+    zcert_t *c = access(path, R_OK) == 0 ? zcert_load(path) : NULL;
+    if (!c)
+        log_error("cannot read %s %s (%s): make the keys with `talkback-keys DIR` on the gateway's "
+                  "host, copy %s and this worker's KIND.key_secret into hub_keys here (README "
+                  "\"Security model\"), or set hub_insecure", what, path,
+                  access(path, R_OK) == 0 ? "not a certificate" : strerror(errno), HUBKEYS_SERVER_PUBLIC);
+    return c;
+}
+
+/* Say early what the hub would refuse later without a word.  -1 when the
+ * certificate has no secret key (a public one was named by mistake). */
+static int worker_cert_check(worker_t *w, zcert_t *mine, const char *path)
+{
+    static const byte zero[32];
+    if (memcmp(zcert_secret_key(mine), zero, sizeof zero) == 0) {
+        log_error("%s has no secret key: name this worker's KIND.key_secret, not a public "
+                  "certificate", path);
+        return -1;
+    }
+    struct stat st;
+    if (stat(path, &st) == 0 && (st.st_mode & 077))
+        log_warn("%s is mode %04o: a secret key should be readable by its owner only (chmod 600)",
+                 path, (unsigned)(st.st_mode & 07777));
+    const char *kinds = zcert_meta(mine, HUBKEYS_META_KINDS);
+    if (!hubkeys_may_register(kinds, w->kind))
+        log_error("the certificate %s allows the kinds \"%s\", not %s: the hub will not send this "
+                  "worker anything", path, kinds ? kinds : "", w->kind);
+    return 0;
+}
+
+/* Make the socket a CURVE client of a tcp:// hub, or check the folder of
+ * an ipc:// one.  -1 (logged) when this worker must not start. */
+static int worker_secure(worker_t *w)
+{
+    char err[1024], server[4096], own[4096];
+    if (hubkeys_keyless(w->endpoint)) {
+        if (hubkeys_ipc_dir_check(w->endpoint, false, err, sizeof err) < 0) {
+            log_error("%s", err);
+            return -1;
+        }
+        return 0;
+    }
+    if (config_bool("hub_insecure")) {
+        log_warn("connecting to the hub at %s without keys (hub_insecure): any peer that reaches "
+                 "it can act as talkback", w->endpoint);
+        return 0;
+    }
+    const char *dir = config_str("hub_keys");
+    const char *path = config_str("hub_cert");
+    if (hubkeys_path(server, sizeof server, dir, HUBKEYS_SERVER_PUBLIC) < 0)
+        return -1;
+    if (!*path) {
+        if (snprintf(own, sizeof own, "%s/%s%s", dir, w->kind, HUBKEYS_SECRET_SUFFIX) >= (int)sizeof own)
+            return -1;
+        path = own;
+    }
+    zcert_t *hub = worker_cert_load(server, "the hub's public key");
+    zcert_t *mine = hub ? worker_cert_load(path, "this worker's certificate") : NULL;
+    if (!mine) {
+        zcert_destroy(&hub);
+        return -1;
+    }
+    if (worker_cert_check(w, mine, path) < 0) {
+        zcert_destroy(&hub);
+        zcert_destroy(&mine);
+        return -1;
+    }
+    zcert_apply(mine, w->dealer);
+    zsock_set_curve_serverkey(w->dealer, zcert_public_txt(hub));
+    log_info("hub keys: the hub's %s, this worker's %s", server, path);
+    zcert_destroy(&hub);
+    zcert_destroy(&mine);
+    return 0;
+}
+
 worker_t *worker_new(const worker_opts_t *opts)
 {
     worker_t *w = calloc(1, sizeof *w);
@@ -318,6 +405,10 @@ worker_t *worker_new(const worker_opts_t *opts)
     zsock_set_rcvhwm(w->dealer, 0);
     zsock_set_reconnect_ivl(w->dealer, 100);
     zsock_set_reconnect_ivl_max(w->dealer, 1000);
+    int64_t maxmsg = config_int("hub_max_message");
+    zsock_set_maxmsgsize(w->dealer, maxmsg > 0 && maxmsg <= INT_MAX ? (int)maxmsg : -1);
+    if (worker_secure(w) < 0)
+        goto err;
     if (zsock_connect(w->dealer, "%s", w->endpoint) < 0) {
         log_error("cannot connect to the hub at %s", w->endpoint);
         goto err;
