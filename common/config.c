@@ -47,7 +47,7 @@ static config_entry_t config_table[] = {
       "a worker's own secret certificate; empty = HUB_KEYS/KIND.key_secret (sandbox, judge, reaper)", NULL },
     { "hub_insecure", CT_BOOL, "0",
       "let a tcp:// hub run without keys: any peer that reaches it can act as any worker (logged loudly)", NULL },
-    { "hub_max_message", CT_SIZE, "16M", "largest message the hub (and a worker) accepts from a peer; larger ones close the connection", NULL },
+    { "hub_max_message", CT_SIZE, "16M", "largest message the hub accepts from a peer; a larger one closes that peer's connection (it reconnects)", NULL },
     { "hub_hwm", CT_INT, "1000", "messages the hub queues per peer and direction before it stops reading that peer", NULL },
     { "hub_peer_requests", CT_INT, "1024", "open requests one remote peer (a judge, the reaper) may have at the hub; more are refused", NULL },
     /* --- MCP front --- */

@@ -17,7 +17,6 @@
 #include <czmq.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <limits.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -405,8 +404,9 @@ worker_t *worker_new(const worker_opts_t *opts)
     zsock_set_rcvhwm(w->dealer, 0);
     zsock_set_reconnect_ivl(w->dealer, 100);
     zsock_set_reconnect_ivl_max(w->dealer, 1000);
-    int64_t maxmsg = config_int("hub_max_message");
-    zsock_set_maxmsgsize(w->dealer, maxmsg > 0 && maxmsg <= INT_MAX ? (int)maxmsg : -1);
+    /* No ZMQ_MAXMSGSIZE here: the hub is trusted (its key is checked), and
+     * libzmq does not reconnect after an oversized message, so a limit
+     * would cut a worker off for good. */
     if (worker_secure(w) < 0)
         goto err;
     if (zsock_connect(w->dealer, "%s", w->endpoint) < 0) {

@@ -1,7 +1,8 @@
 // hubauth.test.mjs -- the hub lets only talkback's own parts act as
 // talkback, over real sockets:
-//   - a tcp:// hub with keys (talkback-keys): a peer with no key and a peer
-//     whose key is allowed only as a judge both say HELLO as sandbox; neither
+//   - a tcp:// hub with keys (talkback-keys): a peer with no key, a peer with
+//     a key the hub does not know (made by another talkback-keys) and a peer
+//     whose key is allowed only as a judge all say HELLO as sandbox; none
 //     gets a request, no forged reply reaches a client, the judge key's
 //     request to run a command is refused, and real calls (run, run_code
 //     through the judge) still work through the real workers; with the
@@ -29,7 +30,9 @@ const FORGED = 'FORGED';
 
 const work = fs.mkdtempSync('/tmp/talkback-it-hubauth-');
 const keys = path.join(work, 'keys');
+const otherKeys = path.join(work, 'other-keys');
 execFileSync(KEYS_BIN, [keys]);
+execFileSync(KEYS_BIN, [otherKeys]);
 const hubPort = await freePort();
 const tb = new Talkback({
   name: 'hubauth',
@@ -94,6 +97,9 @@ test('strangers on a keyed tcp:// hub get no request and forge no reply', withLo
   const victim = tb.chat('victim');
   const intruderConv = tb.chat('intruder');
   const nokey = spawnCollect(HUBPEER, [hub, 'sandbox', '120']);
+  // A sandbox key, but from another talkback-keys: not in this hub's allow list.
+  const unknown = spawnCollect(HUBPEER, [hub, 'sandbox', '120',
+    '--cert', path.join(otherKeys, 'sandbox.key_secret'), '--hub-key', path.join(keys, 'hub.key')]);
   const judgeKey = spawnCollect(HUBPEER, [hub, 'sandbox', '120',
     '--cert', path.join(keys, 'judge.key_secret'), '--hub-key', path.join(keys, 'hub.key'),
     '--submit', `sandbox:run:${intruderConv}:id`]);
@@ -133,7 +139,7 @@ test('strangers on a keyed tcp:// hub get no request and forge no reply', withLo
       await c.close();
     }
   } finally {
-    const outs = [await stop(nokey), await stop(judgeKey)];
+    const outs = [await stop(nokey), await stop(unknown), await stop(judgeKey)];
     for (const o of outs) {
       assert.match(o, /STARTED/);
       assert.ok(!/^REQUEST /m.test(o), `a stranger received a request:\n${o}`);

@@ -1,8 +1,8 @@
 /* test_hub.c -- the hub and the worker loop, in one process over a real
  * ipc:// endpoint: routing, cancel, deadline, no worker, recording; what a
  * hub key's metadata allows (common/hubkeys.c), the ipc:// folder check,
- * and a CURVE hub over loopback tcp:// that routes only to keys allowed
- * for the kind. */
+ * a CURVE hub over loopback tcp:// that routes only to keys allowed for
+ * the kind, and hub_max_message. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -358,6 +358,42 @@ static void curve_hub(void **state)
     config_set("hub_cert", "");
 }
 
+/* A message over hub_max_message never gets through; the next one does. */
+static void max_message(void **state)
+{
+    (void)state;
+    char ep[128];
+    snprintf(ep, sizeof ep, "ipc://%s/max.ipc", tmpdir);
+    config_set("hub_max_message", "4K");
+    queue_opts_t qo = { .endpoint = ep, .heartbeat_ms = 100, .heartbeat_timeout_ms = 400,
+                        .worker_wait_ms = 2000 };
+    queue_t *q = queue_new(&qo);
+    assert_non_null(q);
+    pthread_t th;
+    worker_t *w = start_worker(ep, "echo", "", &th);
+    for (int i = 0; i < 100 && queue_live_workers(q, "echo") == 0; i++)
+        usleep(20000);
+    char big[8192];
+    memset(big, 'x', sizeof big - 1);
+    big[sizeof big - 1] = '\0';
+    queue_ticket_t *t = queue_submit(q, request("echo", big, 5000), NULL);
+    const proto_msg_t *r = queue_wait(t, 8000);
+    assert_non_null(r);
+    assert_int_not_equal(r->status, PROTO_ST_OK);
+    queue_ticket_destroy(&t);
+    t = queue_submit(q, request("echo", "small", 5000), NULL);
+    r = queue_wait(t, 8000);
+    assert_non_null(r);
+    assert_int_equal(r->status, PROTO_ST_OK);
+    assert_string_equal(r->text, "small");
+    queue_ticket_destroy(&t);
+    worker_stop(w);
+    pthread_join(th, NULL);
+    worker_destroy(&w);
+    queue_destroy(&q);
+    config_set("hub_max_message", "16M");
+}
+
 int main(void)
 {
     zsys_init();
@@ -373,6 +409,7 @@ int main(void)
         cmocka_unit_test(meta_valid),
         cmocka_unit_test(ipc_folder),
         cmocka_unit_test(curve_hub),
+        cmocka_unit_test(max_message),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     zsys_shutdown();
