@@ -8,6 +8,8 @@
 //     through the judge) still work through the real workers; with the
 //     real sandbox manager stopped, a call ends with "no worker", still
 //     never reaching the strangers
+//   - a judge whose key is not yet in the allow list says so, and joins once
+//     its certificate is copied into allowed/ (it dials again by itself)
 //   - the gateway refuses a tcp:// hub without keys, and says how to make them
 //   - hub_insecure runs a keyless tcp:// hub and says so loudly
 //   - an ipc:// hub in a folder of mode 0777 is refused, by the gateway and
@@ -148,6 +150,26 @@ test('strangers on a keyed tcp:// hub get no request and forge no reply', withLo
   // No stranger joined, and the intruder's chat got no sandbox.
   assert.ok(!/worker hubpeer-\d+ \(sandbox\) joined/.test(gatewayLog()), 'a stranger joined as sandbox');
   assert.deepEqual(await containersOf(intruderConv), []);
+}));
+
+test('a judge with a key not yet allowed says so, and joins once it is', withLogs(tb, async () => {
+  const late = spawnCollect(BIN.judge, [], {
+    TALKBACK_HUB_ENDPOINT: `tcp://127.0.0.1:${hubPort}`,
+    TALKBACK_HUB_KEYS: keys,
+    TALKBACK_HUB_CERT: path.join(otherKeys, 'judge.key_secret'),
+  });
+  const allowed = path.join(keys, 'allowed', 'late-judge.key');
+  try {
+    await waitFor(() => late.out().includes("refused this worker's key"),
+      { timeoutMs: 15000, what: 'the judge to say its key was refused' });
+    assert.ok(!gatewayLog().includes(`worker judge-${late.child.pid} (judge) joined`));
+    fs.copyFileSync(path.join(otherKeys, 'allowed', 'judge.key'), allowed);
+    await waitFor(() => gatewayLog().includes(`worker judge-${late.child.pid} (judge) joined`),
+      { timeoutMs: 20000, what: 'the judge to join once its key is allowed' });
+  } finally {
+    await stop(late);
+    fs.rmSync(allowed, { force: true });
+  }
 }));
 
 test('the gateway refuses a tcp:// hub without keys', async () => {
