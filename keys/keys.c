@@ -37,6 +37,7 @@ static void keys_path(char *out, size_t n, const char *a, const char *b)
     }
 }
 
+/* Whether a file is there (existing keys are never replaced). */
 static bool keys_exists(const char *path)
 {
     return access(path, F_OK) == 0;
@@ -126,6 +127,7 @@ static int keys_dirs(void)
     return 0;
 }
 
+/* The two ways to call it, on stderr; exit status 2. */
 static int keys_usage(void)
 {
     fprintf(stderr, "usage: talkback-keys DIR             the hub's keys and one certificate per "
@@ -136,6 +138,7 @@ static int keys_usage(void)
     return 2;
 }
 
+/* DIR: the hub and one certificate per kind; DIR KIND NAME: one more. */
 int main(int argc, char **argv)
 {
     if (argc != 2 && argc != 4)

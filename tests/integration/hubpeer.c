@@ -21,6 +21,7 @@
 
 static int nrequests, nreplies;
 
+/* Encode and send one frame; dropped when the hub is not there. */
 static void hubpeer_send(zsock_t *s, const proto_msg_t *m)
 {
     char *buf;
@@ -33,6 +34,7 @@ static void hubpeer_send(zsock_t *s, const proto_msg_t *m)
         zframe_destroy(&f);
 }
 
+/* HELLO as kind, named hubpeer-PID (so the hub's log names it). */
 static void hubpeer_hello(zsock_t *s, const char *kind)
 {
     proto_msg_t *h = proto_msg_new(PROTO_HELLO);
@@ -61,6 +63,7 @@ static void hubpeer_submit(zsock_t *s, char *spec)
     proto_msg_destroy(&m);
 }
 
+/* A frame from the hub: print it; answer a request with a forgery. */
 static void hubpeer_frame(zsock_t *s, zframe_t *f)
 {
     proto_msg_t *m = NULL;
@@ -98,6 +101,7 @@ static int hubpeer_keys(zsock_t *s, const char *cert_path, const char *hub_path)
     return 0;
 }
 
+/* Arguments, the socket, then HELLO and listen until SECONDS are up. */
 int main(int argc, char **argv)
 {
     if (argc < 4) {
