@@ -525,9 +525,11 @@ int worker_run(worker_t *w)
             { w->monitor ? zsock_resolve(w->monitor) : NULL, -1, ZMQ_POLLIN, 0 },
         };
         int n = w->monitor ? 3 : w->dealer ? 2 : 1;
-        long wait = (long)(next_hello - proto_mono_ms());
-        if (w->redial_at && w->redial_at - proto_mono_ms() < wait)
-            wait = (long)(w->redial_at - proto_mono_ms());
+        /* Until the next HELLO, or with no socket until the next dial. */
+        int64_t until = w->dealer ? next_hello : w->redial_at;
+        if (w->redial_at && w->redial_at < until)
+            until = w->redial_at;
+        long wait = (long)(until - proto_mono_ms());
         if (wait < 0)
             wait = 0;
         int rc = zmq_poll(items, n, wait);
