@@ -32,7 +32,8 @@ typedef struct {
 
 /* Set up router (not yet bound) for endpoint.  0 with *out NULL for a
  * keyless or insecure hub, 0 with *out set for a CURVE hub, -1 (and a log
- * line that says what to do) when the hub must not start. */
+ * line that says what to do) when the hub must not start.  One CURVE hub
+ * per process at a time: the ZAP handler's endpoint is process-wide. */
 int hubauth_new(zsock_t *router, const char *endpoint, hubauth_t **out);
 /* Stop the ZAP handler; after the socket is closed. */
 void hubauth_destroy(hubauth_t **self_p);
