@@ -406,8 +406,11 @@ static enum MHD_Result http_health(http_t *h, struct MHD_Connection *c)
 
 /* Finding NUL and other control bytes in the request headers.
  *
- * libmicrohttpd (0.9.75) measures a header value with strlen, so a NUL
- * inside it ("sec-a\0other") silently cuts the value.  Its values point
+ * libmicrohttpd 1.0 and later refuse a NUL in a header themselves (400)
+ * and give every value its real length, so guard_bytes_clean sees the
+ * rest.  Before 1.0 (0.9.75 to 0.9.77: Debian 12) a header value is
+ * measured with strlen, so a NUL inside it ("sec-a\0other") silently
+ * cuts the value.  Its values point
  * into the connection's read buffer, where each line's CRLF became two
  * NULs and the lines follow one another; so a value is whole exactly
  * when the next header's name starts right after its CRLF (and, for the
@@ -415,6 +418,8 @@ static enum MHD_Result http_health(http_t *h, struct MHD_Connection *c)
  * after it: checked on the first body chunk, http_accumulate).  Anything
  * else -- a NUL in the value, a bare LF, an obsolete folded line -- is
  * refused, as are the other control bytes, which strlen does see. */
+#define HTTP_MHD_CUTS_AT_NUL (MHD_VERSION < 0x01000000)
+
 typedef struct {
     const char *bad;          /* the offending header's name (NULL: none) */
     const char *end;          /* end of the previous value */
@@ -425,7 +430,7 @@ static enum MHD_Result http_scan_header(void *cls, enum MHD_ValueKind kind, cons
 {
     (void)kind;
     http_scan_t *s = cls;
-    if (s->end && key != s->end + 2) {
+    if (HTTP_MHD_CUTS_AT_NUL && s->end && key != s->end + 2) {
         s->bad = "a header before this one";
         return MHD_NO;
     }
@@ -444,10 +449,10 @@ static bool http_headers_clean(struct MHD_Connection *c, const char **bad, const
     http_scan_t scan = { 0 };
     MHD_get_connection_values_n(c, MHD_HEADER_KIND, http_scan_header, &scan);
     /* The last line's CRLF and the blank line's CRLF, all four NULs. */
-    if (!scan.bad && scan.end && (scan.end[1] || scan.end[2] || scan.end[3]))
+    if (HTTP_MHD_CUTS_AT_NUL && !scan.bad && scan.end && (scan.end[1] || scan.end[2] || scan.end[3]))
         scan.bad = "the last header";
     *bad = scan.bad;
-    *end = scan.bad ? NULL : scan.end;
+    *end = HTTP_MHD_CUTS_AT_NUL && !scan.bad ? scan.end : NULL;
     return !scan.bad;
 }
 
