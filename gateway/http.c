@@ -15,6 +15,7 @@
 #include "gateway/http.h"
 
 #include <arpa/inet.h>
+#include <ctype.h>
 #include <errno.h>
 #include <netdb.h>
 #include <netinet/in.h>
@@ -573,12 +574,34 @@ static void http_body_drop(http_t *h, http_req_t *r, http_drop_t why)
         log_warn("a request body was refused: the bodies in memory would pass body_budget");
 }
 
+/* Whether the first body bytes at data follow the blank line that ends
+ * at hdr_end directly, or after one chunk-size line of a chunked body
+ * ("1a2b[;ext]\r\n", which libmicrohttpd leaves as it is). */
+static bool http_body_adjacent(const char *hdr_end, const char *data)
+{
+    if (data == hdr_end)
+        return true;
+    if (data < hdr_end || data - hdr_end > 128)
+        return false;
+    const char *p = hdr_end;
+    while (p < data && isxdigit((unsigned char)*p))
+        p++;
+    if (p == hdr_end || p - hdr_end > 16 || p == data)
+        return false;
+    if (*p == ';')
+        while (p < data && *p != '\r' && *p != '\n' && *p != '\0')
+            p++;
+    if (*p == '\r')
+        p++;
+    return *p == '\n' && p + 1 == data;
+}
+
 /* Keep a chunk of body, or count it once the body is dropped (over
  * max_body, or over body_budget).  false: cut the connection. */
 static bool http_accumulate(http_t *h, http_req_t *r, const char *data, size_t n)
 {
     /* The body must start right after the blank line (http_scan_header). */
-    if (!r->body_started && r->headers_end && data != r->headers_end + 4)
+    if (!r->body_started && r->headers_end && !http_body_adjacent(r->headers_end + 4, data))
         r->drop = HTTP_DROP_HEADERS;
     r->body_started = true;
     r->seen += n;

@@ -226,6 +226,20 @@ test('endpoint: NUL and other control bytes in headers are refused', withLogs(tb
   const ok = await rawRequest(tb.port, rawPost(tb.port, runMsg('echo ran'), [`X-Conversation-Id: ${conv}`]));
   assert.equal(ok.status, 200, ok.head);
   assert.match(ok.body, /ran/);
+  // A chunked body: the same rule, with the chunk-size line after the headers.
+  const chunked = (extra) => Buffer.concat([
+    Buffer.from('POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nAccept: application/json\r\n' +
+      `Transfer-Encoding: chunked\r\nConnection: close\r\nAuthorization: Bearer ${TOKEN}\r\n`),
+    extra, Buffer.from('\r\n\r\n'),
+    (() => { const b = JSON.stringify(runMsg('echo chunked')); return Buffer.from(`${b.length.toString(16)}\r\n${b}\r\n0\r\n\r\n`); })(),
+  ]);
+  const cgood = await rawRequest(tb.port, chunked(Buffer.from(`X-Conversation-Id: ${conv}`)));
+  assert.equal(cgood.status, 200, cgood.head);
+  assert.match(cgood.body, /chunked/);
+  const cbad = await rawRequest(tb.port, chunked(Buffer.concat([Buffer.from(`X-Conversation-Id: ${conv}`),
+    Buffer.from([0, 0, 0, 0]), Buffer.from('1a')])));
+  assert.equal(cbad.status, 400, cbad.head);
+  assert.match(JSON.parse(cbad.body).error.message, /NUL or another control byte/);
   // A refused id never got a sandbox under its cut-off form.
   const cut = tb.chat('cut');
   const r = await rawRequest(tb.port, rawPost(tb.port, runMsg('echo ran'),
