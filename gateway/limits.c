@@ -69,23 +69,22 @@ bool limits_same_client(const struct sockaddr *a, const struct sockaddr *b)
 
 /* ---- the watchdog -------------------------------------------------------------------- */
 
-static const char *limits_phase_name(limits_phase_t p)
-{
-    return p == LIMITS_HEADERS ? "headers" : p == LIMITS_BODY ? "body" : "answer";
-}
-
-/* Shut down every connection past its deadline.  Called with mu held. */
+/* Shut down every connection past its deadline, with one log line per
+ * sweep (not per connection: a slowloris must not flood the log).
+ * Called with mu held. */
 static void limits_sweep(limits_t *l, int64_t now)
 {
+    unsigned cut[2] = { 0, 0 };   /* headers, body */
     for (limits_conn_t *c = l->head; c; c = c->next) {
         if (c->cut || !c->deadline_ms || now < c->deadline_ms)
             continue;
         c->cut = true;
-        log_info("closing a connection that did not send its %s in time (%s)",
-                 limits_phase_name(c->phase),
-                 c->phase == LIMITS_HEADERS ? "header_timeout" : "body_timeout");
+        cut[c->phase == LIMITS_HEADERS ? 0 : 1]++;
         shutdown(c->fd, SHUT_RDWR);
     }
+    if (cut[0] || cut[1])
+        log_info("closed %u connection(s) that did not send their headers within header_timeout "
+                 "and %u that did not send their body within body_timeout", cut[0], cut[1]);
 }
 
 static void *limits_watchdog(void *arg)
