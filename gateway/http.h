@@ -8,6 +8,10 @@
  * A tools/call is answered as SSE (with keep-alive comments) when the
  * client accepts text/event-stream, else as one JSON body; a client that
  * goes away before its reply cancels the request.
+ *
+ * Before /mcp is read: the bearer token, header bytes and Host (guard.h),
+ * and what one client may hold -- connections, header and body deadlines,
+ * the body budget (limits.h); refusals carry a JSON-RPC error body.
  */
 #ifndef TALKBACK_HTTP_H
 #define TALKBACK_HTTP_H
