@@ -745,6 +745,23 @@ static void http_on_connection(void *cls, struct MHD_Connection *c, void **socke
     }
 }
 
+/* A connection refused at accept (past max_connections or
+ * max_client_connections plus HTTP_SPARE_CONNECTIONS): one line every ten
+ * seconds at most, with the count, so a flood of sockets is not also a
+ * flood of log lines. */
+static void http_log_refused_accept(void)
+{
+    static atomic_llong next_ms;
+    static atomic_uint refused;
+    unsigned n = atomic_fetch_add(&refused, 1) + 1;
+    long long now = (long long)proto_mono_ms(), next = atomic_load(&next_ms);
+    if (now < next || !atomic_compare_exchange_strong(&next_ms, &next, now + 10000))
+        return;
+    atomic_fetch_sub(&refused, n);
+    log_warn("refused %u connection(s) at accept: over max_connections or max_client_connections "
+             "(plus %d spare)", n, HTTP_SPARE_CONNECTIONS);
+}
+
 static void http_mhd_log(void *cls, const char *fmt, va_list ap)
 {
     (void)cls;
@@ -757,6 +774,8 @@ static void http_mhd_log(void *cls, const char *fmt, va_list ap)
     if (strstr(line, "application error generating response")
         || strstr(line, "Application reported internal error"))
         log_debug("libmicrohttpd: %s", line);
+    else if (strstr(line, "reached connection limit"))
+        http_log_refused_accept();
     else
         log_warn("libmicrohttpd: %s", line);
 }
