@@ -44,6 +44,8 @@
 /* A body already over max_body is read and dropped up to this much more
  * (so the client can read its 413); past that the connection is cut. */
 #define HTTP_DISCARD_MAX     (16u * 1024u * 1024u)
+/* Body bytes of one request that do not count against body_budget. */
+#define HTTP_FREE_BODY       (64u * 1024u)
 
 struct http {
     http_opts_t o;
@@ -71,7 +73,7 @@ typedef struct {
     char *body;
     size_t len, cap;
     uint64_t seen;            /* body bytes received, kept or not */
-    size_t held;              /* bytes taken from body_budget (== cap) */
+    size_t held;              /* bytes taken from body_budget (http_body_charge) */
     const char *headers_end;  /* end of the last header value (in MHD's buffer) */
     bool body_started;
     http_drop_t drop;         /* why the body is being dropped, if it is */
@@ -553,6 +555,15 @@ static bool http_precheck(http_t *h, struct MHD_Connection *c, http_req_t *r, co
     return false;
 }
 
+/* What a body buffer of cap bytes takes from body_budget: the part past
+ * HTTP_FREE_BODY.  Small bodies (every ping, tools/list and almost every
+ * tools/call) take nothing, so clients holding big bodies open cannot
+ * starve them; their memory is bounded by the connection caps instead. */
+static size_t http_body_charge(size_t cap)
+{
+    return cap > HTTP_FREE_BODY ? cap - HTTP_FREE_BODY : 0;
+}
+
 /* Free the body kept so far and give its bytes back to the budget. */
 static void http_body_free(http_t *h, http_req_t *r)
 {
@@ -613,16 +624,17 @@ static bool http_accumulate(http_t *h, http_req_t *r, const char *data, size_t n
         size_t cap = r->cap ? r->cap : 4096;
         while (cap < r->len + n + 1)
             cap *= 2;
-        if (!limits_body_take(h->lim, cap - r->cap)) {
+        size_t charge = http_body_charge(cap) - http_body_charge(r->cap);
+        if (!limits_body_take(h->lim, charge)) {
             http_body_drop(h, r, HTTP_DROP_BUDGET);
             return true;
         }
         char *b = realloc(r->body, cap);
         if (!b) {
-            limits_body_give(h->lim, cap - r->cap);
+            limits_body_give(h->lim, charge);
             return false;
         }
-        r->held += cap - r->cap;
+        r->held += charge;
         r->body = b;
         r->cap = cap;
     }

@@ -383,13 +383,18 @@ test('limits: 300 idle and slow connections do not stop a real call', { timeout:
       holder.write(`POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nAccept: application/json\r\n` +
         `Authorization: Bearer ${TOKEN}\r\nContent-Length: 160000\r\n\r\n`);
       holder.write(big);
+      // A body past the first 64 KiB (which never count) needs the budget.
+      const bigPing = () => ({ ...ping(), params: { pad: 'p'.repeat(200000) } });
       const refused = await waitFor(async () => {
-        const r = await rawRequest(lt.port, rawPost(lt.port, ping(), []), { localAddress: '127.0.0.23' });
+        const r = await rawRequest(lt.port, rawPost(lt.port, bigPing(), []), { localAddress: '127.0.0.23' });
         return r.status === 503 ? r : null;
       }, { timeoutMs: 15000, intervalMs: 200, what: 'a 503 while a body holds the budget' });
       assert.match(JSON.parse(refused.body).error.message, /body_budget/);
+      // Small requests do not wait for the budget.
+      const small = await rawRequest(lt.port, rawPost(lt.port, ping(), []), { localAddress: '127.0.0.23' });
+      assert.equal(small.status, 200, small.head);
       holder.destroy();
-      await waitFor(async () => (await rawRequest(lt.port, rawPost(lt.port, ping(), []))).status === 200,
+      await waitFor(async () => (await rawRequest(lt.port, rawPost(lt.port, bigPing(), []))).status === 200,
         { timeoutMs: 15000, what: 'the budget to come back' });
     })();
   } finally {
