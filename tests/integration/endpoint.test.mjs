@@ -219,8 +219,8 @@ test('endpoint: NUL and other control bytes in headers are refused', withLogs(tb
   for (const extra of cases) {
     const r = await rawRequest(tb.port, rawPost(tb.port, runMsg('echo ran'), extra));
     assert.equal(r.status, 400, `${JSON.stringify(extra.map(String))}: ${r.head}`);
-    const j = JSON.parse(r.body);
-    assert.match(j.error.message, /NUL or another control byte/);
+    // libmicrohttpd 1.0 and later refuse a NUL themselves, with their own page.
+    if (!/invalid character/.test(r.body)) assert.match(JSON.parse(r.body).error.message, /NUL or another control byte/);
   }
   // The same request without the bad byte runs: the refusals were the bytes.
   const ok = await rawRequest(tb.port, rawPost(tb.port, runMsg('echo ran'), [`X-Conversation-Id: ${conv}`]));
@@ -239,7 +239,7 @@ test('endpoint: NUL and other control bytes in headers are refused', withLogs(tb
   const cbad = await rawRequest(tb.port, chunked(Buffer.concat([Buffer.from(`X-Conversation-Id: ${conv}`),
     Buffer.from([0, 0, 0, 0]), Buffer.from('1a')])));
   assert.equal(cbad.status, 400, cbad.head);
-  assert.match(JSON.parse(cbad.body).error.message, /NUL or another control byte/);
+  if (!/invalid character/.test(cbad.body)) assert.match(JSON.parse(cbad.body).error.message, /NUL or another control byte/);
   // A refused id never got a sandbox under its cut-off form.
   const cut = tb.chat('cut');
   const r = await rawRequest(tb.port, rawPost(tb.port, runMsg('echo ran'),
