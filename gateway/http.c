@@ -33,7 +33,7 @@
 
 #include "common/listen.h"
 #include "common/log.h"
-#include "gateway/guard.h"
+#include "gateway/admit.h"
 
 /* libmicrohttpd's own caps sit this far above ours, so a connection over
  * max_connections / max_client_connections is still read and answered
@@ -410,7 +410,7 @@ static enum MHD_Result http_health(http_t *h, struct MHD_Connection *c)
 /* Finding NUL and other control bytes in the request headers.
  *
  * libmicrohttpd 1.0 and later refuse a NUL in a header themselves (400)
- * and give every value its real length, so guard_bytes_clean sees the
+ * and give every value its real length, so admit_bytes_clean sees the
  * rest.  Before 1.0 (0.9.75 to 0.9.77: Debian 12) a header value is
  * measured with strlen, so a NUL inside it ("sec-a\0other") silently
  * cuts the value.  Its values point
@@ -437,7 +437,7 @@ static enum MHD_Result http_scan_header(void *cls, enum MHD_ValueKind kind, cons
         s->bad = "a header before this one";
         return MHD_NO;
     }
-    if (!value || !guard_bytes_clean(key, key_size) || !guard_bytes_clean(value, value_size)) {
+    if (!value || !admit_bytes_clean(key, key_size) || !admit_bytes_clean(value, value_size)) {
         s->bad = key;
         return MHD_NO;
     }
@@ -461,7 +461,7 @@ static bool http_headers_clean(struct MHD_Connection *c, const char **bad, const
 
 /* Who may ask at all: the connection limits, clean header bytes, Host and
  * Origin.  Returns true when a response was queued (in *ret). */
-static bool http_guard(http_t *h, struct MHD_Connection *c, http_req_t *r, const char *url,
+static bool http_admit(http_t *h, struct MHD_Connection *c, http_req_t *r, const char *url,
                        const char *method, enum MHD_Result *ret)
 {
     const char *bad = NULL;
@@ -488,7 +488,7 @@ static bool http_guard(http_t *h, struct MHD_Connection *c, http_req_t *r, const
         *ret = http_send_refusal(c, 403, "Forbidden: Origin not allowed", NULL, NULL);
         return true;
     }
-    if (!guard_host_ok(http_header(c, MHD_HTTP_HEADER_HOST), h->loopback, h->o.allowed_hosts)) {
+    if (!admit_host_ok(http_header(c, MHD_HTTP_HEADER_HOST), h->loopback, h->o.allowed_hosts)) {
         log_info("refused %s %s: Host %s", method, url, http_header(c, MHD_HTTP_HEADER_HOST));
         *ret = http_send_refusal(c, 403, "Forbidden: Host not allowed (allowed_hosts)", NULL,
                                  NULL);
@@ -502,7 +502,7 @@ static bool http_guard(http_t *h, struct MHD_Connection *c, http_req_t *r, const
 static bool http_precheck(http_t *h, struct MHD_Connection *c, http_req_t *r, const char *url,
                           const char *method, enum MHD_Result *ret)
 {
-    if (http_guard(h, c, r, url, method, ret))
+    if (http_admit(h, c, r, url, method, ret))
         return true;
     if (strcmp(url, "/healthz") == 0) {
         if (strcmp(method, "GET") == 0 || strcmp(method, "HEAD") == 0)
@@ -516,7 +516,7 @@ static bool http_precheck(http_t *h, struct MHD_Connection *c, http_req_t *r, co
         *ret = http_send(c, 404, "text/plain", "not found\n", NULL, NULL);
         return true;
     }
-    if (!guard_token_ok(http_header(c, MHD_HTTP_HEADER_AUTHORIZATION), h->token)) {
+    if (!admit_token_ok(http_header(c, MHD_HTTP_HEADER_AUTHORIZATION), h->token)) {
         log_info("refused %s %s: %s bearer token", method, url,
                  http_header(c, MHD_HTTP_HEADER_AUTHORIZATION) ? "wrong" : "no");
         *ret = http_send_refusal(c, 401, "Unauthorized: this MCP endpoint needs the bearer token "
@@ -858,7 +858,7 @@ http_t *http_start(const http_opts_t *opts)
         return NULL;
     }
     char err[512];
-    if (guard_token_load(opts->auth_token, opts->auth_token_file, h->loopback, &h->token, err,
+    if (admit_token_load(opts->auth_token, opts->auth_token_file, h->loopback, &h->token, err,
                          sizeof err) != 0) {
         log_error("refusing to start: %s", err);
         free(h);

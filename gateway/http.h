@@ -9,7 +9,7 @@
  * client accepts text/event-stream, else as one JSON body; a client that
  * goes away before its reply cancels the request.
  *
- * Before /mcp is read: the bearer token, header bytes and Host (guard.h),
+ * Before /mcp is read: the bearer token, header bytes and Host (admit.h),
  * and what one client may hold -- connections, header and body deadlines,
  * the body budget (limits.h); refusals carry a JSON-RPC error body.
  */

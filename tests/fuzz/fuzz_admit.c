@@ -1,5 +1,5 @@
-/* fuzz_guard.c -- libFuzzer harness for the checks of the MCP endpoint's
- * request headers (gateway/guard.c) and talkback-proxy's request-target
+/* fuzz_admit.c -- libFuzzer harness for the checks of the MCP endpoint's
+ * request headers (gateway/admit.c) and talkback-proxy's request-target
  * (proxy/upstream.c, upstream_url).
  *
  * All of them take bytes straight from the network: Authorization and
@@ -20,7 +20,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "gateway/guard.h"
+#include "gateway/admit.h"
 #include "gateway/mcp.h"
 #include "proxy/upstream.h"
 
@@ -29,13 +29,13 @@
 
 static void fuzz_fail(const char *what, const char *input)
 {
-    fprintf(stderr, "fuzz_guard: %s: \"%s\"\n", what, input);
+    fprintf(stderr, "fuzz_admit: %s: \"%s\"\n", what, input);
     abort();
 }
 
 static void fuzz_token(const char *v)
 {
-    bool ok = guard_token_ok(v, FUZZ_TOKEN);
+    bool ok = admit_token_ok(v, FUZZ_TOKEN);
     if (!ok)
         return;
     /* Passing means: "Bearer", spaces, the token, trailing spaces. */
@@ -53,11 +53,11 @@ static void fuzz_token(const char *v)
 
 static void fuzz_host(const char *v)
 {
-    bool lo = guard_host_ok(v, true, "");
+    bool lo = admit_host_ok(v, true, "");
     if (lo && !mcp_host_allowed(v))
         fuzz_fail("a non-loopback Host passed on a loopback bind", v);
-    (void)guard_host_ok(v, false, "talkback, other:8080 ,*x");
-    (void)guard_host_ok(v, false, v);
+    (void)admit_host_ok(v, false, "talkback, other:8080 ,*x");
+    (void)admit_host_ok(v, false, v);
 }
 
 static void fuzz_url(const char *v)
@@ -83,7 +83,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         return 0;
     memcpy(v, data + 1, size - 1);
     v[size - 1] = '\0';
-    (void)guard_bytes_clean((const char *)data + 1, size - 1);
+    (void)admit_bytes_clean((const char *)data + 1, size - 1);
     switch (data[0] % 3) {
     case 0: fuzz_token(v); break;
     case 1: fuzz_host(v); break;

@@ -1,11 +1,11 @@
-/* guard.c -- the token, header-byte and Host checks of the MCP endpoint
- * (see guard.h).
+/* admit.c -- the token, header-byte and Host checks of the MCP endpoint
+ * (see admit.h).
  *
  * Reading order: loading the token at start, comparing it per request,
  * the byte check, the Host check.  Nothing here does I/O but the one read
  * of auth_token_file at start.
  */
-#include "gateway/guard.h"
+#include "gateway/admit.h"
 
 #include <arpa/inet.h>
 #include <ctype.h>
@@ -20,7 +20,7 @@
 /* ---- the token --------------------------------------------------------------------- */
 
 /* A token goes into an HTTP header: printable ASCII, no spaces. */
-static bool guard_token_bytes_ok(const char *t)
+static bool admit_token_bytes_ok(const char *t)
 {
     for (; *t; t++)
         if (*t < 0x21 || *t > 0x7e)
@@ -29,7 +29,7 @@ static bool guard_token_bytes_ok(const char *t)
 }
 
 /* The first line of path, trailing blanks dropped; malloc'ed or NULL. */
-static char *guard_read_first_line(const char *path, char *err, size_t errlen)
+static char *admit_read_first_line(const char *path, char *err, size_t errlen)
 {
     FILE *f = fopen(path, "r");
     if (!f) {
@@ -49,7 +49,7 @@ static char *guard_read_first_line(const char *path, char *err, size_t errlen)
     return s;
 }
 
-int guard_token_load(const char *token, const char *file, bool loopback, char **out, char *err,
+int admit_token_load(const char *token, const char *file, bool loopback, char **out, char *err,
                      size_t errlen)
 {
     *out = NULL;
@@ -58,7 +58,7 @@ int guard_token_load(const char *token, const char *file, bool loopback, char **
         snprintf(err, errlen, "set auth_token or auth_token_file, not both");
         return -1;
     }
-    char *t = have_token ? strdup(token) : have_file ? guard_read_first_line(file, err, errlen) : NULL;
+    char *t = have_token ? strdup(token) : have_file ? admit_read_first_line(file, err, errlen) : NULL;
     if ((have_token || have_file) && !t) {
         if (have_token)
             snprintf(err, errlen, "out of memory");
@@ -70,7 +70,7 @@ int guard_token_load(const char *token, const char *file, bool loopback, char **
         free(t);
         return -1;
     }
-    if (t && !guard_token_bytes_ok(t)) {
+    if (t && !admit_token_bytes_ok(t)) {
         snprintf(err, errlen, "the MCP token (%s) must be printable ASCII without spaces",
                  have_file ? "auth_token_file" : "auth_token");
         free(t);
@@ -88,7 +88,7 @@ int guard_token_load(const char *token, const char *file, bool loopback, char **
 
 /* Compare a (alen bytes, from the client) with the token b (blen bytes)
  * in time that depends on blen only. */
-static bool guard_equal(const char *a, size_t alen, const char *b, size_t blen)
+static bool admit_equal(const char *a, size_t alen, const char *b, size_t blen)
 {
     volatile unsigned char diff = (unsigned char)(alen != blen);
     for (size_t i = 0; i < blen; i++) {
@@ -98,7 +98,7 @@ static bool guard_equal(const char *a, size_t alen, const char *b, size_t blen)
     return diff == 0;
 }
 
-bool guard_token_ok(const char *authorization, const char *token)
+bool admit_token_ok(const char *authorization, const char *token)
 {
     if (!token || !*token)
         return true;
@@ -110,13 +110,13 @@ bool guard_token_ok(const char *authorization, const char *token)
     size_t vlen = strlen(v);
     while (vlen > 0 && v[vlen - 1] == ' ')
         vlen--;
-    bool same = guard_equal(v, vlen, token, strlen(token));
+    bool same = admit_equal(v, vlen, token, strlen(token));
     return bearer && same;
 }
 
 /* ---- header bytes ------------------------------------------------------------------- */
 
-bool guard_bytes_clean(const char *s, size_t len)
+bool admit_bytes_clean(const char *s, size_t len)
 {
     for (size_t i = 0; i < len; i++) {
         unsigned char c = (unsigned char)s[i];
@@ -130,7 +130,7 @@ bool guard_bytes_clean(const char *s, size_t len)
 
 /* Split "name[:port]" / "[v6][:port]" into the name (brackets kept) and
  * whether a port follows.  false when malformed. */
-static bool guard_split_host(const char *host, char *name, size_t namelen, const char **port)
+static bool admit_split_host(const char *host, char *name, size_t namelen, const char **port)
 {
     const char *end;
     if (host[0] == '[') {
@@ -159,7 +159,7 @@ static bool guard_split_host(const char *host, char *name, size_t namelen, const
     return true;
 }
 
-static bool guard_is_ip_literal(const char *name)
+static bool admit_is_ip_literal(const char *name)
 {
     unsigned char buf[16];
     size_t n = strlen(name);
@@ -175,7 +175,7 @@ static bool guard_is_ip_literal(const char *name)
 }
 
 /* Whether one allowed_hosts entry (len bytes at e) admits name[:port]. */
-static bool guard_entry_admits(const char *e, size_t len, const char *name, const char *port)
+static bool admit_entry_admits(const char *e, size_t len, const char *name, const char *port)
 {
     if (len == 1 && e[0] == '*')
         return true;
@@ -189,7 +189,7 @@ static bool guard_entry_admits(const char *e, size_t len, const char *name, cons
     return len - nl - 1 == strlen(port) && strncmp(e + nl + 1, port, len - nl - 1) == 0;
 }
 
-bool guard_host_ok(const char *host, bool loopback, const char *allowed)
+bool admit_host_ok(const char *host, bool loopback, const char *allowed)
 {
     if (!host)
         return true;
@@ -197,9 +197,9 @@ bool guard_host_ok(const char *host, bool loopback, const char *allowed)
         return true;
     char name[256];
     const char *port = NULL;
-    if (!guard_split_host(host, name, sizeof name, &port))
+    if (!admit_split_host(host, name, sizeof name, &port))
         return false;
-    if (!loopback && guard_is_ip_literal(name))
+    if (!loopback && admit_is_ip_literal(name))
         return true;
     for (const char *p = allowed ? allowed : ""; *p;) {
         while (*p == ',' || isspace((unsigned char)*p))
@@ -210,7 +210,7 @@ bool guard_host_ok(const char *host, bool loopback, const char *allowed)
         const char *last = end;
         while (last > p && isspace((unsigned char)last[-1]))
             last--;
-        if (last > p && guard_entry_admits(p, (size_t)(last - p), name, port))
+        if (last > p && admit_entry_admits(p, (size_t)(last - p), name, port))
             return true;
         p = end;
     }

@@ -1,4 +1,4 @@
-/* test_guard.c -- the MCP endpoint's request checks (gateway/guard.c),
+/* test_admit.c -- the MCP endpoint's request checks (gateway/admit.c),
  * its limits table (gateway/limits.c) and the sandbox owner rule
  * (common/convid.c). */
 #include <stdarg.h>
@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "common/convid.h"
-#include "gateway/guard.h"
+#include "gateway/admit.h"
 #include "gateway/limits.h"
 
 #define TOKEN "0123456789abcdef0123"
@@ -23,88 +23,88 @@
 static void token_compare(void **state)
 {
     (void)state;
-    assert_true(guard_token_ok(NULL, NULL));
-    assert_true(guard_token_ok(NULL, ""));
-    assert_true(guard_token_ok("Bearer " TOKEN, TOKEN));
-    assert_true(guard_token_ok("bearer " TOKEN, TOKEN));
-    assert_true(guard_token_ok("Bearer   " TOKEN " ", TOKEN));
-    assert_false(guard_token_ok(NULL, TOKEN));
-    assert_false(guard_token_ok("", TOKEN));
-    assert_false(guard_token_ok(TOKEN, TOKEN));                 /* no scheme */
-    assert_false(guard_token_ok("Basic " TOKEN, TOKEN));
-    assert_false(guard_token_ok("Bearer " TOKEN "x", TOKEN));   /* longer */
-    assert_false(guard_token_ok("Bearer 0123456789abcdef012", TOKEN)); /* shorter */
-    assert_false(guard_token_ok("Bearer 0123456789abcdef0124", TOKEN));
-    assert_false(guard_token_ok("Bearer ", TOKEN));
+    assert_true(admit_token_ok(NULL, NULL));
+    assert_true(admit_token_ok(NULL, ""));
+    assert_true(admit_token_ok("Bearer " TOKEN, TOKEN));
+    assert_true(admit_token_ok("bearer " TOKEN, TOKEN));
+    assert_true(admit_token_ok("Bearer   " TOKEN " ", TOKEN));
+    assert_false(admit_token_ok(NULL, TOKEN));
+    assert_false(admit_token_ok("", TOKEN));
+    assert_false(admit_token_ok(TOKEN, TOKEN));                 /* no scheme */
+    assert_false(admit_token_ok("Basic " TOKEN, TOKEN));
+    assert_false(admit_token_ok("Bearer " TOKEN "x", TOKEN));   /* longer */
+    assert_false(admit_token_ok("Bearer 0123456789abcdef012", TOKEN)); /* shorter */
+    assert_false(admit_token_ok("Bearer 0123456789abcdef0124", TOKEN));
+    assert_false(admit_token_ok("Bearer ", TOKEN));
 }
 
 static void token_load(void **state)
 {
     (void)state;
     char *t = NULL, err[256];
-    assert_int_equal(guard_token_load("", "", true, &t, err, sizeof err), 0);
+    assert_int_equal(admit_token_load("", "", true, &t, err, sizeof err), 0);
     assert_null(t);
     /* Off loopback a token is required, and the message says how. */
-    assert_int_equal(guard_token_load("", "", false, &t, err, sizeof err), -1);
+    assert_int_equal(admit_token_load("", "", false, &t, err, sizeof err), -1);
     assert_non_null(strstr(err, "auth_token"));
-    assert_int_equal(guard_token_load("short", "", true, &t, err, sizeof err), -1);
-    assert_int_equal(guard_token_load("has a space in it ok", "", true, &t, err, sizeof err), -1);
-    assert_int_equal(guard_token_load(TOKEN, "/x", true, &t, err, sizeof err), -1);
-    assert_int_equal(guard_token_load(TOKEN, "", false, &t, err, sizeof err), 0);
+    assert_int_equal(admit_token_load("short", "", true, &t, err, sizeof err), -1);
+    assert_int_equal(admit_token_load("has a space in it ok", "", true, &t, err, sizeof err), -1);
+    assert_int_equal(admit_token_load(TOKEN, "/x", true, &t, err, sizeof err), -1);
+    assert_int_equal(admit_token_load(TOKEN, "", false, &t, err, sizeof err), 0);
     assert_string_equal(t, TOKEN);
     free(t);
 
-    char path[] = "/tmp/test_guard_XXXXXX";
+    char path[] = "/tmp/test_admit_XXXXXX";
     int fd = mkstemp(path);
     assert_true(fd >= 0);
     assert_int_equal(write(fd, TOKEN "\n", sizeof TOKEN), (ssize_t)sizeof TOKEN);
     close(fd);
-    assert_int_equal(guard_token_load("", path, false, &t, err, sizeof err), 0);
+    assert_int_equal(admit_token_load("", path, false, &t, err, sizeof err), 0);
     assert_string_equal(t, TOKEN);
     free(t);
     unlink(path);
-    assert_int_equal(guard_token_load("", path, false, &t, err, sizeof err), -1);
+    assert_int_equal(admit_token_load("", path, false, &t, err, sizeof err), -1);
     assert_non_null(strstr(err, path));
 }
 
 static void header_bytes(void **state)
 {
     (void)state;
-    assert_true(guard_bytes_clean("sec-a", 5));
-    assert_true(guard_bytes_clean("a\tb", 3));
-    assert_true(guard_bytes_clean("caf\xc3\xa9", 5));
-    assert_false(guard_bytes_clean("sec-a\0other", 11));
-    assert_false(guard_bytes_clean("a\rb", 3));
-    assert_false(guard_bytes_clean("a\nb", 3));
-    assert_false(guard_bytes_clean("a\x01", 2));
-    assert_false(guard_bytes_clean("a\x7f", 2));
+    assert_true(admit_bytes_clean("sec-a", 5));
+    assert_true(admit_bytes_clean("a\tb", 3));
+    assert_true(admit_bytes_clean("caf\xc3\xa9", 5));
+    assert_false(admit_bytes_clean("sec-a\0other", 11));
+    assert_false(admit_bytes_clean("a\rb", 3));
+    assert_false(admit_bytes_clean("a\nb", 3));
+    assert_false(admit_bytes_clean("a\x01", 2));
+    assert_false(admit_bytes_clean("a\x7f", 2));
 }
 
 static void host_header(void **state)
 {
     (void)state;
     /* Loopback names everywhere; nothing else on a loopback bind. */
-    assert_true(guard_host_ok(NULL, true, ""));
-    assert_true(guard_host_ok("localhost:8080", true, ""));
-    assert_true(guard_host_ok("127.0.0.1", true, NULL));
-    assert_true(guard_host_ok("[::1]:8080", false, ""));
-    assert_false(guard_host_ok("evil.example.com", true, ""));
-    assert_false(guard_host_ok("10.0.0.5:8080", true, ""));
+    assert_true(admit_host_ok(NULL, true, ""));
+    assert_true(admit_host_ok("localhost:8080", true, ""));
+    assert_true(admit_host_ok("127.0.0.1", true, NULL));
+    assert_true(admit_host_ok("[::1]:8080", false, ""));
+    assert_false(admit_host_ok("evil.example.com", true, ""));
+    assert_false(admit_host_ok("10.0.0.5:8080", true, ""));
     /* Off loopback: IP literals, and names only from allowed_hosts. */
-    assert_true(guard_host_ok("10.0.0.5:8080", false, ""));
-    assert_true(guard_host_ok("[fd00::5]:8080", false, ""));
-    assert_false(guard_host_ok("talkback:8080", false, ""));
-    assert_false(guard_host_ok("evil.example.com", false, "talkback"));
-    assert_true(guard_host_ok("talkback:8080", false, "talkback"));
-    assert_true(guard_host_ok("TalkBack", false, " other , talkback "));
-    assert_true(guard_host_ok("talkback:8080", false, "talkback:8080"));
-    assert_false(guard_host_ok("talkback:9090", false, "talkback:8080"));
-    assert_false(guard_host_ok("talkback", false, "talkback:8080"));
-    assert_false(guard_host_ok("talkbackx", false, "talkback"));
-    assert_true(guard_host_ok("anything.example", false, "*"));
-    assert_false(guard_host_ok("talkback:80x", false, "talkback"));
-    assert_false(guard_host_ok("talkback:", false, "talkback"));
-    assert_true(guard_host_ok("talkback", true, "talkback"));
+    assert_true(admit_host_ok("10.0.0.5:8080", false, ""));
+    assert_true(admit_host_ok("[fd00::5]:8080", false, ""));
+    assert_false(admit_host_ok("talkback:8080", false, ""));
+    assert_false(admit_host_ok("evil.example.com", false, "talkback"));
+    assert_true(admit_host_ok("talkback:8080", false, "talkback"));
+    assert_true(admit_host_ok("TalkBack", false, " other , talkback "));
+    assert_true(admit_host_ok("talkback:8080", false, "talkback:8080"));
+    assert_false(admit_host_ok("talkback:9090", false, "talkback:8080"));
+    assert_false(admit_host_ok("talkback", false, "talkback:8080"));
+    assert_false(admit_host_ok("talkbackx", false, "talkback"));
+    assert_true(admit_host_ok("anything.example", false, "*"));
+    assert_false(admit_host_ok("talkback:80x", false, "talkback"));
+    assert_false(admit_host_ok("talkback:", false, "talkback"));
+    assert_true(admit_host_ok("talkback", true, "talkback"));
 }
 
 static void owner_rule(void **state)
