@@ -41,6 +41,8 @@ const project = `tbct-${tag}`;
 const conv = `ct-${tag}`;
 const TALKBACK_SERVICES = ['gateway', 'sandbox', 'judge', 'reaper'];
 
+// The MCP endpoint's bearer token (compose.yaml requires TALKBACK_TOKEN).
+const TOKEN = `it-compose-${process.pid}-0123456789abcdef`;
 let compose = null; // [cmd, ...prefixArgs]
 let composeEnv;
 let port;
@@ -87,6 +89,7 @@ before(async () => {
   composeEnv = {
     ...process.env,
     TALKBACK_PUBLISH: `127.0.0.1:${port}`,
+    TALKBACK_TOKEN: TOKEN,
     TALKBACK_NET_PREFIX: project,
   };
 });
@@ -134,6 +137,8 @@ test('compose: the file validates and says what the deployment needs', async (t)
     assert.ok(JSON.stringify(svc[name].volumes).includes('/etc/talkback/keys:ro'), `${name}: the keys, read-only`);
     assert.equal(svc[name].depends_on.keys.condition, 'service_completed_successfully', `${name}: after keys`);
   }
+  assert.equal(svc.gateway.environment.TALKBACK_AUTH_TOKEN, TOKEN);
+  assert.equal(svc.gateway.environment.TALKBACK_ALLOWED_HOSTS, 'gateway');
   assert.equal(cfg.networks['docker-api'].internal, true);
   assert.equal(cfg.networks.hub.internal, true);
   assert.ok(!Object.keys(cfg.networks).some((n) => n.includes('sandboxes')), 'talkback-sandboxes is not declared');
@@ -189,7 +194,9 @@ test('compose: the stack runs, hardened, and down/up keeps a chat\'s sandbox', {
   };
   await healthy();
 
-  const callTool = (name, args) => toolCallHttp(`${url}/mcp`, conv, name, args);
+  const callTool = (name, args) => toolCallHttp(`${url}/mcp`, conv, name, args,
+    { headers: { Authorization: `Bearer ${TOKEN}` } });
+  await assert.rejects(toolCallHttp(`${url}/mcp`, conv, 'run', { command: 'true' }), /HTTP 401/);
 
   assert.equal((await callTool('run', { command: 'echo hi' })).text, '$ echo hi\nhi\n');
   const rc = await callTool('run_code', {
