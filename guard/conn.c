@@ -47,7 +47,10 @@ static void refuse(int cfd, int status, const char *fmt, ...)
     gsplice_write(cfd, head, (size_t)n);
     if (body)
         gsplice_write(cfd, body, strlen(body));
-    log_info("guard: %d %s", status, msg);
+    if (status == 404)
+        log_debug("%d %s", status, msg);
+    else
+        log_warn("%d %s", status, msg);
     free(body);
 }
 
@@ -321,6 +324,7 @@ void gconn_serve(const guard_t *g, int cfd)
     if (rt.body == GB_NONE && r.content_length < 0)
         len = -1;
     char *h = build_head(&r, &rt, id, len);
+    log_debug("pass %s %s%s%s", r.method, r.path, *r.query ? "?" : "", r.query);
     if (h && rt.body == GB_STREAM) {
         size_t now = early_len < (size_t)(len > 0 ? len : 0) ? early_len : (size_t)(len > 0 ? len : 0);
         forward(g, cfd, &r, &rt, h, early, now, (len > 0 ? len : 0) - (long long)now);
