@@ -345,8 +345,8 @@ static void bench_guard(docker_t *d, const char *gurl)
         }
     printf("Docker guard (n=%d, interleaved): new chat's first call p50 %.0f ms direct | %.0f ms through "
            "the guard; resume of a stopped sandbox + run(\"true\") p50 %.0f ms direct | %.0f ms through "
-           "the guard\n", GUARD_N, pct(first[0], GUARD_N, 0.5) / 1e3, pct(first[1], GUARD_N, 0.5) / 1e3,
-           pct(resume[0], GUARD_N, 0.5) / 1e3, pct(resume[1], GUARD_N, 0.5) / 1e3);
+           "the guard\n", GUARD_N, pct(first[0], GUARD_N, 0.5), pct(first[1], GUARD_N, 0.5),
+           pct(resume[0], GUARD_N, 0.5), pct(resume[1], GUARD_N, 0.5));
     for (int i = 0; i < GUARD_N; i++)
         for (int k = 0; k < 2; k++)
             free(call_tool_at(urls[k], conv[k][i], "reset", json_object(), NULL));
