@@ -71,6 +71,13 @@ static void test_template(void **state)
     assert_false(passes(body(",\"Volumes\":{\"/x\":{}}", "")));
     assert_false(passes(body("", ",\"CapAdd\":[\"ALL\"]")));
     assert_false(passes(body("", ",\"SecurityOpt\":[\"seccomp=unconfined\"]")));
+    /* The reaper's tombstone (docker/kept.c) passes; with a limit it does not. */
+    assert_true(passes("{\"Image\":\"img:1\",\"Cmd\":[\"true\"],\"Labels\":{\"talkback.tombstone\":\"c\","
+                       "\"talkback.gone.reason\":\"r\",\"talkback.gone.at\":\"1\"},\"HostConfig\":"
+                       "{\"NetworkMode\":\"none\",\"LogConfig\":{\"Type\":\"none\"}}}"));
+    assert_false(passes("{\"Image\":\"img:1\",\"Cmd\":[\"true\"],\"Labels\":{\"talkback.tombstone\":\"c\","
+                        "\"talkback.gone.reason\":\"r\",\"talkback.gone.at\":\"1\"},\"HostConfig\":"
+                        "{\"NetworkMode\":\"none\",\"Privileged\":true,\"LogConfig\":{\"Type\":\"none\"}}}"));
     assert_false(passes("[]"));
     assert_false(passes("{"));
 }
