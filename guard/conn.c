@@ -6,8 +6,9 @@
  * Upgrade for attach and exec start) and the checked body, and copy the
  * answer back.  Nothing the client sends after its request reaches dockerd,
  * unless dockerd handed the connection over (101, or 200 on attach / exec
- * start), when both ways are spliced.  Refusals are 403 with a JSON
- * message, as Docker's own errors look, so clients show the sentence.
+ * start), when both ways are spliced; bytes a client sends after its
+ * request but before dockerd answered are dropped.  Refusals are 403 with a
+ * JSON message, as Docker's own errors look, so clients show the sentence.
  */
 #include "guard/conn.h"
 

@@ -80,6 +80,8 @@ static void *guard_thread(void *arg)
     return NULL;
 }
 
+/* Load the config, open the listening socket, and serve each connection
+ * in a thread of its own (at most GUARD_MAX_CONNS at once). */
 int main(int argc, char **argv)
 {
     if (config_load(argc, argv, "guard"))

@@ -10,7 +10,7 @@
 #include <unistd.h>
 #include <jansson.h>
 
-#define OWNER_ANSWER_MAX (1 << 20)
+#define OWNER_ANSWER_MAX (256 << 10)
 
 int gowner_connect(const char *sock)
 {

@@ -32,6 +32,9 @@
 //     listener in one, a connect from the other), while each reaches its
 //     own listener, and a sandbox has no NET_RAW or MKNOD.
 //
+// TALKBACK_GUARD names another talkback-guard binary to test (an ASan
+// build, say); deploy/docker-proxy runs it.
+//
 // The sandbox network is one of this test's own (tbguard-<rand>, through
 // the `network` config key), made by the guard-checked create and removed
 // at the end; so are the containers (labelled
@@ -248,7 +251,7 @@ before(async () => {
   proxyPort = await freePort();
   proxyBase = `http://127.0.0.1:${proxyPort}`;
   const env = { ...process.env };
-  for (const k of Object.keys(env)) if (k.startsWith('TALKBACK_')) delete env[k];
+  for (const k of Object.keys(env)) if (k.startsWith('TALKBACK_') && k !== 'TALKBACK_GUARD') delete env[k];
   proxy = startProc('guard', PROXY, [],
     { ...env, TALKBACK_PROXY_BIND: `127.0.0.1:${proxyPort}`, TALKBACK_NETWORK: NET, TALKBACK_LOG_LEVEL: 'debug' });
   await waitFor(async () => {
