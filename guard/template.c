@@ -105,10 +105,7 @@ static int check_host(const json_t *host, const gtemplate_t *t, int agent, char 
 /* The HostConfig the guard forwards for a sandbox (from t, not the body). */
 static json_t *build_host(const gtemplate_t *t, int agent)
 {
-    static const char *const drop[] = SANDBOX_CAP_DROP;
-    json_t *caps = json_array();
-    for (size_t i = 0; i < SANDBOX_CAP_DROP_N; i++)
-        json_array_append_new(caps, json_string(drop[i]));
+    json_t *caps = sandbox_cap_drop_json();
     json_t *log = agent ? json_pack("{s:s, s:{}}", "Type", "none", "Config")
                         : json_pack("{s:s, s:{s:s, s:s}}", "Type", "json-file", "Config", "max-size",
                                     t->log_max_size, "max-file", "1");

@@ -13,8 +13,19 @@
 #define TALKBACK_SANDBOX_CAPS_H
 
 #include <stddef.h>
+#include <jansson.h>
 
 #define SANDBOX_CAP_DROP { "AUDIT_WRITE", "MKNOD", "NET_RAW", "SETFCAP", "SETPCAP", "SYS_CHROOT" }
 #define SANDBOX_CAP_DROP_N 6
+
+/* The list as a new JSON array, for HostConfig.CapDrop. */
+static inline json_t *sandbox_cap_drop_json(void)
+{
+    static const char *const drop[] = SANDBOX_CAP_DROP;
+    json_t *caps = json_array();
+    for (size_t i = 0; caps && i < SANDBOX_CAP_DROP_N; i++)
+        json_array_append_new(caps, json_string(drop[i]));
+    return caps;
+}
 
 #endif

@@ -215,11 +215,7 @@ static json_t *container_template(const char *conv, const char *user, bool agent
         json_object_set_new(host, "LogConfig", json_pack("{s:s, s:{}}", "Type", "none", "Config"));
     if (*config_str("runtime"))
         json_object_set_new(host, "Runtime", json_string(config_str("runtime")));
-    static const char *const drop[] = SANDBOX_CAP_DROP;
-    json_t *caps = json_array();
-    for (size_t i = 0; i < SANDBOX_CAP_DROP_N; i++)
-        json_array_append_new(caps, json_string(drop[i]));
-    json_object_set_new(host, "CapDrop", caps);
+    json_object_set_new(host, "CapDrop", sandbox_cap_drop_json());
     json_t *t = json_pack("{s:s, s:[s,s], s:s, s:s, s:s, s:b, s:b, s:{s:s, s:s, s:s}, s:o}",
                           "Image", config_str("image"),
                           "Cmd", "sleep", "infinity",
@@ -1000,7 +996,6 @@ static int ensure_network(docker_t *d)
         log_error("cannot inspect network %s: %s", net, docker_strerror(e));
         return -1;
     }
-    /* Inter-container traffic off: one sandbox cannot reach another. */
     json_t *body = json_pack("{s:s, s:s, s:b, s:{s:s}, s:{s:s}}", "Name", net, "Driver", "bridge",
                              "CheckDuplicate", 1, "Labels", "talkback.network", "sandboxes",
                              "Options", "com.docker.network.bridge.enable_icc", "false");
