@@ -262,16 +262,16 @@ static char *checked_body(const guard_t *g, int cfd, const greq_t *r, const grou
     json_t *checked = NULL;
     char *out = NULL, *b = NULL;
     long long cl = r->content_length < 0 ? 0 : r->content_length;
-    if (cl > GCONN_BODY_MAX) {
-        refuse(cfd, 403, "a body over %d bytes", GCONN_BODY_MAX);
-        return NULL;
-    }
     if (rt->body == GB_NONE || rt->body == GB_STREAM) {
         if (rt->body == GB_NONE && cl > 0) {
             refuse(cfd, 403, "a body on %s %s, which takes none", r->method, r->path);
             return NULL;
         }
         return check_owner(g, cfd, rt, NULL, id) ? NULL : strdup("");
+    }
+    if (cl > GCONN_BODY_MAX) {
+        refuse(cfd, 403, "a JSON body over %d bytes", GCONN_BODY_MAX);
+        return NULL;
     }
     b = read_body(cfd, early, early_len, (size_t)cl);
     if (!b)

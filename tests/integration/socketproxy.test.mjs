@@ -654,6 +654,10 @@ test('talkback works through the guard: new chat, run, write_file, reset, resume
   assert.equal(w.isError, false, w.text);
   const r2 = await callTool('run', { command: 'cat proxied/a.txt' });
   assert.equal(r2.text, '$ cat proxied/a.txt\none\ntwo\n');
+  // An archive larger than any JSON body the guard reads streams through.
+  const big = await callTool('write_file', { path: 'big.txt', content: 'x'.repeat(3 << 20) });
+  assert.equal(big.isError, false, big.text);
+  assert.match((await callTool('run', { command: 'wc -c < big.txt' })).text, /3145728/);
 
   const rs = await callTool('reset', {});
   assert.equal(rs.isError, false, rs.text);
