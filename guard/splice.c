@@ -31,6 +31,15 @@ void gsplice_one(int from, int to)
 {
     char buf[SPLICE_BUF];
     for (;;) {
+        /* A client that went away cancels, as dockerd's own server does:
+         * a `wait` it no longer listens to does not hold this thread. */
+        struct pollfd p[2] = { { .fd = from, .events = POLLIN }, { .fd = to, .events = POLLRDHUP } };
+        if (poll(p, 2, -1) < 0 && errno != EINTR)
+            break;
+        if (p[1].revents & (POLLRDHUP | POLLHUP | POLLERR))
+            break;
+        if (!(p[0].revents & (POLLIN | POLLHUP | POLLERR)))
+            continue;
         ssize_t n = recv(from, buf, sizeof buf, 0);
         if (n < 0 && errno == EINTR)
             continue;

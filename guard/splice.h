@@ -7,8 +7,8 @@
 
 /* Write all of buf to fd; 0 or -1. */
 int gsplice_write(int fd, const void *buf, size_t len);
-/* Copy from -> to until from ends (or fails); then shut down to's
- * sending side. */
+/* Copy from -> to until from ends (or fails) or to hangs up; then shut
+ * down to's sending side. */
 void gsplice_one(int from, int to);
 /* Copy both ways at once (a hijacked connection): each side's end of
  * stream is passed on as a half-close, and it returns when both ended. */
