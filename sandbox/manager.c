@@ -23,6 +23,7 @@
 #include "common/log.h"
 #include "docker/kept.h"
 #include "sandbox/agent.h"
+#include "sandbox/caps.h"
 #include "sandbox/hints.h"
 #include "sandbox/run.h"
 
@@ -214,6 +215,7 @@ static json_t *container_template(const char *conv, const char *user, bool agent
         json_object_set_new(host, "LogConfig", json_pack("{s:s, s:{}}", "Type", "none", "Config"));
     if (*config_str("runtime"))
         json_object_set_new(host, "Runtime", json_string(config_str("runtime")));
+    json_object_set_new(host, "CapDrop", sandbox_cap_drop_json());
     json_t *t = json_pack("{s:s, s:[s,s], s:s, s:s, s:s, s:b, s:b, s:{s:s, s:s, s:s}, s:o}",
                           "Image", config_str("image"),
                           "Cmd", "sleep", "infinity",
@@ -993,8 +995,9 @@ static int ensure_network(docker_t *d)
         log_error("cannot inspect network %s: %s", net, docker_strerror(e));
         return -1;
     }
-    json_t *body = json_pack("{s:s, s:s, s:b, s:{s:s}}", "Name", net, "Driver", "bridge",
-                             "CheckDuplicate", 1, "Labels", "talkback.network", "sandboxes");
+    json_t *body = json_pack("{s:s, s:s, s:b, s:{s:s}, s:{s:s}}", "Name", net, "Driver", "bridge",
+                             "CheckDuplicate", 1, "Labels", "talkback.network", "sandboxes",
+                             "Options", "com.docker.network.bridge.enable_icc", "false");
     json_t *ans = NULL;
     e = docker_call(d, "POST", "/networks/create", body, &status, &ans);
     json_decref(body);

@@ -14,9 +14,7 @@
 //      no capabilities, that the gateway cannot even resolve the proxy, and
 //      that `down` then `up` keeps the chat's sandbox and its files.
 //
-// The proxy image: haproxy:3.2 when it is here, else (no registry) a
-// stand-in built from debian:trixie with Debian's haproxy (3.0.11, which
-// passes exec with stdin), running the same deploy/haproxy.cfg.
+// The proxy is the Docker guard from talkback:latest (deploy/docker-proxy).
 //
 // Needs `docker compose` or `docker-compose` (Debian: docker-compose);
 // skipped without one.  TALKBACK_SKIP_COMPOSE_UP=1 skips part 2.
@@ -26,8 +24,6 @@ import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import crypto from 'node:crypto';
-import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -159,23 +155,6 @@ test('compose: the stack runs, hardened, and down/up keeps a chat\'s sandbox', {
   // The talkback image (cached layers make this quick after the first time).
   await run('docker', ['build', '-q', '-f', 'deploy/Dockerfile', '-t', 'talkback:latest', '.'],
     { cwd: ROOT, timeout: 900000 });
-  // The proxy image.
-  let proxyImage = 'haproxy:3.2';
-  if (!(await imageExists(proxyImage))) {
-    proxyImage = 'talkback-test/haproxy:trixie';
-    if (!(await imageExists(proxyImage))) {
-      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'talkback-ct-'));
-      fs.writeFileSync(path.join(dir, 'Dockerfile'),
-        'FROM debian:trixie\nRUN apt-get update && apt-get install -y --no-install-recommends haproxy ' +
-        '&& rm -rf /var/lib/apt/lists/*\n');
-      try {
-        await run('docker', ['build', '-q', '-t', proxyImage, dir], { timeout: 600000 });
-      } finally {
-        fs.rmSync(dir, { recursive: true, force: true });
-      }
-    }
-  }
-  composeEnv.TALKBACK_PROXY_IMAGE = proxyImage;
 
   up = true;
   await dc('up', '-d');
