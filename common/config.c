@@ -47,6 +47,7 @@ static config_entry_t config_table[] = {
     { "sse_keepalive", CT_DURATION, "15s", "keep-alive comment interval on SSE answers", NULL },
     { "allowed_origins", CT_STR, "", "comma-separated Origin values allowed besides localhost", NULL },
     { "call_grace", CT_DURATION, "30s", "deadline slack beyond a command's own timeout (container start, copy-out)", NULL },
+    { "client_timeout", CT_DURATION, "600s", "how long the MCP client waits for one call (LibreChat's `timeout`); every timeout and deadline stays below it; 0 = no limit", NULL },
     /* --- tools --- */
     { "run_timeout", CT_DURATION, "300s", "default timeout of run", NULL },
     { "run_timeout_max", CT_DURATION, "1800s", "largest timeout run accepts", NULL },
