@@ -61,9 +61,10 @@ typedef struct {
 typedef int (*hints_limits_fn)(void *ctx, hints_limits_t *out);
 
 /* Hints for a finished `run`: appends zero or more lines "[...]\n" to out.
- * output is what the model sees (after the head+tail cap).  Nothing is
- * added for a command that timed out or was cancelled (pass timed_out),
- * whose own line already says what to do.  probe may be NULL: entries that
+ * output is what the model sees (after the head+tail cap).  For a command
+ * its timeout killed (pass timed_out) only the entries about timeouts
+ * speak (a server run in the foreground); a cancelled command gets no
+ * hints at all (do not call this).  probe may be NULL: entries that
  * need one stay silent.  limits may be NULL: the configuration's limits
  * are said.  Both get ctx. */
 void hints_for_run(const char *command, const char *output, size_t output_len, int exit_code,
