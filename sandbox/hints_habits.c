@@ -45,11 +45,26 @@
     "[ -n \"$p\" ] || case {cmd} in *http.server*) p=8000;; *runserver*) p=8000;; *flask*) p=5000;; esac; " \
     "[ -n \"$p\" ] || exit 1; echo \"$p\""
 
-/* Every listener, waiting up to 2 s for a first one (a server started in
- * the background a moment ago may not listen yet); exit 1 when none. */
+/* The listeners the command just run left behind: processes carry their
+ * run's marker (TALKBACK_RUN, sandbox/run.c) in their environment, and the
+ * newest marked process other than this probe's belongs to the run that
+ * just ended.  Its listeners, "*:8000 (node, pid 12); ...", waiting up to
+ * 2 s for a first one (a server started a moment ago may not listen yet);
+ * exit 1 when it has none (a background job that is no server, or one
+ * from an earlier call). */
 #define BACKGROUND_PROBE \
-    "for i in 1 2 3 4 5 6 7 8; do l=$(" LISTENERS "); [ \"$l\" != nothing ] && break; sleep 0.25; done; " \
-    "[ \"$l\" != nothing ] || exit 1; echo \"$l\""
+    "m=; best=-1; for d in /proc/[0-9]*; do " \
+    "e=$(tr '\\0' '\\n' < \"$d/environ\" 2>/dev/null | grep -m 1 '^TALKBACK_RUN='); " \
+    "[ -n \"$e\" ] && [ \"$e\" != \"TALKBACK_RUN=$TALKBACK_RUN\" ] || continue; " \
+    "{ read -r st < \"$d/stat\"; } 2>/dev/null || continue; st=${st##*) }; set -- $st; " \
+    "[ \"${20:-0}\" -gt \"$best\" ] && { best=${20}; m=$e; }; done; [ -n \"$m\" ] || exit 1; " \
+    "for i in 1 2 3 4 5 6 7 8; do " \
+    "l=$(ss -Hltnp 2>/dev/null | while read -r _ _ _ a _ rest; do " \
+    "p=$(printf '%s' \"$rest\" | grep -oE 'pid=[0-9]+' | head -n 1); p=${p#pid=}; " \
+    "[ -n \"$p\" ] && tr '\\0' '\\n' < \"/proc/$p/environ\" 2>/dev/null | grep -qxF \"$m\" || continue; " \
+    "n=$(printf '%s' \"$rest\" | grep -oE '\"[^\"]+\"' | head -n 1); " \
+    "printf '%s (%s, pid %s); ' \"$a\" \"${n//\\\"/}\" \"$p\"; done); " \
+    "[ -n \"$l\" ] && break; sleep 0.25; done; [ -n \"$l\" ] || exit 1; echo \"${l%; }\""
 
 /* The host name a lookup failed on; exit 0 for a name without a dot (a
  * Compose service name), 2 for one with a dot, 1 when none is named. */
