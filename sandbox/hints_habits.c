@@ -300,6 +300,42 @@ const hint_t hints_habits[] = {
         .say = { EDITOR_SAY },
     },
     {
+        .name = "watch-screen", .group = "cnf",
+        .cmd = AT_CMD "watch\\>", .exit = HX_NONZERO,
+        .say = { "[watch redraws a terminal screen, and there is none here (" NO_INSTALL "). Repeat "
+                 "the command in a loop instead: for i in 1 2 3; do CMD; sleep 2; done]" },
+    },
+    {
+        .name = "watch-forever", .on = HK_TIMEOUT, .group = "server",
+        .cmd = AT_CMD "watch\\>",
+        .say = { "[watch repeats a command for ever on a terminal screen, so it ran until the timeout and "
+                 "was killed with it. Repeat the command a few times in a loop instead: "
+                 "for i in 1 2 3; do CMD; sleep 2; done]" },
+    },
+    {
+        .name = "follow-forever", .on = HK_TIMEOUT, .group = "server",
+        .cmd = AT_CMD "(tail[[:space:]][^;&|]*(-[A-Za-z]*[fF]|--follow)|less[[:space:]]+\\+F"
+               "|ping)\\>",
+        .not_cmd = "\\<ping[[:space:]][^;&|]*-[A-Za-z]*c",
+        .say = { "[{c2} never ends by itself (it follows for ever), so it ran until the timeout and was "
+                 "killed with it. Take what is there now: tail -n 50 FILE (ping -c 3 HOST).]" },
+    },
+    {
+        .name = "terminal-multiplexer", .group = "cnf",
+        .cmd = AT_CMD "(tmux|screen|byobu)\\>", .exit = HX_NONZERO,
+        .say = { "[{c2} keeps programs running for a terminal, and there is none here ("
+                 NO_INSTALL "). Nothing is needed for that: a program started in the background "
+                 "(CMD > app.log 2>&1 &) keeps running after this call; read app.log later.]" },
+    },
+    {
+        .name = "apt-no-yes", .group = "tty",
+        .cmd = "\\<apt(-get)?\\>",
+        .out = "(Do you want to continue|Continue)\\? \\[Y/n\\] Abort\\.",
+        .exit = HX_NONZERO,
+        .say = { "[Nobody types here, so apt could not ask whether to continue, and did nothing. "
+                 "Add -y: apt-get install -y PACKAGE (apt-get remove -y PACKAGE).]" },
+    },
+    {
         .name = "crontab-edit", .group = "cnf",
         .cmd = AT_CMD "crontab[[:space:]]+-e\\>", .exit = HX_ANY,
         .say = { "[Nobody types here, so crontab -e cannot open an editor. Install a line without "

@@ -145,7 +145,7 @@ test('a daemon with an init script: systemctl points at service, which works', w
 
 // ---- programs that want a terminal ---------------------------------------------------
 
-test('top, htop, vim, nano: the batch form or write_file, never "install it"', withLogs(tb, async () => {
+test('top, htop, vim, nano, watch, tmux, tail -f, apt without -y: the batch form or write_file, never "install it"', withLogs(tb, async () => {
   const c = await chat('tty');
   const top = await run(c, 'top');
   oneHint(top, '[top draws a live screen on a terminal, and there is none here');
@@ -160,6 +160,20 @@ test('top, htop, vim, nano: the batch form or write_file, never "install it"', w
     assert.match(h, /write_file/);
     noInstall(r);
   }
+  const tmux = await run(c, 'tmux new -d -s app "sleep 5"');
+  oneHint(tmux, '[tmux keeps programs running for a terminal');
+  noInstall(tmux);
+  // watch and tail -f run until the timeout here: that is what they are told.
+  const watch = await run(c, 'watch -n 1 date', { timeout: 2 });
+  assert.match(watch.text, /\[timed out after 2 s/);
+  oneHint(watch, '[watch repeats a command for ever on a terminal screen');
+  const tail = await run(c, 'echo line > app.log; tail -f app.log', { timeout: 2 });
+  oneHint(tail, '[tail -f never ends by itself (it follows for ever)');
+  noHint(await run(c, 'tail -n 1 app.log'));
+  // apt without -y asks, nobody answers: nothing was removed.
+  const apt = await run(c, 'apt-get remove less');
+  oneHint(apt, '[Nobody types here, so apt could not ask whether to continue, and did nothing. Add -y');
+  assert.match(await runOk(c, 'command -v less'), /less/);
   // The batch form works and gets no terminal hint (the sandbox's limits
   // line of free/top is a fact, not this hint).
   const b = await run(c, 'top -b -n 1 | head -n 3');

@@ -465,6 +465,32 @@ static const hcase_t cases[] = {
     { FIRE("screen-editor"), .cmd = "vim app.js", .out = "Vim: Warning: Output is not to a terminal\n",
       .exit_code = 1, .expect = "[Nobody types here (no terminal, stdin closed), so a screen editor like vim" },
     { QUIET("screen-editor"), .cmd = "vim --version | head -1", .out = "VIM - Vi IMproved 9.1\n", .exit_code = 0 },
+    { FIRE("watch-screen"), .cmd = "watch -n 1 'ls -l'", .out = "Error opening terminal: unknown.\n",
+      .exit_code = 1, .expect = "[watch redraws a terminal screen, and there is none here" },
+    { QUIET("watch-screen"), .cmd = "cat watch.log", .out = "x\n", .exit_code = 0 },
+    { FIRE("watch-forever"), .cmd = "watch -n 1 date", .out = "Every 1.0s: date\n", .exit_code = 137,
+      .timed_out = true, .expect = "[watch repeats a command for ever on a terminal screen, so it ran until the "
+      "timeout" },
+    { QUIET("watch-forever"), .cmd = "python3 watcher.py", .out = "watching\n", .exit_code = 137,
+      .timed_out = true },
+    { FIRE("follow-forever"), .cmd = "tail -f server.log", .out = "GET / 200\n", .exit_code = 137,
+      .timed_out = true, .expect = "[tail -f never ends by itself (it follows for ever)" },
+    { FIRE("follow-forever"), .cmd = "ping localhost", .out = "64 bytes from localhost\n", .exit_code = 137,
+      .timed_out = true, .expect = "[ping never ends by itself" },
+    { QUIET("follow-forever"), .cmd = "tail -n 5 server.log", .out = "GET / 200\n", .exit_code = 137,
+      .timed_out = true },
+    { QUIET("follow-forever"), .cmd = "ping -c 3 localhost", .out = "64 bytes\n", .exit_code = 137,
+      .timed_out = true },
+    { FIRE("terminal-multiplexer"), .cmd = "tmux new -d -s app 'node app.js'", .out = "bash: line 1: tmux: "
+      "command not found\n", .exit_code = 127, .expect = "[tmux keeps programs running for a terminal, and "
+      "there is none here (installing anything won't change that)" },
+    { QUIET("terminal-multiplexer"), .cmd = "ls screenshots", .out = "a.png\n", .exit_code = 0 },
+    { FIRE("apt-no-yes"), .cmd = "apt-get install nodejs", .out = "The following NEW packages will be installed:\n"
+      "  nodejs\nContinue? [Y/n] Abort.\n", .exit_code = 1, .expect = "[Nobody types here, so apt could not ask "
+      "whether to continue, and did nothing. Add -y" },
+    { FIRE("apt-no-yes"), .cmd = "apt remove less", .out = "Do you want to continue? [Y/n] Abort.\n",
+      .exit_code = 1, .expect = "[Nobody types here, so apt could not ask whether to continue" },
+    { QUIET("apt-no-yes"), .cmd = "apt-get install -y nodejs", .out = "Setting up nodejs\n", .exit_code = 0 },
     { FIRE("crontab-edit"), .cmd = "crontab -e", .out = "no crontab for root - using an empty one\n",
       .exit_code = 1, .expect = "[Nobody types here, so crontab -e cannot open an editor" },
     { QUIET("crontab-edit"), .cmd = "crontab -l", .out = "no crontab for root\n", .exit_code = 1 },
@@ -977,6 +1003,9 @@ static void never_install_what_cannot_work(void **state)
         { "nano main.c", "bash: line 1: nano: command not found\n", 127 },
         { "emacs main.c", "bash: line 1: emacs: command not found\n", 127 },
         { "top", "", 1 },
+        { "watch -n 1 date", "Error opening terminal: unknown.\n", 1 },
+        { "tmux new -s x", "bash: line 1: tmux: command not found\n", 127 },
+        { "screen -S x", "bash: line 1: screen: command not found\n", 127 },
     };
     for (size_t i = 0; i < sizeof runs / sizeof runs[0]; i++) {
         fake_t f = { .rc = 1 };
