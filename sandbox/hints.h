@@ -13,7 +13,9 @@
  *     [TwoSum.kt does not exist (no file /work/TwoSum.kt), so there was nothing to
  *     compile or run. Write it first (write_file), then run this command again.]
  *
- * The hints are data: one table in hints.c.  An entry matches on the
+ * The hints are data: tables of entries (hints_table.h says what an entry
+ * is; hints.c holds the first table and the engine, hints_habits.c the
+ * habits a model brings from a real machine).  An entry matches on the
  * command (for a write: the path), the output (for a write: the content)
  * and the exit code, may run a PROBE command in the same sandbox to check a
  * fact before it says anything (is the file really empty? does anything
