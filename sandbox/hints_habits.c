@@ -272,7 +272,7 @@ const hint_t hints_habits[] = {
         .cmd = AT_CMD "(mount|umount|modprobe|insmod|rmmod|swapon|swapoff|sysctl|mkswap|losetup"
                "|iptables|nft|ip6tables|hostnamectl|timedatectl|hwclock|setenforce)\\>",
         .out = "ermission denied|Operation not permitted|command not found|must be superuser"
-               "|Read-only file system|not permitted|No such file or directory",
+               "|Read-only file system|not permitted|env: .[a-z]+.: No such file or directory",
         .exit = HX_NONZERO,
         .say = { "[{c2} needs rights over the kernel, and this sandbox is a container that shares the "
                  "host's kernel without them; " NO_INSTALL ". Work without it: plain folders instead "
@@ -360,6 +360,14 @@ const hint_t hints_habits[] = {
                  "may work with no password.]" },
     },
     {
+        .name = "git-credentials", .group = "tty",
+        .cmd = "\\<git\\>", .out = "could not read (Username|Password) for '([^']*)'",
+        .exit = HX_NONZERO,
+        .say = { "[Nobody types here, so git could not ask for a user name or password for {o2}, and "
+                 "did nothing. Give them in the command: a URL with a token "
+                 "(https://USER:TOKEN@HOST/PATH.git), or a public URL that needs none.]" },
+    },
+    {
         .name = "ssh-host-key",
         .cmd = "\\<(ssh|scp|sftp|rsync|git)\\>", .out = "Host key verification failed",
         .exit = HX_NONZERO,
@@ -430,7 +438,8 @@ const hint_t hints_habits[] = {
         .exit = HX_ZERO,
         .probe = BACKGROUND_PROBE,
         .say = { "[Listening now, in the background: {p1}. It keeps running after this call: use it in "
-                 "later runs and do not start it again (kill PID stops it).]" },
+                 "later runs and do not start it again (kill PID stops it). Only this sandbox reaches it, "
+                 "not the user's browser: test it here with curl.]" },
     },
 };
 

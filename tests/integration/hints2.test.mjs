@@ -145,7 +145,7 @@ test('a daemon with an init script: systemctl points at service, which works', w
 
 // ---- programs that want a terminal ---------------------------------------------------
 
-test('top, htop, vim, nano, watch, tmux, tail -f, apt without -y: the batch form or write_file, never "install it"', withLogs(tb, async () => {
+test('top, htop, vim, nano, watch, tmux, tail -f, git and apt asking: the batch form or write_file, never "install it"', withLogs(tb, async () => {
   const c = await chat('tty');
   const top = await run(c, 'top');
   oneHint(top, '[top draws a live screen on a terminal, and there is none here');
@@ -170,6 +170,11 @@ test('top, htop, vim, nano, watch, tmux, tail -f, apt without -y: the batch form
   const tail = await run(c, 'echo line > app.log; tail -f app.log', { timeout: 2 });
   oneHint(tail, '[tail -f never ends by itself (it follows for ever)');
   noHint(await run(c, 'tail -n 1 app.log'));
+  // git asking for a user name (a local server that wants one).
+  await runOk(c, `node -e "require('http').createServer((q, s) => { s.writeHead(401, { 'WWW-Authenticate': 'Basic realm=x' }); s.end(); }).listen(8161)" > auth.log 2>&1 &`);
+  await runOk(c, 'for i in $(seq 50); do ss -ltn | grep -q :8161 && break; sleep 0.2; done');
+  const git = await run(c, 'git clone http://127.0.0.1:8161/repo.git');
+  oneHint(git, "[Nobody types here, so git could not ask for a user name or password for http://127.0.0.1:8161, and did nothing.");
   // apt without -y asks, nobody answers: nothing was removed.
   const apt = await run(c, 'apt-get remove less');
   oneHint(apt, '[Nobody types here, so apt could not ask whether to continue, and did nothing. Add -y');
@@ -223,6 +228,7 @@ test('a server started in the background: running, its PID and port, do not star
   const m = h.match(/:8151 \(node, pid (\d+)\)/);
   assert.ok(m, h);
   assert.match(h, /do not start it again/);
+  assert.match(h, /not the user's browser/);
   // It is true: the server answers in a later call, under that PID.
   const out = await runOk(c, `curl -s localhost:8151/; echo; cat /proc/${m[1]}/comm`);
   assert.equal(out, 'hello\nnode\n');

@@ -448,6 +448,8 @@ static const hcase_t cases[] = {
     { FIRE("kernel-rights"), .cmd = "modprobe fuse", .out = "bash: line 1: modprobe: command not found\n",
       .exit_code = 127, .expect = "[modprobe needs rights over the kernel" },
     { QUIET("kernel-rights"), .cmd = "mount", .out = "overlay on / type overlay (rw)\n", .exit_code = 0 },
+    { QUIET("kernel-rights"), .cmd = "sysctl net.ipv4.nope", .out = "sysctl: cannot stat /proc/sys/net/ipv4/nope: "
+      "No such file or directory\n", .exit_code = 255 },
     { FIRE("ulimit-raise"), .cmd = "ulimit -n 1000000 && ./server", .out = "bash: line 1: ulimit: open files: "
       "cannot modify limit: Operation not permitted\n", .exit_code = 1, .expect = "[This sandbox's limits are "
       "fixed from outside" },
@@ -504,6 +506,10 @@ static const hcase_t cases[] = {
       .expect = "[No password was sent: nobody types here" },
     { QUIET("mysql-password"), .cmd = "mysql -u app -pX appdb", .out = "ERROR 1045 (28000): Access denied for user "
       "'app'@'localhost' (using password: YES)\n", .exit_code = 1 },
+    { FIRE("git-credentials"), .cmd = "git push origin main", .out = "fatal: could not read Username for "
+      "'https://github.com': No such device or address\n", .exit_code = 128, .expect = "[Nobody types here, so "
+      "git could not ask for a user name or password for https://github.com, and did nothing." },
+    { QUIET("git-credentials"), .cmd = "git push origin main", .out = "Everything up-to-date\n", .exit_code = 0 },
     { FIRE("ssh-host-key"), .cmd = "git clone git@example.com:me/repo.git", .out = "Host key verification "
       "failed.\nfatal: Could not read from remote repository.\n", .exit_code = 128,
       .expect = "[Nobody types here, so ssh could not ask you to accept the server's host key" },
