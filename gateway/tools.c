@@ -3,9 +3,13 @@
  * The table below is the single place a tool is defined.  Adding a tool
  * is one row: its texts, its inputSchema, its annotations, the worker kind
  * that serves it.  tools_build_request checks a call's arguments against
- * the row's own inputSchema (types, "required", "enum"), ignores arguments
- * the schema does not name, and copies the rest byte-exact into the proto
- * request.  No I/O happens here.
+ * the row's own inputSchema (types, "required", "enum"), and copies the
+ * arguments it names byte-exact into the proto request.  Arguments it does
+ * not name talk back: a table of names models use by mistake (`cmd`,
+ * `stdin`, `filename`...) says which was meant, and the call is refused
+ * when running it would lose what the model asked for, or runs with a line
+ * saying what was ignored.  Every `timeout` stays below the client's own
+ * limit (client_timeout).  No I/O happens here.
  */
 #include "gateway/tools.h"
 
@@ -465,6 +469,8 @@ static tools_err_t tools_check_aliases(const tools_def_t *t, const json_t *schem
     return TOOLS_OK;
 }
 
+/* One line per argument the tool does not know, naming the right one when
+ * the table knows it (tools.h). */
 void tools_ignored_note(const tools_def_t *t, const json_t *arguments, char *note, size_t len)
 {
     note[0] = '\0';
