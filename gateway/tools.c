@@ -492,9 +492,12 @@ void tools_ignored_note(const tools_def_t *t, const json_t *arguments, char *not
         if (a && a->right)
             n = snprintf(note + at, len - at, "[talkback: argument `%.40s` was ignored: %s takes "
                          "`%s` instead.]\n", name, t->name, a->right);
-        else
+        else if (names[0])
             n = snprintf(note + at, len - at, "[talkback: argument `%.40s` was ignored: %s takes "
                          "only %s.]\n", name, t->name, names);
+        else
+            n = snprintf(note + at, len - at, "[talkback: argument `%.40s` was ignored: %s takes "
+                         "no arguments.]\n", name, t->name);
         if (n < 0 || (size_t)n >= len - at) {
             note[at] = '\0'; /* keep whole lines only */
             break;

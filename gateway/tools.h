@@ -10,7 +10,8 @@
  * callable: that is how a tool is prepared before its worker exists.
  *
  * Everything here is pure (no I/O, no config reads): limits come in a
- * tools_limits_t filled by the caller.  Unit-tested in tests/unit/test_mcp.c.
+ * tools_limits_t filled by the caller.  Unit-tested in tests/unit/test_mcp.c
+ * and tests/unit/test_tools.c.
  */
 #ifndef TALKBACK_TOOLS_H
 #define TALKBACK_TOOLS_H

@@ -224,6 +224,8 @@ static void wrong_names_noted(void **state)
     expect_runs(CALL("{\"name\":\"run\",\"arguments\":{\"command\":\"ls\",\"why\":\"look\"}}"),
                 "[talkback: argument `why` was ignored: run takes only `command`, `timeout`.]\n");
     expect_runs(CALL("{\"name\":\"run\",\"arguments\":{\"command\":\"ls\"}}"), "");
+    expect_runs(CALL("{\"name\":\"reset\",\"arguments\":{\"confirm\":true}}"),
+                "[talkback: argument `confirm` was ignored: reset takes no arguments.]\n");
     /* The note comes first in the result. */
     mcp_call_t call = { .id = json_integer(1), .tool = tools_find("run"), .wait_s = 60 };
     json_t *args = json_pack("{s:s, s:s}", "command", "ls", "why", "x");
