@@ -49,21 +49,20 @@
  * run's marker (TALKBACK_RUN, sandbox/run.c) in their environment, and the
  * newest marked process other than this probe's belongs to the run that
  * just ended.  Its listeners, "*:8000 (node, pid 12); ...", waiting up to
- * 2 s for a first one (a server started a moment ago may not listen yet);
+ * 1.5 s for a first one (a server started a moment ago may not listen yet);
  * exit 1 when it has none (a background job that is no server, or one
  * from an earlier call). */
 #define BACKGROUND_PROBE \
-    "m=; best=-1; for d in /proc/[0-9]*; do " \
-    "e=$(tr '\\0' '\\n' < \"$d/environ\" 2>/dev/null | grep -m 1 '^TALKBACK_RUN='); " \
-    "[ -n \"$e\" ] && [ \"$e\" != \"TALKBACK_RUN=$TALKBACK_RUN\" ] || continue; " \
-    "{ read -r st < \"$d/stat\"; } 2>/dev/null || continue; st=${st##*) }; set -- $st; " \
-    "[ \"${20:-0}\" -gt \"$best\" ] && { best=${20}; m=$e; }; done; [ -n \"$m\" ] || exit 1; " \
-    "for i in 1 2 3 4 5 6 7 8; do " \
+    "m=; best=-1; me=\"TALKBACK_RUN=$TALKBACK_RUN\"; " \
+    "while IFS= read -r -d '' x; do p=${x#/proc/}; p=${p%%/*}; e=${x#*:}; [ \"$e\" = \"$me\" ] && continue; " \
+    "{ read -r st < \"/proc/$p/stat\"; } 2>/dev/null || continue; st=${st##*) }; set -- $st; " \
+    "[ \"${20:-0}\" -gt \"$best\" ] && { best=${20}; m=$e; }; " \
+    "done < <(grep -aoHz '^TALKBACK_RUN=[0-9a-f]*' /proc/[0-9]*/environ 2>/dev/null); [ -n \"$m\" ] || exit 1; " \
+    "for i in 1 2 3 4 5 6; do " \
     "l=$(ss -Hltnp 2>/dev/null | while read -r _ _ _ a _ rest; do " \
-    "p=$(printf '%s' \"$rest\" | grep -oE 'pid=[0-9]+' | head -n 1); p=${p#pid=}; " \
-    "[ -n \"$p\" ] && tr '\\0' '\\n' < \"/proc/$p/environ\" 2>/dev/null | grep -qxF \"$m\" || continue; " \
-    "n=$(printf '%s' \"$rest\" | grep -oE '\"[^\"]+\"' | head -n 1); " \
-    "printf '%s (%s, pid %s); ' \"$a\" \"${n//\\\"/}\" \"$p\"; done); " \
+    "p=${rest#*pid=}; p=${p%%[!0-9]*}; " \
+    "[ -n \"$p\" ] && grep -qaxzF \"$m\" \"/proc/$p/environ\" 2>/dev/null || continue; " \
+    "n=${rest#*\\\"}; n=${n%%\\\"*}; printf '%s (%s, pid %s); ' \"$a\" \"$n\" \"$p\"; done); " \
     "[ -n \"$l\" ] && break; sleep 0.25; done; [ -n \"$l\" ] || exit 1; echo \"${l%; }\""
 
 /* The host name a lookup failed on; exit 0 for a name without a dot (a
