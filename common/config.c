@@ -66,6 +66,7 @@ static config_entry_t config_table[] = {
     { "body_timeout", CT_DURATION, "60s", "a request's body must arrive within this after its headers; else the connection is closed", NULL },
     { "body_budget", CT_SIZE, "64M", "request-body bytes the gateway holds at once; a body past it gets 503", NULL },
     { "call_grace", CT_DURATION, "30s", "deadline slack beyond a command's own timeout (container start, copy-out)", NULL },
+    { "client_timeout", CT_DURATION, "600s", "how long the MCP client waits for one call (LibreChat's `timeout`); every timeout and deadline stays below it; 0 = no limit", NULL },
     /* --- tools --- */
     { "run_timeout", CT_DURATION, "300s", "default timeout of run", NULL },
     { "run_timeout_max", CT_DURATION, "1800s", "largest timeout run accepts", NULL },

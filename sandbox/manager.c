@@ -632,6 +632,21 @@ static docker_err_t do_run(manager_t *m, const char *id, void *arg)
     return run_command(m->d, id, &o, &a->res);
 }
 
+/* The largest timeout the gateway accepts for run: run_timeout_max, kept
+ * below what the client waits for a call (client_timeout) less set-up,
+ * as gateway/tools.c advertises it. */
+static int64_t run_timeout_max(void)
+{
+    int64_t max = config_int("run_timeout_max");
+    int64_t client = config_int("client_timeout");
+    if (client > 0) {
+        int64_t room = client - 10 - config_int("call_grace");
+        if (room < max)
+            max = room > 1 ? room : 1;
+    }
+    return max;
+}
+
 static void render_run(const run_arg_t *a, textbuf_t *t, bool with_command)
 {
     if (with_command)
@@ -644,7 +659,7 @@ static void render_run(const run_arg_t *a, textbuf_t *t, bool with_command)
         textbuf_printf(t, "[timed out after %d s: the command and everything it started were killed. "
                        "If it needs longer, call run again with a larger timeout (up to %" PRId64 " s); "
                        "if it waits for input, give it the input in the command.]\n",
-                       a->timeout_s, config_int("run_timeout_max"));
+                       a->timeout_s, run_timeout_max());
     else if (a->res.cancelled)
         textbuf_puts(t, "[cancelled: the command and everything it started were killed]\n");
     else if (a->res.exit_code != 0)
@@ -691,15 +706,18 @@ static int hint_limits(void *ctx, hints_limits_t *out)
  * command just failed the same way again. */
 static void run_hints(manager_t *m, worker_job_t *job, const run_arg_t *a, textbuf_t *t)
 {
-    if (a->res.timed_out || a->res.cancelled)
+    if (a->res.cancelled)
         return;
     textbuf_t out;
     textbuf_init(&out);
     capbuf_render(&a->res.out, &out);
     hint_probe_ctx_t pc = { .m = m, .id = a->id, .job = job };
-    hints_for_run(a->command, out.buf ? out.buf : "", out.len, a->res.exit_code, false, hint_probe, hint_limits,
-                  &pc, t);
-    if (hints_retry_note(m->retry, job->req->conv, a->command, a->res.exit_code, out.buf, out.len))
+    /* A timed-out run gets only the hints about timeouts (a server run in
+     * the foreground), and is no retry. */
+    hints_for_run(a->command, out.buf ? out.buf : "", out.len, a->res.exit_code, a->res.timed_out,
+                  hint_probe, hint_limits, &pc, t);
+    if (!a->res.timed_out
+        && hints_retry_note(m->retry, job->req->conv, a->command, a->res.exit_code, out.buf, out.len))
         textbuf_puts(t, HINTS_RETRY_LINE "\n");
     textbuf_free(&out);
 }
