@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "common/log.h"
+#include "proto/frame.h"
 #include "sandbox/agent.h"
 
 /* The manager's links to agents (run_use_agents); NULL: exec only. */
@@ -58,6 +59,14 @@ typedef struct {
 static void on_output(void *ctx, int stream, const char *data, size_t len)
 {
     run_ctx_t *c = ctx;
+    if (stream == FRAME_STREAM_IMAGES) {
+        free(c->res->images);
+        c->res->images = malloc(len);
+        c->res->images_len = c->res->images ? len : 0;
+        if (c->res->images)
+            memcpy(c->res->images, data, len);
+        return;
+    }
     if (stream == 2 && c->o->separate_stderr)
         capbuf_append(&c->res->errout, data, len);
     else
@@ -237,4 +246,6 @@ void run_result_free(run_result_t *res)
 {
     capbuf_free(&res->out);
     capbuf_free(&res->errout);
+    free(res->images);
+    res->images = NULL;
 }

@@ -30,6 +30,9 @@ typedef struct {
     capbuf_t out;        /* stdout and stderr interleaved, or stdout alone */
     capbuf_t errout;     /* stderr, when kept apart (separate_stderr) */
     int64_t elapsed_ms;
+    char *images;        /* the agent's list of images the command wrote
+                            (frame.h FS_IMAGES), or NULL: see pictures.h */
+    size_t images_len;
 } run_result_t;
 
 typedef struct {
