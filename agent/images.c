@@ -4,8 +4,8 @@
  * started walks all of /work on every call, tens of milliseconds for a
  * folder of 50 000 files even when nothing was drawn.  Watches cost one
  * walk of /work's folders, at the first command, and then only the events
- * of files really written.  Each folder gets a watch for files closed
- * after writing or moved in, and for folders made or moved in (those get
+ * of files really written.  Each folder gets a watch for files written to
+ * and then closed, or moved in, and for folders made or moved in (those get
  * watches of their own at once, and what is already in them is looked at,
  * since a file can be written there before the watch exists).
  *
@@ -15,6 +15,11 @@
  * names at most IMAGES_MAX_ITEMS of them.  Without inotify (the host's
  * fs.inotify.max_user_instances is used up) no image is seen: the command
  * runs as ever, its result just has no pictures.
+ *
+ * A file opened for writing and closed without a write (touch) did not
+ * change: a close counts only after a write to that file was seen
+ * (IN_MODIFY), or when more files are being written at once than
+ * IMAGES_MAX_DIRTY (then every close counts).
  *
  * Files are read with O_NOFOLLOW and only when regular: a link or a FIFO
  * named like a picture is never followed or opened for long.
@@ -39,11 +44,12 @@
 #define IMAGES_MAX_DEPTH   24
 #define IMAGES_MAX_NOTES   256
 #define IMAGES_MAX_ITEMS   64
+#define IMAGES_MAX_DIRTY   256
 /* What is read of each image to find its pixel size (a JPEG's size may
  * follow metadata). */
 #define IMAGES_HEAD        65536
 
-#define IMAGES_DIR_MASK (IN_CLOSE_WRITE | IN_MOVED_TO | IN_CREATE | IN_ONLYDIR | IN_DONT_FOLLOW | \
+#define IMAGES_DIR_MASK (IN_MODIFY | IN_CLOSE_WRITE | IN_MOVED_TO | IN_CREATE | IN_ONLYDIR | IN_DONT_FOLLOW | \
                          IN_EXCL_UNLINK)
 
 typedef struct {
@@ -60,6 +66,9 @@ static note_t notes[IMAGES_MAX_NOTES];
 static size_t nnotes;
 static uint64_t next_seq = 1;
 static char *list_buf;         /* the last EXIT's FS_IMAGES */
+static char *dirty[IMAGES_MAX_DIRTY];   /* written to, not closed yet */
+static size_t ndirty;
+static bool dirty_full;        /* one did not fit: every close counts */
 
 static char *join(const char *dir, const char *name)
 {
@@ -187,6 +196,30 @@ static void watch_tree(const char *path, bool look)
     closedir(d);
 }
 
+/* A file was written to (add) or closed after writing (take): whether
+ * that close follows a write. */
+static bool dirty_mark(char *path, bool add)
+{
+    for (size_t i = 0; i < ndirty; i++)
+        if (strcmp(dirty[i], path) == 0) {
+            if (!add) {
+                free(dirty[i]);
+                dirty[i] = dirty[--ndirty];
+                if (ndirty == 0)
+                    dirty_full = false;
+            }
+            return true;
+        }
+    if (!add)
+        return dirty_full;
+    char *copy = ndirty < IMAGES_MAX_DIRTY ? strdup(path) : NULL;
+    if (copy)
+        dirty[ndirty++] = copy;
+    else
+        dirty_full = true;
+    return true;
+}
+
 /* One event: a folder to watch, a file to look at, a watch gone. */
 static void take_event(const struct inotify_event *ev)
 {
@@ -205,9 +238,12 @@ static void take_event(const struct inotify_event *ev)
     char *path = join(wd_path[ev->wd], ev->name);
     if (!path)
         return;
-    if ((ev->mask & IN_ISDIR) && (ev->mask & (IN_CREATE | IN_MOVED_TO)))
-        watch_tree(path, true);
-    else if (!(ev->mask & IN_ISDIR) && (ev->mask & (IN_CLOSE_WRITE | IN_MOVED_TO)))
+    if (ev->mask & IN_ISDIR) {
+        if (ev->mask & (IN_CREATE | IN_MOVED_TO))
+            watch_tree(path, true);
+    } else if (ev->mask & IN_MODIFY)
+        dirty_mark(path, true);
+    else if ((ev->mask & IN_MOVED_TO) || ((ev->mask & IN_CLOSE_WRITE) && dirty_mark(path, false)))
         look_at(path);
     free(path);
 }
