@@ -13,6 +13,7 @@
 #include "common/config.h"
 #include "common/imagehdr.h"
 #include "common/textbuf.h"
+#include "sandbox/run.h"
 
 bool pictures_item(const char *item, int64_t *bytes, imagehdr_t *hd, const char **path)
 {
@@ -142,7 +143,7 @@ typedef struct {
 static int pictures_docker_read(void *ctx, const char *path, size_t max, char **data, size_t *len)
 {
     pictures_docker_t *pd = ctx;
-    return docker_get_file(pd->d, pd->id, path, max, data, len, NULL) == DOCKER_OK ? 0 : -1;
+    return run_read_file(pd->d, pd->id, path, max, data, len);
 }
 
 proto_msg_t *pictures_collect(docker_t *d, const char *id, const char *list, size_t len)
