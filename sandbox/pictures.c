@@ -64,6 +64,11 @@ static void pictures_one(proto_msg_t *holder, textbuf_t *t, const char *path, im
                          int64_t bytes, const pictures_limits_t *lim, int64_t *call_bytes,
                          pictures_read_fn read, void *ctx)
 {
+    if (lim->max_count <= 0) {
+        pictures_describe(t, path, &hd, bytes);
+        textbuf_puts(t, ": not shown, images are not returned here (image_max_count is 0).]\n");
+        return;
+    }
     if ((int64_t)holder->n_images >= lim->max_count || holder->n_images >= PROTO_MAX_IMAGES) {
         pictures_describe(t, path, &hd, bytes);
         textbuf_printf(t, ": not shown, only %" PRId64 " images are shown per call.]\n", lim->max_count);

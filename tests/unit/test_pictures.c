@@ -186,6 +186,13 @@ static void list_shown_and_named(void **state)
                                     "call would be over 40 bytes together."));
     proto_msg_destroy(&m);
 
+    /* image_max_count 0: named only. */
+    m = from_list(two, sizeof two - 1, 0, 1000, 1000, &reads);
+    assert_int_equal(m->n_images, 0);
+    assert_non_null(strstr(m->text, "[image /work/a.png: 640x480 PNG, 29 bytes: not shown, images are not "
+                                    "returned here (image_max_count is 0).]\n"));
+    proto_msg_destroy(&m);
+
     /* Nothing usable, or not NUL-terminated: no holder at all. */
     assert_null(from_list("junk\0", 5, 4, 1000, 1000, &reads));
     assert_null(from_list("29 1x1 PNG /a", 13, 4, 1000, 1000, &reads));
