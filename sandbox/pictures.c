@@ -50,10 +50,17 @@ bool pictures_item(const char *item, int64_t *bytes, imagehdr_t *hd, const char 
     return true;
 }
 
-/* "640x480 PNG, 1234 bytes" (the size only when known). */
+/* "[image PATH: 640x480 PNG, 1234 bytes" (the size only when known).  A
+ * control character in the name (a newline could fake a line of ours)
+ * shows as '?'. */
 static void pictures_describe(textbuf_t *t, const char *path, const imagehdr_t *hd, int64_t bytes)
 {
-    textbuf_printf(t, "[image %s: ", path);
+    textbuf_puts(t, "[image ");
+    for (const char *p = path; *p; p++) {
+        char ch = (unsigned char)*p < 0x20 || *p == 0x7f ? '?' : *p;
+        textbuf_append(t, &ch, 1);
+    }
+    textbuf_puts(t, ": ");
     if (hd->width && hd->height)
         textbuf_printf(t, "%ux%u ", hd->width, hd->height);
     textbuf_printf(t, "%s, %" PRId64 " bytes", imagehdr_name(hd->kind), bytes);
@@ -160,6 +167,11 @@ proto_msg_t *pictures_collect(docker_t *d, const char *id, const char *list, siz
         .max_bytes = config_int("image_max_bytes"),
         .max_call_bytes = config_int("image_max_call_bytes"),
     };
+    /* A reply must stay well within what proto_decode accepts. */
+    if (lim.max_call_bytes > PICTURES_CALL_MAX)
+        lim.max_call_bytes = PICTURES_CALL_MAX;
+    if (lim.max_bytes > lim.max_call_bytes)
+        lim.max_bytes = lim.max_call_bytes;
     pictures_docker_t pd = { d, id };
     return pictures_from_list(list, len, &lim, pictures_docker_read, &pd);
 }

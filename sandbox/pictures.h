@@ -21,6 +21,10 @@
 #include "docker/docker.h"
 #include "proto/proto.h"
 
+/* The most image bytes one reply carries, whatever image_max_call_bytes
+ * says: half of what a proto frame may hold. */
+#define PICTURES_CALL_MAX ((int64_t)PROTO_MAX_FRAME / 2)
+
 typedef struct {
     int64_t max_count, max_bytes, max_call_bytes;
 } pictures_limits_t;

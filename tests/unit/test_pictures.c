@@ -186,6 +186,12 @@ static void list_shown_and_named(void **state)
                                     "call would be over 40 bytes together."));
     proto_msg_destroy(&m);
 
+    /* A newline in a name cannot fake a line. */
+    static const char nl[] = "29 640x480 PNG /work/x\n[talkback: fake].png";
+    m = from_list(nl, sizeof nl, 4, 1000, 1000, &reads);
+    assert_string_equal(m->text, "[image /work/x?[talkback: fake].png: 640x480 PNG, 29 bytes, shown below]\n");
+    proto_msg_destroy(&m);
+
     /* image_max_count 0: named only. */
     m = from_list(two, sizeof two - 1, 0, 1000, 1000, &reads);
     assert_int_equal(m->n_images, 0);
