@@ -5,7 +5,8 @@
  * result bodies), then the methods (initialize, ping, tools/list,
  * tools/call, notifications/cancelled), then mcp_handle which validates a
  * message and picks the method, and last mcp_call_reply which turns the
- * hub's reply into a tools/call result.  Nothing here does I/O.
+ * hub's reply into a tools/call result: its text block, then one image
+ * block per image the reply carries.  Nothing here does I/O.
  */
 #include "gateway/mcp.h"
 
