@@ -27,10 +27,14 @@
  *      to /work under a name and bytes that are no image, and to /work as
  *      the PNG it is (returned with the result): the added cost per call
  *      without and with an image.  Needs a sandbox image with matplotlib.
+ *      With --plain-url URL, a second talkback whose sandboxes run an agent
+ *      that finds no images (one built without agent/images.c, given as
+ *      TALKBACK_AGENT_PATH): run("true") on both, interleaved, is what
+ *      finding images adds to a call that draws nothing.
  * Every chat it makes is reset at the end.
  *
  * usage: talkback-bench [--url URL] [--exec-url URL] [--n N] [--chats N] [--judge] [--reaper N]
- *                       [--pictures]
+ *                       [--pictures [--plain-url URL]]
  * (run it from the repository root: --reaper runs build/talkback-reaper)
  */
 #include <curl/curl.h>
@@ -51,6 +55,7 @@
 
 static const char *url = "http://127.0.0.1:8080/mcp";
 static const char *exec_url;   /* --exec-url: the instance without the agent */
+static const char *plain_url;  /* --plain-url: an agent that finds no images */
 static char prefix[64];
 
 static size_t sink(char *p, size_t s, size_t n, void *ud)
@@ -543,6 +548,29 @@ static void bench_pictures(int n)
     printf("  copied to /tmp (no image): p50 %.1f ms | to /work, not an image: p50 %.1f ms (%+.1f ms) | "
            "to /work as a PNG, returned: p50 %.1f ms (%+.1f ms) (n=%d)\n", tmp, other, other - tmp, image,
            image - tmp, n);
+    if (plain_url) {
+        char pconv[96];
+        snprintf(pconv, sizeof pconv, "%s-pplain", prefix);
+        int64_t *mine = calloc((size_t)n, sizeof *mine), *plain = calloc((size_t)n, sizeof *plain);
+        for (int i = 0; i < 5; i++) {
+            free(run_cmd(bare, "true"));
+            free(call_tool_at(plain_url, pconv, "run", json_pack("{s:s}", "command", "true"), NULL));
+        }
+        for (int i = 0; i < n; i++) {
+            t0 = now_us();
+            free(run_cmd(bare, "true"));
+            mine[i] = now_us() - t0;
+            t0 = now_us();
+            free(call_tool_at(plain_url, pconv, "run", json_pack("{s:s}", "command", "true"), NULL));
+            plain[i] = now_us() - t0;
+        }
+        double mp = pct(mine, n, 0.5), pp = pct(plain, n, 0.5);
+        printf("run(\"true\") (n=%d): agent finding images p50 %.1f ms p99 %.1f ms | agent without it p50 %.1f ms "
+               "p99 %.1f ms | p50 %+.1f ms\n", n, mp, pct(mine, n, 0.99), pp, pct(plain, n, 0.99), mp - pp);
+        free(call_tool_at(plain_url, pconv, "reset", json_object(), NULL));
+        free(mine);
+        free(plain);
+    }
     free(call_tool(bare, "reset", json_object(), NULL));
     free(call_tool(big, "reset", json_object(), NULL));
 }
@@ -558,10 +586,11 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "--chats") && i + 1 < argc) nchats = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--judge")) judge = true;
         else if (!strcmp(argv[i], "--pictures")) pictures = true;
+        else if (!strcmp(argv[i], "--plain-url") && i + 1 < argc) plain_url = argv[++i];
         else if (!strcmp(argv[i], "--reaper") && i + 1 < argc) reap = atoi(argv[++i]);
         else {
             fprintf(stderr, "usage: talkback-bench [--url URL] [--exec-url URL] [--n N] [--chats N] [--judge] "
-                            "[--reaper N] [--pictures]\n");
+                            "[--reaper N] [--pictures [--plain-url URL]]\n");
             return 2;
         }
     }
