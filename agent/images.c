@@ -12,7 +12,7 @@
  * Bounds: at most IMAGES_MAX_WATCHES folders and IMAGES_MAX_DEPTH levels
  * are watched (images deeper or past that are not seen), at most
  * IMAGES_MAX_NOTES images are remembered while commands run, and an EXIT
- * names at most IMAGES_MAX_ITEMS of them.  Without inotify (the host's
+ * names at most IMAGES_MAX_ITEMS of them in IMAGES_LIST_MAX bytes.  Without inotify (the host's
  * fs.inotify.max_user_instances is used up) no image is seen: the command
  * runs as ever, its result just has no pictures.
  *
@@ -44,6 +44,9 @@
 #define IMAGES_MAX_DEPTH   24
 #define IMAGES_MAX_NOTES   256
 #define IMAGES_MAX_ITEMS   64
+/* Bytes of one EXIT's list: far below what the manager reads in one frame
+ * (FRAME_AGENT_MAX), whatever the paths' length. */
+#define IMAGES_LIST_MAX    32768
 #define IMAGES_MAX_DIRTY   256
 /* What is read of each image to find its pixel size (a JPEG's size may
  * follow metadata). */
@@ -302,7 +305,7 @@ void images_attach(frame_msg_t *m, uint64_t mark)
         char item[PATH_MAX + 64];
         int k = snprintf(item, sizeof item, "%lld %ux%u %s %s", (long long)size, h.width, h.height,
                          imagehdr_name(h.kind), notes[i].path);
-        if (k < 0 || (size_t)k >= sizeof item)
+        if (k < 0 || (size_t)k >= sizeof item || len + (size_t)k + 1 > IMAGES_LIST_MAX)
             continue;
         char *nb = realloc(list_buf, len + (size_t)k + 1);
         if (!nb)
