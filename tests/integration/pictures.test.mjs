@@ -7,7 +7,8 @@
 // nothing has no image block; images over image_max_bytes or past
 // image_max_count are named and not embedded.  Also: plt.show() with no
 // display, a run_code verdict with its plot, a render the way LibreChat's
-// formatter does it, and a recording that replays with its images.
+// formatter does it, a recording that replays with its images, and the
+// Docker exec path (no agent), which finds no images and says nothing.
 //
 // Needs a sandbox image with matplotlib and Pillow (deploy/image); to try
 // one built under another tag: TALKBACK_TEST_IMAGE=talkback-sandbox:TAG.
@@ -26,6 +27,8 @@ const tb = new Talkback({
   env: { TALKBACK_IMAGE_MAX_BYTES: String(MAX_BYTES), TALKBACK_IMAGE_MAX_COUNT: String(MAX_COUNT) },
   judges: 1,
 });
+// A sandbox manager without the agent: commands run through Docker exec.
+const plain = new Talkback({ name: 'pictures-exec', sandboxEnv: { TALKBACK_AGENT_PATH: '/nonexistent' } });
 const rec = path.join(tb.dir, 'pictures.rec');
 const USER = 'user-pictures';
 let c;
@@ -40,6 +43,7 @@ before(async () => {
 after(async () => {
   await c?.close().catch(() => {});
   await tb.cleanup();
+  await plain.cleanup();
 });
 
 /** The image blocks of a result. */
@@ -213,4 +217,18 @@ test('the recording carries the images, and replays with them the same', withLog
   // The whole recording replays; this chat's run must match, images included.
   assert.match(out.stdout, /replayed \d+ requests/, out.stdout + out.stderr);
   assert.doesNotMatch(out.stdout, new RegExp(`DIFFERS: request \\d+: sandbox run \\(conversation ${conv}\\)`), out.stdout);
+}));
+
+test('through the Docker exec path (no agent) no images are found: the result is as before', withLogs(plain, async () => {
+  await plain.start();
+  const pc = await connect(plain, { conv: plain.chat('exec'), user: USER });
+  try {
+    const cmd = pil('exec.png', 5, 5);
+    const r = await run(pc, cmd);
+    assert.equal(r.isError, false, r.text);
+    assert.deepEqual(r.result.content.map((b) => b.type), ['text']);
+    assert.equal(r.text, `$ ${cmd}\n`);
+  } finally {
+    await pc.close();
+  }
 }));
