@@ -201,7 +201,7 @@ static void watch_tree(const char *path, bool look)
 
 /* A file was written to (add) or closed after writing (take): whether
  * that close follows a write. */
-static bool dirty_mark(char *path, bool add)
+static bool dirty_mark(const char *path, bool add)
 {
     for (size_t i = 0; i < ndirty; i++)
         if (strcmp(dirty[i], path) == 0) {
@@ -244,10 +244,11 @@ static void take_event(const struct inotify_event *ev)
     if (ev->mask & IN_ISDIR) {
         if (ev->mask & (IN_CREATE | IN_MOVED_TO))
             watch_tree(path, true);
-    } else if (ev->mask & IN_MODIFY)
+    } else if (ev->mask & IN_MODIFY) {
         dirty_mark(path, true);
-    else if ((ev->mask & IN_MOVED_TO) || ((ev->mask & IN_CLOSE_WRITE) && dirty_mark(path, false)))
+    } else if ((ev->mask & IN_MOVED_TO) || ((ev->mask & IN_CLOSE_WRITE) && dirty_mark(path, false))) {
         look_at(path);
+    }
     free(path);
 }
 
