@@ -16,15 +16,16 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
+import crypto from 'node:crypto';
 import path from 'node:path';
 
 import { Talkback, withLogs, connect, call, run, runOk, BIN } from './harness.mjs';
 
-const MAX_BYTES = 200000;
+const MAX_BYTES = 4 * 1024 * 1024;   // image_max_bytes' default
 const MAX_COUNT = 3;
 const tb = new Talkback({
   name: 'pictures',
-  env: { TALKBACK_IMAGE_MAX_BYTES: String(MAX_BYTES), TALKBACK_IMAGE_MAX_COUNT: String(MAX_COUNT) },
+  env: { TALKBACK_IMAGE_MAX_COUNT: String(MAX_COUNT) },
   judges: 1,
 });
 // A sandbox manager without the agent: commands run through Docker exec.
@@ -159,11 +160,27 @@ test('a run_code program\'s plot comes back with its verdict', withLogs(tb, asyn
   assert.deepEqual(pixelSize(Buffer.from(im[0].data, 'base64')), [150, 100]);
 }));
 
+/** A python3 one-liner that saves a WxH image of random pixels (it does not compress). */
+const noise = (file, w, h) =>
+  `python3 -c "import os; from PIL import Image; Image.frombytes('RGB', (${w}, ${h}), os.urandom(${w * h * 3})).save('${file}')"`;
+
+test('a 3 MB image comes back whole, byte for byte', withLogs(tb, async () => {
+  const r = await run(c, `${noise('big.png', 1000, 1000)} && sha256sum big.png`);
+  const im = images(r);
+  assert.equal(im.length, 1, r.text);
+  const bytes = Buffer.from(im[0].data, 'base64');
+  assert.ok(bytes.length > 3000000, `${bytes.length} bytes`);
+  assert.deepEqual(pixelSize(bytes), [1000, 1000]);
+  const sum = crypto.createHash('sha256').update(bytes).digest('hex');
+  assert.ok(r.text.includes(`${sum}  big.png\n`), r.text.slice(0, 400));
+  assert.ok(r.text.includes(`[image /work/big.png: 1000x1000 PNG, ${bytes.length} bytes, shown below]`));
+}));
+
 test('an image over image_max_bytes is named, not embedded, with how to make it smaller', withLogs(tb, async () => {
-  const cmd = 'python3 -c "import os; from PIL import Image; Image.frombytes(\'RGB\', (400, 400), os.urandom(480000)).save(\'noise.png\')"';
+  const cmd = noise('noise.png', 1300, 1300);
   const r = await run(c, cmd);
   assert.equal(images(r).length, 0, r.text);
-  assert.match(r.text, new RegExp(`\\[image /work/noise\\.png: 400x400 PNG, \\d+ bytes: too big to show \\(over ${MAX_BYTES} bytes\\)\\. To see it, save it smaller: a lower dpi or figure size`));
+  assert.match(r.text, new RegExp(`\\[image /work/noise\\.png: 1300x1300 PNG, \\d+ bytes: too big to show \\(over ${MAX_BYTES} bytes\\)\\. To see it, save it smaller: a lower dpi or figure size`));
 }));
 
 test('many images at once: the first image_max_count come back in the order written, the rest are named', withLogs(tb, async () => {
