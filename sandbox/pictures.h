@@ -22,8 +22,9 @@
 #include "proto/proto.h"
 
 /* The most image bytes one reply carries, whatever image_max_call_bytes
- * says: half of what a proto frame may hold. */
-#define PICTURES_CALL_MAX ((int64_t)PROTO_MAX_FRAME / 2)
+ * says: well within what a proto frame and the hub take (16 MiB), with
+ * room for the text. */
+#define PICTURES_CALL_MAX ((int64_t)12 * 1024 * 1024)
 
 typedef struct {
     int64_t max_count, max_bytes, max_call_bytes;
