@@ -385,7 +385,7 @@ static ensure_t manager_ensure(manager_t *m, const char *conv, const char *user,
         json_decref(info);
         return ENSURE_REFUSED;
     }
-    if (user && *user && label_user && *label_user && strcmp(user, label_user) != 0) {
+    if (!convid_owner_ok(label_user, user)) {
         textbuf_puts(err, "[talkback refused this call: this chat's sandbox belongs to another user. "
                           "Nothing ran.]");
         json_decref(info);
@@ -570,8 +570,7 @@ static proto_msg_t *with_container(manager_t *m, worker_job_t *job, with_fn fn, 
     textbuf_t err;
     textbuf_init(&err);
     bool have = cache_get(m, req->conv, id, &cached_user);
-    if (have && req->user && *req->user && cached_user && *cached_user &&
-        strcmp(req->user, cached_user) != 0) {
+    if (have && !convid_owner_ok(cached_user, req->user)) {
         free(cached_user);
         return proto_reply_new(req, PROTO_ST_OK, true,
                                "[talkback refused this call: this chat's sandbox belongs to another user. "
@@ -926,7 +925,7 @@ static proto_msg_t *tool_reset(manager_t *m, worker_job_t *job)
     const char *label_conv = json_string_value(json_object_get(labels, LABEL_CONV));
     const char *label_user = json_string_value(json_object_get(labels, LABEL_USER));
     if (!label_conv || strcmp(label_conv, req->conv) != 0 ||
-        (req->user && *req->user && label_user && *label_user && strcmp(req->user, label_user) != 0)) {
+        !convid_owner_ok(label_user, req->user)) {
         json_decref(info);
         return proto_reply_new(req, PROTO_ST_OK, true,
                                "[talkback refused this call: this chat's sandbox belongs to another user. "
