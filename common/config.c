@@ -75,6 +75,9 @@ static config_entry_t config_table[] = {
     { "code_run_timeout", CT_DURATION, "10s", "default run timeout of run_code", NULL },
     { "code_compile_timeout", CT_DURATION, "120s", "compile timeout of run_code", NULL },
     { "code_timeout_max", CT_DURATION, "300s", "largest run timeout run_code accepts", NULL },
+    { "image_max_count", CT_INT, "4", "images returned with one run or run_code result; more are only named", NULL },
+    { "image_max_bytes", CT_SIZE, "4M", "largest image returned; a larger one is named and not shown", NULL },
+    { "image_max_call_bytes", CT_SIZE, "8M", "bytes of images returned with one result, all together (at most 12M)", NULL },
     /* --- Docker and the sandbox template --- */
     { "docker_host", CT_STR, "", "Docker daemon address (unix:///... or tcp://...); empty = $DOCKER_HOST or unix:///var/run/docker.sock", NULL },
     { "image", CT_STR, "talkback-sandbox:latest", "image of new sandboxes", NULL },

@@ -25,6 +25,7 @@
 #include "sandbox/agent.h"
 #include "sandbox/caps.h"
 #include "sandbox/hints.h"
+#include "sandbox/pictures.h"
 #include "sandbox/run.h"
 
 #define LABEL_CONV KEPT_LABEL_CONV
@@ -750,6 +751,7 @@ static proto_msg_t *tool_run(manager_t *m, worker_job_t *job, bool structured)
     }
     textbuf_t t;
     textbuf_init(&t);
+    proto_msg_t *pics = NULL;
     if (a.res.err != DOCKER_OK) {
         textbuf_printf(&t, "%s$ %s\n[talkback: the command could not be started in the sandbox (%s). "
                        "Try again; if it keeps failing, call reset.]\n",
@@ -759,6 +761,10 @@ static proto_msg_t *tool_run(manager_t *m, worker_job_t *job, bool structured)
         if (notice.len)
             textbuf_append(&t, notice.buf, notice.len);
         render_run(&a, &t, !structured);
+        /* The images it drew (pictures.h): named in the text, sent along. */
+        pics = pictures_collect(m->d, a.id, a.res.images, a.res.images_len);
+        if (pics && !structured)
+            textbuf_append(&t, pics->text, pics->text_len);
         if (!structured)
             run_hints(m, job, &a, &t);
         bool failed = a.res.timed_out || a.res.cancelled || a.res.exit_code != 0;
@@ -803,7 +809,12 @@ static proto_msg_t *tool_run(manager_t *m, worker_job_t *job, bool structured)
         char *text = textbuf_take(&t, &len);
         proto_msg_set_text(r, text, len);
         free(text);
+        if (pics && structured)
+            proto_map_set_str(&r->data, "images", pics->text, pics->text_len);
+        if (pics)
+            proto_msg_take_images(r, pics);
     }
+    proto_msg_destroy(&pics);
     textbuf_free(&t);
     textbuf_free(&notice);
     if (a.ran)

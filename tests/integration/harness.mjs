@@ -200,6 +200,9 @@ export class Talkback {
       TALKBACK_LISTEN: `127.0.0.1:${this.port}`,
       TALKBACK_HUB_ENDPOINT: this.hub,
       TALKBACK_LOG_LEVEL: 'debug',
+      // TALKBACK_TEST_IMAGE: try the tests on another sandbox image (e.g.
+      // one built with TALKBACK_SANDBOX_IMAGE=... deploy/image/build).
+      ...(process.env.TALKBACK_TEST_IMAGE ? { TALKBACK_IMAGE: process.env.TALKBACK_TEST_IMAGE } : {}),
       ...this.baseEnv,
       ...extra,
     };
