@@ -132,7 +132,8 @@ static bool class_name(const char *p, char *out, size_t outlen)
     while (isspace((unsigned char)*p))
         p++;
     size_t n = 0;
-    while ((isalnum((unsigned char)p[n]) || p[n] == '_' || p[n] == '$') && n + 1 < outlen)
+    /* No `$`: legal in Java names, but the name reaches a shell line. */
+    while ((isalnum((unsigned char)p[n]) || p[n] == '_') && n + 1 < outlen)
         n++;
     if (n == 0)
         return false;

@@ -12,6 +12,7 @@
 
 #include "common/textbuf.h"
 #include "judge/compare.h"
+#include "judge/languages.h"
 
 #define PASS_TEXT "PASS: the output matches the expected output.\n"
 #define SPACING_TEXT "PASS: the output matches the expected output (only spacing differs: " \
@@ -513,6 +514,28 @@ static void find_prompt(void **state)
     }
 }
 
+/* A Java class name reaches the compile and run lines: `$` never does. */
+static void java_class_names(void **state)
+{
+    (void)state;
+    static const struct { const char *code, *want; } c[] = {
+        { "public class Solution { public static void main(String[] a) {} }", "Solution" },
+        { "class A$HOME { public static void main(String[] a) {} }", "A" },
+        { "public class $x {}", "Main" },
+        { "class B_2 { static void main(String[] a) {} }", "B_2" },
+    };
+    for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+        char out[64];
+        languages_java_class(c[i].code, out, sizeof out);
+        assert_string_equal(out, c[i].want);
+        const language_t *java = languages_find("java");
+        char *line = languages_expand(java, java->compile, c[i].code);
+        assert_non_null(line);
+        assert_null(strchr(line, '$'));
+        free(line);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -524,6 +547,7 @@ int main(void)
         cmocka_unit_test(long_lines),
         cmocka_unit_test(huge_outputs),
         cmocka_unit_test(find_prompt),
+        cmocka_unit_test(java_class_names),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
