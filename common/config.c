@@ -55,6 +55,7 @@ static config_entry_t config_table[] = {
     { "code_run_timeout", CT_DURATION, "10s", "default run timeout of run_code", NULL },
     { "code_compile_timeout", CT_DURATION, "120s", "compile timeout of run_code", NULL },
     { "code_timeout_max", CT_DURATION, "300s", "largest run timeout run_code accepts", NULL },
+    { "code_output_limit", CT_SIZE, "1M", "output of one run_code run past which the program is stopped", NULL },
     /* --- Docker and the sandbox template --- */
     { "docker_host", CT_STR, "", "Docker daemon address (unix:///... or tcp://...); empty = $DOCKER_HOST or unix:///var/run/docker.sock", NULL },
     { "image", CT_STR, "talkback-sandbox:latest", "image of new sandboxes", NULL },

@@ -492,7 +492,9 @@ tools_err_t tools_build_request(const tools_def_t *tool, const json_t *arguments
             rc = TOOLS_ENOMEM;
             goto done;
         }
-        wait = t;
+        /* run_code with `tests` runs once per case. */
+        int64_t runs = proto_map_int(&req->args, "tests", 1);
+        wait = t * (runs > 1 ? runs : 1);
         /* run_code also saves and compiles before it runs. */
         if (tool->code_timeouts)
             wait += lim->code_compile_timeout + 60;
