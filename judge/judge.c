@@ -1,22 +1,27 @@
 /* judge.c -- run_code: save, compile, run, compare (see judge.h).
  *
- * The text the model reads is built here in one order, every time:
+ * The text the model reads is built in one order, every time:
  *
  *   [a resume notice, when the sandbox was woken up]
  *   Saved /work/main.cpp (245 bytes).
  *   $ g++ -O2 -std=c++17 ... -o main main.cpp       (compiled languages)
- *   <compiler messages, trimmed>                    (only when there are any)
+ *   <compiler messages, trimmed, or "Build reused: ...">
+ *   Run: 0.01 s wall time, 0.00 s CPU time, 3.4 MiB peak memory.
  *   $ ./main < main.in                               the run line (main.in holds
  *                                                    the input; /dev/null without)
  *   input:                                           what was fed, or "(none: ...)"
  *   output:                                          what it printed
- *   <verdict lines>                                  PASS / FAIL / CRASH / TIMEOUT
+ *   <verdict lines>                                  PASS / FAIL / CRASH / TIMEOUT /
+ *                                                    OUTPUT LIMIT
  *   Don't answer yet: fix the code and call run_code again until it says PASS.
  *
- * The last sentence closes every FAIL, crash, timeout and compile error,
- * because a small model acts on the last thing it read.  A run with no
- * expected output gets no verdict at all: inventing a test, or asking the
- * model to work out the answer by hand, made things worse.
+ * With `tests`, the run part repeats per case ("Test 2 of 3: ...", input
+ * saved as test-2.in, verdict lines starting "Test 2: "), and one overall
+ * PASS or FAIL line closes it.  The last sentence closes every FAIL,
+ * crash, timeout and compile error, because a small model acts on the last
+ * thing it read.  A run with no expected output gets no verdict at all:
+ * inventing a test, or asking the model to work out the answer by hand,
+ * made things worse.
  */
 #include "judge/judge.h"
 
