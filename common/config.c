@@ -68,6 +68,8 @@ static config_entry_t config_table[] = {
     { "runtime", CT_STR, "", "container runtime of sandboxes (e.g. runsc); empty = Docker's default", NULL },
     { "log_max_size", CT_STR, "1m", "Docker json-file log size cap per sandbox", NULL },
     { "agent_path", CT_STR, "", "the in-sandbox agent program copied into new sandboxes; empty = talkback-agent next to talkback-sandbox; a missing file = no agent (Docker exec only)", NULL },
+    { "agent_shepherd", CT_BOOL, "true", "run each command under the agent's shepherd (a subreaper that kills all the command started on timeout, cancel or output limit, and reports its CPU time and memory); false only to measure what it costs", NULL },
+    { "agent_frame_deadline", CT_DURATION, "2s", "a frame from the agent whose header came but whose payload does not follow within this long ends the agent link (the call goes on through exec or ends with a clear text)", NULL },
     { "disk_cap", CT_SIZE, "2G", "writable-layer size past which a sandbox is removed", NULL },
     /* --- kept sandboxes (the reaper) --- */
     { "idle_stop", CT_DURATION, "60m", "a sandbox with no call for this long is stopped (not removed)", NULL },
