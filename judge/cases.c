@@ -129,7 +129,8 @@ static void say_stats(const judge_runner_t *jr, const proto_msg_t *r, const judg
     else
         snprintf(label, sizeof label, "Run");
     bool timed_out = proto_map_int(&r->data, "timed_out", 0) && !proto_map_int(&r->data, "cancelled", 0);
-    bool oom = proto_map_int(&r->data, "exit_code", -1) == 128 + SIGKILL && !timed_out;
+    bool oom = proto_map_int(&r->data, "exit_code", -1) == 128 + SIGKILL && !timed_out &&
+               !proto_map_int(&r->data, "output_limited", 0) && !proto_map_int(&r->data, "cancelled", 0);
     judge_stats_line(label, &s, timed_out, jr->timeout_s, oom, config_int("memory"), t);
 }
 

@@ -23,7 +23,7 @@ judge_time_kind_t judge_stats_kind(const judge_stats_t *s)
         return JUDGE_TIME_UNKNOWN;
     if (s->cpu_ms * 10 >= s->wall_ms * 7)
         return JUDGE_TIME_COMPUTING;
-    if (s->cpu_ms * 5 < s->wall_ms)
+    if (s->cpu_ms * 20 < s->wall_ms)
         return JUDGE_TIME_WAITING;
     return JUDGE_TIME_MIXED;
 }
@@ -44,8 +44,9 @@ static void put_timeout(const judge_stats_t *s, int timeout_s, textbuf_t *out)
                           "than was given, a lock, or the network (which the sandbox may not reach).");
         break;
     case JUDGE_TIME_MIXED:
-        textbuf_puts(out, " It computed part of the time and waited the rest (a sleep, input, a lock or "
-                          "the network).");
+        textbuf_puts(out, " It was computing, with less CPU time than wall time (the machine was busy, or "
+                          "part of the time went to waiting): most likely an endless loop, or an algorithm too "
+                          "slow for this input.");
         break;
     case JUDGE_TIME_UNKNOWN:
         break;

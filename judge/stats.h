@@ -25,8 +25,11 @@ typedef struct {
 typedef enum {
     JUDGE_TIME_UNKNOWN,   /* no CPU time: cannot tell */
     JUDGE_TIME_COMPUTING, /* CPU time at least 70% of wall time */
-    JUDGE_TIME_WAITING,   /* CPU time under 20% of wall time */
-    JUDGE_TIME_MIXED      /* in between */
+    JUDGE_TIME_WAITING,   /* CPU time under 5% of wall time: a program
+                           * that waits spends next to none after its
+                           * start, while a loop on a busy shared machine
+                           * was measured at 12% */
+    JUDGE_TIME_MIXED      /* in between: computing, slowed down */
 } judge_time_kind_t;
 
 /* Computing or waiting, from CPU time against wall time. */
