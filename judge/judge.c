@@ -219,7 +219,10 @@ static proto_msg_t *run_program(worker_job_t *job, const language_t *lang, const
     snprintf(path, sizeof path, "/work/%s", file);
     proto_msg_t *r = judge_put(job, path, code, clen);
     lost = judge_failed(r);
-    lost ? judge_failure_text(r, t) : judge_take_notice(t, r, &noticed);
+    if (lost)
+        judge_failure_text(r, t);
+    else
+        judge_take_notice(t, r, &noticed);
     proto_msg_destroy(&r);
     if (lost)
         goto out;
