@@ -166,6 +166,7 @@ export class Talkback {
     this.tag = randomTag();
     this.name = name;
     this.dir = fs.mkdtempSync(`/tmp/talkback-it-${this.tag}-`);
+    fs.chmodSync(this.dir, 0o700); // the hub's ipc:// folder: talkback refuses any other mode
     this.hub = `ipc://${this.dir}/hub.ipc`;
     this.prefix = `it-${this.tag}-`;
     this.baseEnv = env;
