@@ -427,6 +427,8 @@ static void mcp_tools_call(const json_t *id, const json_t *params, const mcp_hea
     out->call.id = json_incref((json_t *)id);
     out->call.tool = tool;
     out->call.wait_s = wait_s;
+    tools_ignored_note(tool, json_object_get(params, "arguments"), out->call.note,
+                       sizeof out->call.note);
 }
 
 /* A notification: only notifications/cancelled does anything. */
@@ -539,9 +541,29 @@ void mcp_handle(const char *body, size_t len, const mcp_headers_t *h, const mcp_
 
 /* ---- replies -------------------------------------------------------------------------- */
 
+/* text with the call's note (ignored arguments) in front, as one JSON
+ * string; text itself when there is no note.  Steals text. */
+static json_t *mcp_with_note(const mcp_call_t *call, json_t *text)
+{
+    if (!call->note[0] || !text)
+        return text;
+    size_t nl = strlen(call->note), tl = json_string_length(text);
+    char *both = malloc(nl + tl + 1);
+    json_t *j = NULL;
+    if (both) {
+        memcpy(both, call->note, nl);
+        memcpy(both + nl, json_string_value(text), tl);
+        both[nl + tl] = '\0';
+        j = json_stringn(both, nl + tl);
+        free(both);
+    }
+    json_decref(text);
+    return j;
+}
+
 char *mcp_call_failure(const mcp_call_t *call, const char *text)
 {
-    return mcp_text_result_body(call->id, json_string(text), true);
+    return mcp_text_result_body(call->id, mcp_with_note(call, json_string(text)), true);
 }
 
 /* ": <text>" when a worker explained itself, else "". */
@@ -553,7 +575,8 @@ static const char *mcp_colon(const proto_msg_t *r)
 char *mcp_call_reply(const mcp_call_t *call, const proto_msg_t *reply)
 {
     if (reply->status == PROTO_ST_OK)
-        return mcp_text_result_body(call->id, mcp_json_text(reply->text, reply->text_len),
+        return mcp_text_result_body(call->id,
+                                    mcp_with_note(call, mcp_json_text(reply->text, reply->text_len)),
                                     reply->is_error);
 
     const char *who = call->tool ? call->tool->worker_label : "worker";
@@ -596,7 +619,7 @@ char *mcp_call_reply(const mcp_call_t *call, const proto_msg_t *reply)
     free(words);
     if (r < 0)
         return NULL;
-    char *body = mcp_text_result_body(call->id, json_string(text), true);
+    char *body = mcp_text_result_body(call->id, mcp_with_note(call, json_string(text)), true);
     free(text);
     return body;
 }

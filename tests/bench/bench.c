@@ -23,9 +23,16 @@
  *      call against 10 single calls (Python, C++).
  *   9. the agent's memory: RSS and PSS of its two processes per sandbox
  *      (measured from the host, over every sandbox running it).
+ *  10. with --guard-url URL: a second talkback whose sandbox manager
+ *      reaches Docker through the Docker guard (deploy/docker-proxy), so a
+ *      new chat's first call and a resume of a stopped sandbox are measured
+ *      through the guard (URL) and straight to dockerd (--url) side by
+ *      side, calls interleaved (run itself goes through the agent, not the
+ *      guard: it is the container calls around it that cross it).
  * Every chat it makes is reset at the end.
  *
- * usage: talkback-bench [--url URL] [--exec-url URL] [--n N] [--chats N] [--judge] [--reaper N] [--judge-only]
+ * usage: talkback-bench [--url URL] [--exec-url URL] [--guard-url URL] [--n N] [--chats N] [--judge]
+ *                       [--reaper N] [--judge-only]
  * (run it from the repository root: --reaper runs build/talkback-reaper)
  */
 #include <curl/curl.h>
@@ -46,6 +53,7 @@
 
 static const char *url = "http://127.0.0.1:8080/mcp";
 static const char *exec_url;   /* --exec-url: the instance without the agent */
+static const char *guard_url;  /* --guard-url: the instance behind the Docker guard */
 static char prefix[64];
 
 static size_t sink(char *p, size_t s, size_t n, void *ud)
@@ -301,6 +309,50 @@ static void parallel_spread(const chat_t *chats, int n)
     }
     printf("  last call sent %.0f ms after the first; per call p50 %.0f ms, max %.0f ms\n",
            (last - first) / 1000.0, pct(lat, n, 0.5), pct(lat, n, 1.0));
+}
+
+/* ---- the Docker guard ---------------------------------------------------------------- */
+
+#define GUARD_N 10
+
+/* Stop the sandbox of conv (straight to dockerd), so its next call resumes. */
+static void stop_sandbox(docker_t *d, const char *conv)
+{
+    char name[CONVID_NAME_MAX], path[512];
+    long st;
+    convid_container_name(conv, name);
+    snprintf(path, sizeof path, "/containers/%s/stop?t=1", name);
+    docker_call(d, "POST", path, NULL, &st, NULL);
+}
+
+/* A new chat's first call and a resume, through the guard (gurl) and
+ * straight to dockerd (url), interleaved; every chat reset at the end. */
+static void bench_guard(docker_t *d, const char *gurl)
+{
+    int64_t first[2][GUARD_N], resume[2][GUARD_N];
+    const char *urls[2] = { url, gurl };
+    char conv[2][GUARD_N][96];
+    for (int i = 0; i < GUARD_N; i++)
+        for (int k = 0; k < 2; k++) {
+            snprintf(conv[k][i], sizeof conv[k][i], "%s-g%d-%d", prefix, k, i);
+            int64_t t0 = now_us();
+            free(call_tool_at(urls[k], conv[k][i], "run", json_pack("{s:s}", "command", "true"), NULL));
+            first[k][i] = now_us() - t0;
+        }
+    for (int i = 0; i < GUARD_N; i++)
+        for (int k = 0; k < 2; k++) {
+            stop_sandbox(d, conv[k][i]);
+            int64_t t0 = now_us();
+            free(call_tool_at(urls[k], conv[k][i], "run", json_pack("{s:s}", "command", "true"), NULL));
+            resume[k][i] = now_us() - t0;
+        }
+    printf("Docker guard (n=%d, interleaved): new chat's first call p50 %.0f ms direct | %.0f ms through "
+           "the guard; resume of a stopped sandbox + run(\"true\") p50 %.0f ms direct | %.0f ms through "
+           "the guard\n", GUARD_N, pct(first[0], GUARD_N, 0.5), pct(first[1], GUARD_N, 0.5),
+           pct(resume[0], GUARD_N, 0.5), pct(resume[1], GUARD_N, 0.5));
+    for (int i = 0; i < GUARD_N; i++)
+        for (int k = 0; k < 2; k++)
+            free(call_tool_at(urls[k], conv[k][i], "reset", json_object(), NULL));
 }
 
 /* ---- reaper figures ------------------------------------------------------------------- */
@@ -567,14 +619,15 @@ int main(int argc, char **argv)
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--url") && i + 1 < argc) url = argv[++i];
         else if (!strcmp(argv[i], "--exec-url") && i + 1 < argc) exec_url = argv[++i];
+        else if (!strcmp(argv[i], "--guard-url") && i + 1 < argc) guard_url = argv[++i];
         else if (!strcmp(argv[i], "--n") && i + 1 < argc) n = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--chats") && i + 1 < argc) nchats = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--judge")) judge = true;
         else if (!strcmp(argv[i], "--judge-only")) judge_only = true;
         else if (!strcmp(argv[i], "--reaper") && i + 1 < argc) reap = atoi(argv[++i]);
         else {
-            fprintf(stderr, "usage: talkback-bench [--url URL] [--exec-url URL] [--n N] [--chats N] [--judge] "
-                            "[--reaper N] [--judge-only]\n");
+            fprintf(stderr, "usage: talkback-bench [--url URL] [--exec-url URL] [--guard-url URL] [--n N] "
+                            "[--chats N] [--judge] [--reaper N] [--judge-only]\n");
             return 2;
         }
     }
@@ -724,6 +777,8 @@ int main(int argc, char **argv)
         bench_judge_cache(5);
     if (reap > 0)
         bench_reaper(d, conv, reap > 2000 ? 2000 : reap);
+    if (guard_url)
+        bench_guard(d, guard_url);
 
     /* clean up */
     for (int i = 0; i < nchats; i++)
