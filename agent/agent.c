@@ -19,18 +19,25 @@
  * leads its own process group, the container's environment with the given
  * variables replaced or appended in the order Docker uses, stdin /dev/null
  * unless bytes were given, default signal dispositions, no inherited
- * descriptors.  Two things the exec path needs extra processes for are
- * done here instead, since every exec costs milliseconds: "merge" makes
- * stderr the stdout pipe (the exec path's sh -c 'exec "$@" 2>&1'), and
- * "tmo" SIGKILLs the group, then the marker, when the time is up (the exec
- * path's timeout -s KILL; the exit status reads 137 either way).
+ * descriptors -- under a shepherd (shepherd.h), a subreaper that owns
+ * every process the command starts, wherever it went (setsid, double
+ * fork, env -i), and reports the command's CPU time and peak memory.
+ * Things the exec path needs extra processes for are done here instead,
+ * since every exec costs milliseconds: "merge" makes stderr the stdout
+ * pipe (the exec path's sh -c 'exec "$@" 2>&1'), "tmo" kills the command
+ * and all it started when the time is up (the exec path's timeout -s KILL;
+ * the exit status reads 137 either way), and "ol" does the same once the
+ * output passes that many bytes.
  * When it exits, its pipes are read until every writer is gone or 2 s
  * pass, then closed: dockerd does the same with an exec's stream, so a
  * command that leaves `server &` holding stdout costs 2 s either way and
- * prints the same.  KILL SIGKILLs the process group, then every process
- * whose environment holds the command's marker (/proc scan, repeated while
- * any was found: the same pass run.c makes with bash builtins), and needs
- * no new process, so it works at the pids limit too.
+ * prints the same; then its shepherd is released and what it left keeps
+ * running (unless it is a fork bomb, see shepherd.h).  KILL has the
+ * shepherd freeze and kill the whole tree, and is answered once it is
+ * gone; for a command it no longer knows (or run without a shepherd) it
+ * SIGKILLs every process whose environment holds the marker (/proc scan,
+ * repeated while any was found: the same pass run.c makes with bash
+ * builtins).  Neither needs a new process, so both work at the pids limit.
  *
  * Writes are atomic: a temporary file in the target's folder, mode and
  * mtime set, then rename.  Anything unusual (the target is a folder, a
@@ -50,6 +57,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -57,6 +65,7 @@
 #include <unistd.h>
 
 #include "agent/images.h"
+#include "agent/shepherd.h"
 #include "proto/frame.h"
 
 /* How long output is still read after a command's exit: dockerd waits as
@@ -81,15 +90,26 @@ extern char **environ;
 
 typedef struct job {
     uint64_t id;
-    pid_t pid;
+    pid_t pid;             /* the shepherd's, or the command's without one */
+    bool shepherd;
+    bool alive;            /* pid not reaped yet */
+    int ctl;               /* the shepherd's records, -1 once it ended */
     int out, err;          /* read ends of stdout/stderr, -1 once closed */
     int in;                /* write end of stdin, -1 when none or done */
     char *in_data;
     size_t in_len, in_off;
     char *marker;          /* K=V, or NULL */
     int64_t kill_at;       /* mono ms of the timeout's SIGKILL, 0: none */
-    bool exited;
-    int status;
+    int64_t out_limit;     /* output bytes allowed, 0: no limit */
+    int64_t out_total;     /* output bytes sent */
+    bool limited;          /* killed at the output limit */
+    bool stopping;         /* a kill was ordered */
+    bool kill_reply;       /* a KILL waits for its DONE */
+    bool released;         /* the shepherd was told the command is done */
+    bool held;             /* ... while what it left still held its output */
+    bool exited;           /* the command ended */
+    int status;            /* its wait status */
+    int64_t cpu_ms, rss_kb;  /* -1: unknown */
     int64_t drain_until;
     uint64_t img_mark;     /* images.h: images written since this are its */
     struct job *next;
@@ -236,27 +256,6 @@ static void kill_marker(const char *mk)
     }
 }
 
-/* Every signal back to its default, with the raw system call: glibc
- * refuses to touch its own two real-time signals, and an ignored signal
- * survives exec, so a command would inherit what a Docker exec never has.
- * (That is also why commands start with fork + exec, not posix_spawn:
- * glibc's posix_spawn leaves those two ignored in the child.) */
-static void reset_signals(void)
-{
-    struct {
-        void *handler;
-        unsigned long flags;
-        void *restorer;
-        uint64_t mask;
-    } dfl = { 0 };   /* SIG_DFL, no flags, empty mask */
-    for (long sig = 1; sig <= 64; sig++)
-        if (sig != SIGKILL && sig != SIGSTOP)
-            syscall(SYS_rt_sigaction, sig, &dfl, NULL, sizeof dfl.mask);
-    sigset_t none;
-    sigemptyset(&none);
-    sigprocmask(SIG_SETMASK, &none, NULL);
-}
-
 /* ---- commands ------------------------------------------------------------ */
 
 typedef struct {
@@ -328,8 +327,10 @@ static void do_run(const frame_msg_t *m)
 
     if (!argbytes || !envbytes || !j || (frame_has_str(m, FS_CWD) && !cwd))
         goto fail;
-    j->out = j->err = j->in = -1;
+    j->out = j->err = j->in = j->ctl = -1;
+    j->cpu_ms = j->rss_kb = -1;
     j->id = m->id;
+    j->out_limit = frame_num(m, FN_OUTPUT_LIMIT, 0);
     if (frame_has_str(m, FS_MARKER) && !(j->marker = dup_view(m->str[FS_MARKER], m->str_len[FS_MARKER])))
         goto fail;
     if (frame_has_str(m, FS_STDIN)) {
@@ -356,46 +357,12 @@ static void do_run(const frame_msg_t *m)
     }
     what = "spawn";
     j->img_mark = images_mark();
-    int report[2];
-    if (pipe2(report, O_CLOEXEC) != 0) {
-        err = errno;
+    shep_cmd_t sc = { .argv = argv.v, .envp = envv.v, .cwd = cwd, .in = j->in_data ? pin[0] : -1,
+                      .out = pout[1], .err = merge ? pout[1] : perr[1] };
+    j->shepherd = frame_num(m, FN_SHEPHERD, 1) != 0;
+    if ((j->pid = shep_spawn(&sc, j->shepherd, &j->ctl, &err)) < 0)
         goto fail;
-    }
-    j->pid = fork();
-    if (j->pid == 0) {
-        /* The child: setsid, default signals, the three pipes,
-         * the folder, then exec; an errno goes back through report. */
-        setsid();
-        reset_signals();
-        int e = 0;
-        int in = j->in_data ? pin[0] : open("/dev/null", O_RDONLY | O_CLOEXEC);
-        if (in < 0 || dup2(in, STDIN_FILENO) < 0 || dup2(pout[1], STDOUT_FILENO) < 0 ||
-            dup2(merge ? pout[1] : perr[1], STDERR_FILENO) < 0 || (cwd && chdir(cwd) != 0))
-            e = errno;
-        if (!e) {
-            execvpe(argv.v[0], argv.v, envv.v);
-            e = errno;
-        }
-        ssize_t w = write(report[1], &e, sizeof e);
-        (void)w;
-        _exit(127);
-    }
-    close(report[1]);
-    if (j->pid < 0) {
-        err = errno;
-        close(report[0]);
-        goto fail;
-    }
-    int child_err = 0;
-    ssize_t got;
-    while ((got = read(report[0], &child_err, sizeof child_err)) < 0 && errno == EINTR)
-        ;
-    close(report[0]);
-    if (got == (ssize_t)sizeof child_err) {
-        waitpid(j->pid, NULL, 0);
-        err = child_err;
-        goto fail;
-    }
+    j->alive = true;
 
     close_fd(&pout[1]);
     close_fd(&perr[1]);
@@ -403,6 +370,8 @@ static void do_run(const frame_msg_t *m)
     int64_t tmo = frame_num(m, FN_TIMEOUT, 0);
     if (tmo > 0)
         j->kill_at = mono_ms() + tmo;
+    if (j->ctl >= 0)
+        set_nonblock(j->ctl);
     j->out = pout[0];
     j->err = perr[0];
     j->in = pin[1];
@@ -451,10 +420,78 @@ static job_t *job_find(uint64_t id)
     return NULL;
 }
 
+/* The command ended with wait status st: read what is left of its output
+ * for at most AGENT_DRAIN_MS. */
+static void job_exited(job_t *j, int st)
+{
+    if (j->exited)
+        return;
+    j->exited = true;
+    j->status = st;
+    j->drain_until = mono_ms() + AGENT_DRAIN_MS;
+}
+
+/* DONE to a KILL, with what the command used when known. */
+static void send_killed(job_t *j)
+{
+    frame_msg_t m = { .type = FRAME_DONE, .id = j->id };
+    if (j->cpu_ms >= 0) {
+        frame_set_num(&m, FN_CPU_MS, j->cpu_ms);
+        frame_set_num(&m, FN_RSS_KB, j->rss_kb);
+    }
+    send_msg(&m);
+    j->kill_reply = false;
+}
+
+/* Kill the command and everything it started: through its shepherd while
+ * it lives (it answers with ENDED), else its group and its marker. */
+static void job_stop(job_t *j)
+{
+    if (j->stopping)
+        return;
+    j->stopping = true;
+    if (j->shepherd && j->alive) {
+        shep_stop(j->pid);
+        return;
+    }
+    if (j->alive) {
+        kill(-j->pid, SIGKILL);
+        kill(j->pid, SIGKILL);
+    }
+    kill_marker(j->marker);
+}
+
+/* The shepherd's records: the command's end and the tree's. */
+static void job_ctl(job_t *j)
+{
+    shep_rec_t r;
+    int got;
+    while (j->ctl >= 0 && (got = shep_read(j->ctl, &r)) != 0) {
+        if (got < 0) {
+            close_fd(&j->ctl);
+            break;
+        }
+        if (r.kind != SHEP_EXITED && r.kind != SHEP_ENDED)
+            continue;
+        if (r.cpu_ms >= 0) {
+            j->cpu_ms = r.cpu_ms;
+            j->rss_kb = r.rss_kb;
+        }
+        job_exited(j, r.status);
+        if (r.kind == SHEP_ENDED && j->kill_reply)
+            send_killed(j);
+    }
+}
+
 static void do_kill(const frame_msg_t *m)
 {
     job_t *j = job_find(m->id);
-    if (j && !j->exited) {
+    if (j && j->shepherd && j->alive) {
+        j->kill_reply = true;   /* DONE once the shepherd ended the tree */
+        job_stop(j);
+        return;
+    }
+    if (j && !j->exited && j->alive) {
         kill(-j->pid, SIGKILL);
         kill(j->pid, SIGKILL);
     }
@@ -466,30 +503,40 @@ static void do_kill(const frame_msg_t *m)
     send_id(FRAME_DONE, m->id);
 }
 
-/* Commands past their timeout: the group, then the marker, SIGKILLed. */
+/* Commands past their timeout are killed with all they started. */
 static void expire_jobs(void)
 {
     int64_t now = mono_ms();
     for (job_t *j = jobs; j; j = j->next)
         if (j->kill_at && now >= j->kill_at) {
             j->kill_at = 0;
-            if (j->exited)
-                continue;   /* timeout -s KILL leaves what outlived it too */
-            kill(-j->pid, SIGKILL);
-            kill(j->pid, SIGKILL);
-            kill_marker(j->marker);
+            if (!j->exited)   /* timeout -s KILL leaves what outlived it too */
+                job_stop(j);
         }
 }
 
-/* Output of a job: one read, one OUT frame; EOF closes that pipe. */
+/* Output of a job: one read, one OUT frame; EOF closes that pipe.  Past
+ * the output limit the rest is dropped and the command killed. */
 static void job_read(job_t *j, int *fd, int stream)
 {
     ssize_t n = read(*fd, chunk, sizeof chunk);
     if (n > 0) {
-        frame_msg_t m = { .type = FRAME_OUT, .id = j->id };
-        frame_set_num(&m, FN_STREAM, stream);
-        frame_set_str(&m, FS_DATA, chunk, (size_t)n);
-        send_msg(&m);
+        if (j->limited)
+            return;
+        size_t k = (size_t)n;
+        if (j->out_limit > 0 && j->out_total + n > j->out_limit) {
+            k = (size_t)(j->out_limit - j->out_total);
+            j->limited = true;
+        }
+        j->out_total += (int64_t)k;
+        if (k > 0) {
+            frame_msg_t m = { .type = FRAME_OUT, .id = j->id };
+            frame_set_num(&m, FN_STREAM, stream);
+            frame_set_str(&m, FS_DATA, chunk, k);
+            send_msg(&m);
+        }
+        if (j->limited)
+            job_stop(j);   /* even after it exited: what it left writes */
     } else if (n == 0 || (errno != EAGAIN && errno != EINTR)) {
         close_fd(fd);
     }
@@ -509,33 +556,61 @@ static void job_write_stdin(job_t *j)
     }
 }
 
+/* Children that ended: shepherds (their last records say how the command
+ * ended) or, without one, the commands themselves. */
 static void reap(void)
 {
     int st;
+    struct rusage ru;
     pid_t pid;
-    while ((pid = waitpid(-1, &st, WNOHANG)) > 0)
-        for (job_t *j = jobs; j; j = j->next)
-            if (j->pid == pid && !j->exited) {
-                j->exited = true;
-                j->status = st;
-                j->drain_until = mono_ms() + AGENT_DRAIN_MS;
+    while ((pid = wait4(-1, &st, WNOHANG, &ru)) > 0)
+        for (job_t *j = jobs; j; j = j->next) {
+            if (j->pid != pid || !j->alive)
+                continue;
+            j->alive = false;
+            if (j->shepherd) {
+                job_ctl(j);
+            } else {
+                j->cpu_ms = ((int64_t)ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000 +
+                            (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1000;
+                j->rss_kb = ru.ru_maxrss;
             }
+            job_exited(j, st);   /* a shepherd that died without a word: its status */
+            if (j->kill_reply)
+                send_killed(j);
+        }
 }
 
 /* Jobs that exited and whose output is read (or waited for long enough)
- * are reported and freed. */
+ * are reported and freed.  A shepherd still alive is released, so what
+ * the command left running keeps running; when that still held the
+ * output (a server, or a fork bomb), the report waits for the shepherd's
+ * verdict, so a bomb is gone before the next command comes. */
 static void finish_jobs(void)
 {
     int64_t now = mono_ms();
     for (job_t **pp = &jobs; *pp;) {
         job_t *j = *pp;
-        if (!j->exited || ((j->out >= 0 || j->err >= 0) && now < j->drain_until)) {
+        if (!j->exited || ((j->out >= 0 || j->err >= 0) && now < j->drain_until) ||
+            (j->shepherd && j->alive && j->stopping)) {
+            pp = &j->next;
+            continue;
+        }
+        if (j->shepherd && j->alive && !j->released) {
+            j->held = j->out >= 0 || j->err >= 0;
+            j->released = true;
+            close_fd(&j->out);
+            close_fd(&j->err);
+            shep_release(j->pid);
+        }
+        if (j->held && j->alive) {
             pp = &j->next;
             continue;
         }
         close_fd(&j->out);
         close_fd(&j->err);
         close_fd(&j->in);
+        close_fd(&j->ctl);
         frame_msg_t m = { .type = FRAME_EXIT, .id = j->id };
         if (WIFSIGNALED(j->status)) {
             frame_set_num(&m, FN_STATUS, 128 + WTERMSIG(j->status));
@@ -545,6 +620,12 @@ static void finish_jobs(void)
             frame_set_num(&m, FN_SIGNAL, 0);
         }
         images_attach(&m, j->img_mark);
+        if (j->cpu_ms >= 0) {
+            frame_set_num(&m, FN_CPU_MS, j->cpu_ms);
+            frame_set_num(&m, FN_RSS_KB, j->rss_kb);
+        }
+        if (j->limited)
+            frame_set_num(&m, FN_LIMITED, 1);
         send_msg(&m);
         *pp = j->next;
         free(j->in_data);
@@ -785,7 +866,7 @@ static int worker(void)
     for (;;) {
         size_t need = 3;
         for (job_t *j = jobs; j; j = j->next)
-            need += 3;
+            need += 4;
         if (need > pf_cap) {
             struct pollfd *np = realloc(pf, need * sizeof *pf);
             job_t **no = realloc(owner, need * sizeof *owner);
@@ -816,6 +897,10 @@ static int worker(void)
             if (j->in >= 0) {
                 owner[n] = j;
                 pf[n++] = (struct pollfd){ j->in, POLLOUT, 0 };
+            }
+            if (j->ctl >= 0) {
+                owner[n] = j;
+                pf[n++] = (struct pollfd){ j->ctl, POLLIN, 0 };
             }
             if (j->exited && (wake < 0 || j->drain_until < wake))
                 wake = j->drain_until;
@@ -848,6 +933,8 @@ static int worker(void)
                 job_read(j, &j->err, 2);
             else if (pf[i].fd == j->in)
                 job_write_stdin(j);
+            else if (pf[i].fd == j->ctl)
+                job_ctl(j);
         }
         finish_jobs();
 
@@ -914,7 +1001,7 @@ int main(void)
     trim_code();
     /* Keep freed large buffers (an 8 MiB write) from staying resident. */
     mallopt(M_MMAP_THRESHOLD, 128 * 1024);
-    reset_signals();
+    shep_reset_signals();
     signal(SIGPIPE, SIG_IGN);
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);

@@ -78,6 +78,7 @@ static config_entry_t config_table[] = {
     { "image_max_count", CT_INT, "4", "images returned with one run or run_code result; more are only named", NULL },
     { "image_max_bytes", CT_SIZE, "4M", "largest image returned; a larger one is named and not shown", NULL },
     { "image_max_call_bytes", CT_SIZE, "8M", "bytes of images returned with one result, all together (at most 12M)", NULL },
+    { "code_output_limit", CT_SIZE, "1M", "output of one run_code run past which the program is stopped", NULL },
     /* --- Docker and the sandbox template --- */
     { "docker_host", CT_STR, "", "Docker daemon address (unix:///... or tcp://...); empty = $DOCKER_HOST or unix:///var/run/docker.sock", NULL },
     { "image", CT_STR, "talkback-sandbox:latest", "image of new sandboxes", NULL },
@@ -90,6 +91,8 @@ static config_entry_t config_table[] = {
     { "runtime", CT_STR, "", "container runtime of sandboxes (e.g. runsc); empty = Docker's default", NULL },
     { "log_max_size", CT_STR, "1m", "Docker json-file log size cap per sandbox", NULL },
     { "agent_path", CT_STR, "", "the in-sandbox agent program copied into new sandboxes; empty = talkback-agent next to talkback-sandbox; a missing file = no agent (Docker exec only)", NULL },
+    { "agent_shepherd", CT_BOOL, "true", "run each command under the agent's shepherd (a subreaper that kills all the command started on timeout, cancel or output limit, and reports its CPU time and memory); false only to measure what it costs", NULL },
+    { "agent_frame_deadline", CT_DURATION, "2s", "a frame from the agent whose header came but whose payload does not follow within this long ends the agent link (the call goes on through exec or ends with a clear text)", NULL },
     { "disk_cap", CT_SIZE, "2G", "writable-layer size past which a sandbox is removed", NULL },
     /* --- kept sandboxes (the reaper) --- */
     { "idle_stop", CT_DURATION, "60m", "a sandbox with no call for this long is stopped (not removed)", NULL },

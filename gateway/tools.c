@@ -90,7 +90,8 @@ static const tools_def_t tools_rows[] = {
             "Save, compile and run a program on this chat's machine (as /work/main.<ext>) "
             "with `input` as its stdin, and compare what it prints with `expected`. PASS "
             "means the output matched. FAIL shows what differs; a compile error shows the "
-            "compiler's message. Until it says PASS, fix the code and call run_code again.",
+            "compiler's message. To check several cases in one call, send `tests` instead of "
+            "`input` and `expected`. Until it says PASS, fix the code and call run_code again.",
         .use = "run_code to compile, run and check a program",
         .input_schema =
             "{\"type\":\"object\","
@@ -101,6 +102,13 @@ static const tools_def_t tools_rows[] = {
             "\"input\":{\"type\":\"string\",\"description\":\"What the program reads on stdin.\"},"
             "\"expected\":{\"type\":\"string\","
             "\"description\":\"The output it should print, to compare against.\"},"
+            "\"tests\":{\"type\":\"array\",\"minItems\":1,\"maxItems\":20,"
+            "\"items\":{\"type\":\"object\",\"properties\":{"
+            "\"input\":{\"type\":\"string\"},\"expected\":{\"type\":\"string\"}},"
+            "\"required\":[\"expected\"]},"
+            "\"description\":\"Several cases at once, instead of input and expected: "
+            "[{\\\"input\\\": \\\"1 2\\\\n\\\", \\\"expected\\\": \\\"3\\\\n\\\"}, ...], at most 20. "
+            "Compiled once, run on each.\"},"
             "\"timeout\":{\"type\":\"integer\",\"minimum\":1,"
             "\"description\":\"Seconds before the program is stopped.\"}},"
             "\"required\":[\"language\",\"code\"]}",
@@ -277,6 +285,8 @@ static const char *tools_type_phrase(const char *type)
         return "true or false";
     if (strcmp(type, "number") == 0)
         return "a number";
+    if (strcmp(type, "array") == 0)
+        return "an array";
     return type;
 }
 
@@ -329,6 +339,39 @@ static tools_err_t tools_fail(char **err_text, const char *fmt, ...)
         return TOOLS_ENOMEM;
     }
     return TOOLS_EARG;
+}
+
+/* One item of an array argument: an object whose string properties are
+ * copied as NAME.I.PROP (I counted from 0); required ones must be there. */
+static tools_err_t tools_take_item(const char *name, size_t i, const json_t *items, const json_t *v,
+                                   proto_map_t *args, char **err_text)
+{
+    if (!json_is_object(v))
+        return tools_fail(err_text, "[talkback: item %zu of `%s` must be an object, not %s. Nothing ran.]",
+                          i + 1, name, tools_value_phrase(v));
+    size_t k;
+    json_t *r;
+    json_array_foreach(json_object_get(items, "required"), k, r) {
+        const json_t *x = json_object_get(v, json_string_value(r) ? json_string_value(r) : "");
+        if (!x || json_is_null(x))
+            return tools_fail(err_text, "[talkback: item %zu of `%s` has no `%s`. Nothing ran.]", i + 1, name,
+                              json_string_value(r) ? json_string_value(r) : "?");
+    }
+    const char *pname;
+    json_t *prop;
+    json_object_foreach(json_object_get(items, "properties"), pname, prop) {
+        const json_t *x = json_object_get(v, pname);
+        if (!x || json_is_null(x))
+            continue;
+        if (!json_is_string(x))
+            return tools_fail(err_text, "[talkback: `%s` of item %zu of `%s` must be a string, not %s. "
+                              "Nothing ran.]", pname, i + 1, name, tools_value_phrase(x));
+        char key[160];
+        snprintf(key, sizeof key, "%s.%zu.%s", name, i, pname);
+        if (proto_map_set_str(args, key, json_string_value(x), json_string_length(x)) != 0)
+            return TOOLS_ENOMEM;
+    }
+    return TOOLS_OK;
 }
 
 /* ---- arguments under the wrong name ---------------------------------------- */
@@ -469,6 +512,33 @@ static tools_err_t tools_check_aliases(const tools_def_t *t, const json_t *schem
     return TOOLS_OK;
 }
 
+/* An array of objects of strings (run_code's `tests`): the count goes in
+ * NAME, each item's strings in NAME.I.PROP; minItems and maxItems hold. */
+static tools_err_t tools_take_array(const char *name, const json_t *prop, const json_t *v,
+                                    proto_map_t *args, char **err_text)
+{
+    if (!json_is_array(v))
+        return tools_fail(err_text, "[talkback: argument `%s` must be an array, not %s. Nothing ran.]",
+                          name, tools_value_phrase(v));
+    int64_t lo = 0, hi = 0;
+    size_t n = json_array_size(v);
+    if (tools_as_int(json_object_get(prop, "minItems"), &lo) && (int64_t)n < lo)
+        return tools_fail(err_text, "[talkback: argument `%s` holds %zu item(s); it needs at least %lld. "
+                          "Nothing ran.]", name, n, (long long)lo);
+    if (tools_as_int(json_object_get(prop, "maxItems"), &hi) && (int64_t)n > hi)
+        return tools_fail(err_text, "[talkback: argument `%s` holds %zu items; at most %lld are allowed. "
+                          "Nothing ran.]", name, n, (long long)hi);
+    const json_t *items = json_object_get(prop, "items");
+    size_t i;
+    json_t *x;
+    json_array_foreach(v, i, x) {
+        tools_err_t rc = tools_take_item(name, i, items, x, args, err_text);
+        if (rc != TOOLS_OK)
+            return rc;
+    }
+    return proto_map_set_int(args, name, (int64_t)n) == 0 ? TOOLS_OK : TOOLS_ENOMEM;
+}
+
 /* One line per argument the tool does not know, naming the right one when
  * the table knows it (tools.h). */
 void tools_ignored_note(const tools_def_t *t, const json_t *arguments, char *note, size_t len)
@@ -564,6 +634,8 @@ static tools_err_t tools_take_arg(const char *name, const json_t *prop, const js
                               name, want, tools_value_phrase(v));
         return proto_map_set_bool(args, name, json_is_true(v)) == 0 ? TOOLS_OK : TOOLS_ENOMEM;
     }
+    if (strcmp(type, "array") == 0)
+        return tools_take_array(name, prop, v, args, err_text);
     /* A schema type this code does not copy: a table error, refused
      * loudly rather than passed on half-understood. */
     return tools_fail(err_text, "[talkback: argument `%s` has a type (%s) talkback cannot pass on. "
@@ -655,7 +727,9 @@ tools_err_t tools_build_request(const tools_def_t *tool, const json_t *arguments
             rc = TOOLS_ENOMEM;
             goto done;
         }
-        wait = t;
+        /* run_code with `tests` runs once per case. */
+        int64_t runs = proto_map_int(&req->args, "tests", 1);
+        wait = t * (runs > 1 ? runs : 1);
         /* run_code also saves and compiles before it runs. */
         if (tool->code_timeouts)
             wait += lim->code_compile_timeout + 60;

@@ -17,30 +17,30 @@
 
 static const language_t languages[] = {
     { "C", "c", "c gcc c11 c17",
-      "main.c", "gcc -O2 -std=gnu17 -pipe -o main {file} -lm", "./main" },
+      "main.c", "gcc -O2 -std=gnu17 -pipe -o main {file} -lm", "./main", "main" },
     { "C++", "cpp", "c++ cpp cxx cc g++ cplusplus c++17 cpp17",
-      "main.cpp", "g++ -O2 -std=c++17 -pipe -I/opt/talkback/pch -Winvalid-pch -o main {file}", "./main" },
+      "main.cpp", "g++ -O2 -std=c++17 -pipe -I/opt/talkback/pch -Winvalid-pch -o main {file}", "./main", "main" },
     { "Python", "python", "python python3 py py3",
-      "main.py", NULL, "python3 {file}" },
+      "main.py", NULL, "python3 {file}", NULL },
     { "JavaScript", "javascript", "javascript js node nodejs",
-      "main.js", NULL, "node {file}" },
+      "main.js", NULL, "node {file}", NULL },
     { "Bash", "bash", "bash sh shell",
-      "main.sh", NULL, "bash {file}" },
+      "main.sh", NULL, "bash {file}", NULL },
     { "Rust", "rust", "rust rs rustc",
-      "main.rs", "rustc -O -o main {file}", "./main" },
+      "main.rs", "rustc -O -o main {file}", "./main", "main" },
     { "Go", "go", "go golang",
-      "main.go", "go build -o main {file}", "./main" },
+      "main.go", "go build -o main {file}", "./main", "main" },
     { "Java", "java", "java",
-      "{class}.java", "javac -J-Xmx160m -J-XX:TieredStopAtLevel=1 -d . {file}", "java -Xmx160m -Xss64m -cp . {class}" },
+      "{class}.java", "javac -J-Xmx160m -J-XX:TieredStopAtLevel=1 -d . {file}", "java -Xmx160m -Xss64m -cp . {class}", "*.class" },
     { "Kotlin", "kotlin", "kotlin kt kts",
       "main.kt", "JAVA_OPTS=-Xmx160m kotlinc {file} -include-runtime -d main.jar",
-      "java -Xmx160m -Xss64m -jar main.jar" },
+      "java -Xmx160m -Xss64m -jar main.jar", "main.jar" },
     { "C#", "csharp", "c# cs csharp mono",
-      "main.cs", "mcs -out:main.exe {file}", "mono main.exe" },
+      "main.cs", "mcs -out:main.exe {file}", "mono main.exe", "main.exe" },
     { "Haskell", "haskell", "haskell hs ghc",
-      "main.hs", "ghc -O1 -o main {file} +RTS -M200m -RTS", "./main" },
+      "main.hs", "ghc -O1 -o main {file} +RTS -M200m -RTS", "./main", "main" },
     { "Lua", "lua", "lua lua5.4",
-      "main.lua", NULL, "lua5.4 {file}" },
+      "main.lua", NULL, "lua5.4 {file}", NULL },
 };
 
 #define LANGUAGES_N (sizeof languages / sizeof languages[0])
@@ -132,7 +132,8 @@ static bool class_name(const char *p, char *out, size_t outlen)
     while (isspace((unsigned char)*p))
         p++;
     size_t n = 0;
-    while ((isalnum((unsigned char)p[n]) || p[n] == '_' || p[n] == '$') && n + 1 < outlen)
+    /* No `$`: legal in Java names, but the name reaches a shell line. */
+    while ((isalnum((unsigned char)p[n]) || p[n] == '_') && n + 1 < outlen)
         n++;
     if (n == 0)
         return false;

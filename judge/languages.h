@@ -18,6 +18,8 @@ typedef struct {
     const char *file;      /* file name, may hold {class} */
     const char *compile;   /* compile line, or NULL */
     const char *run;       /* run line */
+    const char *build;     /* what the compile makes (a shell glob), kept for
+                            * the compile cache; NULL when not compiled */
 } language_t;
 
 /* Look up a language by any of its names (case-insensitive, surrounding

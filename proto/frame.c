@@ -16,6 +16,7 @@ static const char frame_magic[4] = { 'T', 'B', 'A', FRAME_VERSION };
 
 static const char *const num_keys[FN__COUNT] = {
     "v", "n", "pid", "st", "sig", "err", "s", "mode", "mt", "mem", "swap", "pids", "cq", "cp", "tmo", "merge",
+    "ol", "olim", "cpu", "rss", "shep",
 };
 static const char *const str_keys[FS__COUNT] = {
     "argv", "env", "cwd", "in", "d", "path", "msg", "mk", "img",

@@ -61,7 +61,7 @@ typedef enum {
      * never run later by a restarted worker. */
     FRAME_HELLO = 1,     /* n: nonce.  Answer: READY with the same n */
     FRAME_RUN = 2,       /* id, argv, env, cwd, in (absent: stdin closed), mk,
-                            tmo, merge */
+                            tmo, merge, ol, shep */
     FRAME_KILL = 3,      /* id.  Answer: DONE id once everything is killed */
     FRAME_WRITE = 4,     /* id, path, d, mode, mt.  Answer: DONE or FAIL */
     FRAME_LIMITS = 5,    /* id.  Answer: LIMITS_OK */
@@ -70,8 +70,10 @@ typedef enum {
     FRAME_STARTED = 17,  /* id, pid: the command runs */
     FRAME_OUT = 18,      /* id, s (1 stdout, 2 stderr), d */
     FRAME_EXIT = 19,     /* id, st (exit status; 128+signal), sig (0 or signal),
-                            img (the images the command wrote, if any) */
-    FRAME_DONE = 20,     /* id: a WRITE or KILL is done */
+                            img (the images the command wrote, if any),
+                            cpu, rss (when known), olim */
+    FRAME_DONE = 20,     /* id: a WRITE or KILL is done (a KILL's: cpu, rss
+                            when known) */
     FRAME_FAIL = 21,     /* id, err (errno), msg: nothing was done */
     FRAME_LIMITS_OK = 22 /* id, mem, swap, pids, cq, cp (-1: unlimited) */
 } frame_type_t;
@@ -95,6 +97,15 @@ typedef enum {
     FN_TIMEOUT,    /* "tmo"   RUN: SIGKILL the command's group after this
                       many milliseconds (absent or 0: never) */
     FN_MERGE,      /* "merge" RUN: 1 = stderr is the stdout pipe (2>&1) */
+    FN_OUTPUT_LIMIT, /* "ol"  RUN: past this many bytes of output the
+                        command and all it started are killed (0: none) */
+    FN_LIMITED,    /* "olim"  EXIT: 1 = killed at the output limit */
+    FN_CPU_MS,     /* "cpu"   EXIT, DONE of a KILL: CPU time of the command
+                      and every process of it that ended, milliseconds */
+    FN_RSS_KB,     /* "rss"   EXIT, DONE of a KILL: the largest peak RSS of
+                      those processes, KiB */
+    FN_SHEPHERD,   /* "shep"  RUN: 0 = run without the shepherd
+                      (agent/shepherd.h), for measurements */
     FN__COUNT
 } frame_num_t;
 

@@ -8,10 +8,8 @@
  *  - The turn is every message after the last `user` message.  Tool calls
  *    are taken in the order their results appear: a call without a result
  *    is not known to have run.
- *  - run_code's verdict is the last verdict line of its result (PASS, FAIL,
- *    CRASH, TIMEOUT, COMPILE ERROR), since the program's own output is shown
- *    above it.  No verdict line means it ran without an expected output;
- *    "nothing ran" from talkback means it did not run at all.
+ *  - run_code's verdict is read by proxy/verdict.c, from the shape of the
+ *    result and the call's arguments (see repair_code_verdict).
  *  - A file written with write_file counts as run when a later `run`
  *    command names its basename (as a whole word) and the file looks like
  *    a program (a known extension, or a #! line).  The content is the one
@@ -162,78 +160,6 @@ static void repair_shebang_tag(const char *content, char *out, size_t outlen)
             word = tok;
     if (word)
         repair_lang_tag(repair_basename(word), out, outlen);
-}
-
-/* ---- verdicts ----------------------------------------------------------------- */
-
-static bool repair_starts(const char *line, size_t len, const char *prefix)
-{
-    size_t pl = strlen(prefix);
-    return len >= pl && memcmp(line, prefix, pl) == 0;
-}
-
-static bool repair_contains_ci(const char *text, const char *needle)
-{
-    size_t nl = strlen(needle);
-    for (const char *p = text; *p; p++)
-        if (strncasecmp(p, needle, nl) == 0)
-            return true;
-    return false;
-}
-
-/* talkback's own "[talkback: ... nothing ran ...]" refusals. */
-static bool repair_nothing_ran(const char *text)
-{
-    return repair_contains_ci(text, "nothing ran") && strstr(text, "[talkback") != NULL;
-}
-
-repair_verdict_t repair_code_verdict(const char *text)
-{
-    if (!text || !*text)
-        return REPAIR_NOT_RUN;
-    repair_verdict_t v = REPAIR_RAN;
-    bool verdict_seen = false, dont_answer = false;
-    for (const char *line = text; *line;) {
-        size_t len = strcspn(line, "\n");
-        if (repair_starts(line, len, "PASS: the output matches")) {
-            v = REPAIR_PASS;
-            verdict_seen = true;
-        } else if (repair_starts(line, len, "FAIL:") || repair_starts(line, len, "CRASH:")
-                   || repair_starts(line, len, "TIMEOUT:") || repair_starts(line, len, "[cancelled:")) {
-            v = REPAIR_FAIL;
-            verdict_seen = true;
-        } else if (repair_starts(line, len, "COMPILE ERROR:")) {
-            v = REPAIR_COMPILE_ERROR;
-            verdict_seen = true;
-        } else if (repair_starts(line, len, "Don't answer yet")) {
-            dont_answer = true;
-        }
-        line += len;
-        if (*line)
-            line++;
-    }
-    if (verdict_seen)
-        return v;
-    if (repair_nothing_ran(text))
-        return REPAIR_NOT_RUN;
-    return dont_answer ? REPAIR_FAIL : REPAIR_RAN;
-}
-
-/* A `run` result: did the command finish cleanly? */
-static repair_verdict_t repair_run_verdict(const char *text)
-{
-    if (!text || !*text || repair_nothing_ran(text))
-        return REPAIR_NOT_RUN;
-    for (const char *line = text; *line;) {
-        size_t len = strcspn(line, "\n");
-        if (repair_starts(line, len, "[exit code ") || repair_starts(line, len, "[timed out")
-            || repair_starts(line, len, "[cancelled"))
-            return REPAIR_FAIL;
-        line += len;
-        if (*line)
-            line++;
-    }
-    return REPAIR_RAN;
 }
 
 /* ---- fences ------------------------------------------------------------------- */
@@ -449,7 +375,11 @@ static int repair_take_result(const repair_tools_t *tools, const char *name, jso
             return 0;
         char tag[24];
         repair_lang_tag(json_string_value(json_object_get(args, "language")), tag, sizeof tag);
-        return repair_note(pick, repair_code_verdict(text), tag, code, NULL, NULL);
+        /* Without an expected output the judge never says PASS. */
+        const json_t *tests = json_object_get(args, "tests");
+        bool compared = json_is_string(json_object_get(args, "expected"))
+                        || (json_is_array(tests) && json_array_size(tests) > 0);
+        return repair_note(pick, repair_code_verdict(text, compared), tag, code, NULL, NULL);
     }
     if (repair_tool_matches(tools->write_file, name)) {
         const char *path = json_string_value(json_object_get(args, "path"));

@@ -35,7 +35,7 @@ typedef struct {
 
 typedef enum {
     REPAIR_PASS,            /* run_code said PASS */
-    REPAIR_FAIL,            /* FAIL, CRASH or TIMEOUT */
+    REPAIR_FAIL,            /* FAIL, CRASH, TIMEOUT or OUTPUT LIMIT */
     REPAIR_COMPILE_ERROR,   /* it did not compile */
     REPAIR_RAN,             /* ran without an expected output: no verdict */
     REPAIR_NOT_RUN,         /* refused or failed before anything ran */
@@ -67,9 +67,18 @@ const char *repair_ext_tag(const char *path);
  * does not name "a.c")? */
 bool repair_command_names(const char *command, const char *base);
 
-/* Verdict of a run_code result text: the last verdict line wins, because
- * the program's own output is shown above it. */
-repair_verdict_t repair_code_verdict(const char *text);
+/* Verdict of a run_code result text (proxy/verdict.c).  compared: the
+ * call carried `expected` or a non-empty `tests`.  A PASS is only ever the
+ * result's last line, and only for a call that compared: the judge writes
+ * nothing after a PASS, writes a verdict after the program's output
+ * whenever it compares, and never says PASS otherwise, so no output of the
+ * program can pass for one.  Otherwise the last FAIL, CRASH, TIMEOUT,
+ * OUTPUT LIMIT, cancelled or COMPILE ERROR line wins. */
+repair_verdict_t repair_code_verdict(const char *text, bool compared);
+/* Verdict of a `run` result: did the command finish cleanly? */
+repair_verdict_t repair_run_verdict(const char *text);
+/* Is this one of talkback's own "[talkback: ... nothing ran ...]" refusals? */
+bool repair_nothing_ran(const char *text);
 
 /* Does this Markdown text hold a fenced code block (``` anywhere, or ~~~
  * at the start of a line)? */

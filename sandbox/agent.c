@@ -76,6 +76,8 @@ typedef struct call {
     bool started, done, failed, muted;
     bool killed;              /* the agent's DONE to our KILL */
     int status;
+    int64_t cpu_ms, rss_kb;   /* -1: not told */
+    bool limited;             /* killed at the output limit */
     agent_limits_t lim;
     docker_output_fn on_output;
     void *ctx;
@@ -276,6 +278,17 @@ static call_t *call_find(agent_link_t *l, uint64_t id)
     return NULL;
 }
 
+/* CPU time and peak memory from an EXIT or a KILL's DONE; numbers out of
+ * range (the sandbox may write anything) are not taken. */
+static void take_usage(call_t *c, const frame_msg_t *m)
+{
+    int64_t cpu = frame_num(m, FN_CPU_MS, -1), rss = frame_num(m, FN_RSS_KB, -1);
+    if (cpu >= 0 && rss >= 0) {
+        c->cpu_ms = cpu;
+        c->rss_kb = rss;
+    }
+}
+
 /* One frame from the agent, with l->mu held.  False: the link must end. */
 static bool dispatch(agent_link_t *l, const frame_msg_t *m)
 {
@@ -313,12 +326,16 @@ static bool dispatch(agent_link_t *l, const frame_msg_t *m)
         c->status = (int)frame_num(m, FN_STATUS, -1);
         if (!c->muted && c->on_output && frame_has_str(m, FS_IMAGES))   /* images.c's list */
             c->on_output(c->ctx, FRAME_STREAM_IMAGES, m->str[FS_IMAGES], m->str_len[FS_IMAGES]);
+        c->limited = frame_num(m, FN_LIMITED, 0) != 0;
+        take_usage(c, m);
         break;
     case FRAME_DONE:
-        if (c->kind == C_RUN)
+        if (c->kind == C_RUN) {
             c->killed = true;
-        else
+            take_usage(c, m);
+        } else {
             c->done = true;
+        }
         break;
     case FRAME_FAIL:
         c->failed = true;
@@ -827,9 +844,9 @@ static bool kill_call(agent_link_t *l, call_t *c, const char *marker)
     return c->killed;
 }
 
-agent_err_t agent_run(agent_link_t *l, const agent_run_t *r, int *exit_code)
+agent_err_t agent_run(agent_link_t *l, const agent_run_t *r, agent_exit_t *ex)
 {
-    *exit_code = -1;
+    *ex = (agent_exit_t){ .exit_code = -1, .cpu_ms = -1, .max_rss_kb = -1 };
     size_t argv_len = 0, env_len = 0;
     char *argv = join_list(r->argv, &argv_len);
     char *env = join_list(r->env, &env_len);
@@ -838,7 +855,7 @@ agent_err_t agent_run(agent_link_t *l, const agent_run_t *r, int *exit_code)
         free(env);
         return AGENT_NOT_STARTED;
     }
-    call_t c = { .kind = C_RUN, .on_output = r->on_output, .ctx = r->ctx };
+    call_t c = { .kind = C_RUN, .on_output = r->on_output, .ctx = r->ctx, .cpu_ms = -1, .rss_kb = -1 };
     pthread_mutex_lock(&l->mu);
     call_add(l, &c);
     pthread_mutex_unlock(&l->mu);
@@ -856,6 +873,10 @@ agent_err_t agent_run(agent_link_t *l, const agent_run_t *r, int *exit_code)
         frame_set_num(&m, FN_TIMEOUT, r->timeout_ms);
     if (r->merge_stderr)
         frame_set_num(&m, FN_MERGE, 1);
+    if (r->no_shepherd)
+        frame_set_num(&m, FN_SHEPHERD, 0);
+    if (r->output_limit > 0)
+        frame_set_num(&m, FN_OUTPUT_LIMIT, r->output_limit);
     int sent = link_send(l, &m);
     free(argv);
     free(env);
@@ -870,7 +891,8 @@ agent_err_t agent_run(agent_link_t *l, const agent_run_t *r, int *exit_code)
     for (;;) {
         if (c.done) {
             rc = c.failed ? AGENT_NOT_STARTED : AGENT_OK;
-            *exit_code = c.status;
+            ex->exit_code = c.status;
+            ex->output_limited = c.limited;
             break;
         }
         if (l->dead) {
@@ -897,6 +919,8 @@ agent_err_t agent_run(agent_link_t *l, const agent_run_t *r, int *exit_code)
         link_wait(l, AGENT_POLL_MS - (now - last_check));
     }
 out:
+    ex->cpu_ms = c.cpu_ms;
+    ex->max_rss_kb = c.rss_kb;
     call_remove(l, &c);
     pthread_mutex_unlock(&l->mu);
     return rc;

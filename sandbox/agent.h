@@ -84,6 +84,9 @@ typedef struct {
     const void *stdin_data;    /* NULL: stdin closed */
     int64_t timeout_ms;        /* the agent SIGKILLs the command after this; 0: never */
     bool merge_stderr;         /* stderr into the stdout pipe (2>&1) */
+    bool no_shepherd;          /* run it without the agent's shepherd
+                                  (agent_shepherd off: for measurements) */
+    int64_t output_limit;      /* kill it past this many output bytes; 0: never */
     size_t stdin_len;
     docker_output_fn on_output;  /* streams 1 and 2; FRAME_STREAM_IMAGES: the
                                     images the command wrote (frame.h) */
@@ -91,8 +94,16 @@ typedef struct {
     void *ctx;
 } agent_run_t;
 
+/* How a command ended, as far as the agent said. */
+typedef struct {
+    int exit_code;             /* 128+signal when killed; -1: unknown */
+    int64_t cpu_ms;            /* CPU time of it and all it started that ended; -1: unknown */
+    int64_t max_rss_kb;        /* the largest peak RSS among them; -1: unknown */
+    bool output_limited;       /* killed at output_limit */
+} agent_exit_t;
+
 /* Run a command through the link, streaming its output. */
-agent_err_t agent_run(agent_link_t *l, const agent_run_t *r, int *exit_code);
+agent_err_t agent_run(agent_link_t *l, const agent_run_t *r, agent_exit_t *ex);
 
 /* Write a file atomically through the link.  0 when written; -1 when not
  * (then write through Docker's archive API: it decides the unusual cases,

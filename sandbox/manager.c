@@ -612,6 +612,7 @@ typedef struct {
     int timeout_s;
     const char *stdin_data;
     size_t stdin_len;
+    int64_t output_limit;     /* exec: kill past this many output bytes; 0: none */
     run_result_t res;
     bool ran;
     char id[72];              /* the container it ran in, for hint probes */
@@ -626,7 +627,7 @@ static docker_err_t do_run(manager_t *m, const char *id, void *arg)
         .command = a->command, .timeout_s = a->timeout_s,
         .stdin_data = a->stdin_data, .stdin_len = a->stdin_len,
         .output_cap = (size_t)config_int("output_cap"), .job = a->job,
-        .separate_stderr = a->separate_stderr,
+        .separate_stderr = a->separate_stderr, .output_limit = a->output_limit,
     };
     a->ran = true;
     snprintf(a->id, sizeof a->id, "%s", id);
@@ -663,6 +664,9 @@ static void render_run(const run_arg_t *a, textbuf_t *t, bool with_command)
                        a->timeout_s, run_timeout_max());
     else if (a->res.cancelled)
         textbuf_puts(t, "[cancelled: the command and everything it started were killed]\n");
+    else if (a->res.output_limited)
+        textbuf_printf(t, "[output limit of %" PRId64 " bytes reached: the command and everything it started "
+                       "were killed]\n", a->output_limit);
     else if (a->res.exit_code != 0)
         textbuf_printf(t, "[exit code %d]\n", a->res.exit_code);
 }
@@ -738,7 +742,8 @@ static proto_msg_t *tool_run(manager_t *m, worker_job_t *job, bool structured)
     if (tmo > config_int("run_timeout_max"))
         tmo = config_int("run_timeout_max");
     run_arg_t a = { .job = job, .command = cmd, .timeout_s = (int)tmo,
-                    .separate_stderr = structured && proto_map_int(&req->args, "separate_stderr", 0) };
+                    .separate_stderr = structured && proto_map_int(&req->args, "separate_stderr", 0),
+                    .output_limit = structured ? proto_map_int(&req->args, "output_limit", 0) : 0 };
     a.stdin_data = proto_map_str(&req->args, "stdin", &a.stdin_len);
     textbuf_t notice;
     textbuf_init(&notice);
@@ -767,7 +772,7 @@ static proto_msg_t *tool_run(manager_t *m, worker_job_t *job, bool structured)
             textbuf_append(&t, pics->text, pics->text_len);
         if (!structured)
             run_hints(m, job, &a, &t);
-        bool failed = a.res.timed_out || a.res.cancelled || a.res.exit_code != 0;
+        bool failed = a.res.timed_out || a.res.cancelled || a.res.output_limited || a.res.exit_code != 0;
         r = proto_reply_new(req, PROTO_ST_OK, failed, NULL);
         if (r) {
             proto_map_set_int(&r->data, "exit_code", a.res.exit_code);
@@ -775,6 +780,12 @@ static proto_msg_t *tool_run(manager_t *m, worker_job_t *job, bool structured)
             proto_map_set_bool(&r->data, "cancelled", a.res.cancelled);
             proto_map_set_int(&r->data, "cut", (int64_t)capbuf_cut(&a.res.out));
             proto_map_set_int(&r->data, "elapsed_ms", a.res.elapsed_ms);
+            if (a.res.cpu_ms >= 0) {
+                proto_map_set_int(&r->data, "cpu_ms", a.res.cpu_ms);
+                proto_map_set_int(&r->data, "max_rss_kb", a.res.max_rss_kb);
+            }
+            if (structured)
+                proto_map_set_bool(&r->data, "output_limited", a.res.output_limited);
             if (structured) {
                 /* For judges: the bare output, without our notes. */
                 textbuf_t out;

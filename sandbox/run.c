@@ -18,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/config.h"
 #include "common/log.h"
 #include "proto/frame.h"
 #include "sandbox/agent.h"
@@ -54,6 +55,7 @@ typedef struct {
     run_result_t *res;
     const run_opts_t *o;
     int64_t start_ms;
+    int64_t out_total;       /* output bytes so far */
 } run_ctx_t;
 
 static void on_output(void *ctx, int stream, const char *data, size_t len)
@@ -67,6 +69,17 @@ static void on_output(void *ctx, int stream, const char *data, size_t len)
             memcpy(c->res->images, data, len);
         return;
     }
+    /* The output limit: on the exec path it is enforced here (and the
+     * cancel check below stops the command); the agent enforces it
+     * itself, so it never sends more. */
+    int64_t lim = c->o->output_limit;
+    if (lim > 0 && c->out_total + (int64_t)len > lim) {
+        len = (size_t)(lim - c->out_total);
+        c->res->output_limited = true;
+    }
+    c->out_total += (int64_t)len;
+    if (len == 0)
+        return;
     if (stream == 2 && c->o->separate_stderr)
         capbuf_append(&c->res->errout, data, len);
     else
@@ -76,6 +89,8 @@ static void on_output(void *ctx, int stream, const char *data, size_t len)
 static bool should_stop(void *ctx)
 {
     run_ctx_t *c = ctx;
+    if (c->res->output_limited)
+        return true;
     if (c->o->job && worker_job_cancelled(c->o->job)) {
         c->res->cancelled = true;
         return true;
@@ -136,6 +151,7 @@ docker_err_t run_command(docker_t *d, const char *id, const run_opts_t *o, run_r
 {
     memset(res, 0, sizeof *res);
     res->exit_code = -1;
+    res->cpu_ms = res->max_rss_kb = -1;
     size_t cap = o->output_cap ? o->output_cap : 65536;
     if (capbuf_init(&res->out, cap) || capbuf_init(&res->errout, o->separate_stderr ? cap : 2)) {
         res->err = DOCKER_ENOMEM;
@@ -161,6 +177,7 @@ docker_err_t run_command(docker_t *d, const char *id, const run_opts_t *o, run_r
         .on_output = on_output, .cancelled = should_stop, .ctx = &ctx,
     };
     int code = -1;
+    agent_exit_t ax;
     agent_link_t *link = agent_get(run_agents, id);
     if (link) {
         /* The agent does the timeout and the 2>&1 itself: two fewer
@@ -170,21 +187,26 @@ docker_err_t run_command(docker_t *d, const char *id, const run_opts_t *o, run_r
             .argv = direct, .env = env, .workdir = "/work", .marker = marker,
             .stdin_data = o->stdin_data, .stdin_len = o->stdin_len,
             .timeout_ms = ((int64_t)o->timeout_s + 2) * 1000, .merge_stderr = !o->separate_stderr,
+            .no_shepherd = !config_bool("agent_shepherd"), .output_limit = o->output_limit,
             .on_output = on_output, .cancelled = should_stop, .ctx = &ctx,
         };
-        agent_err_t ae = agent_run(link, &ar, &code);
+        agent_err_t ae = agent_run(link, &ar, &ax);
         agent_release(&link);
-        if (res->cancelled || res->timed_out) {
+        code = ax.exit_code;
+        res->cpu_ms = ax.cpu_ms;
+        res->max_rss_kb = ax.max_rss_kb;
+        res->output_limited |= ax.output_limited;
+        if (res->cancelled || res->timed_out || (res->output_limited && ae != AGENT_OK)) {
             /* The agent's kill pass ran unless it said otherwise. */
             if (ae != AGENT_CANCELLED)
                 run_kill_marker(d, id, marker);
             res->err = DOCKER_OK;
-            res->exit_code = -1;
+            res->exit_code = res->output_limited ? 137 : -1;
             goto done;
         }
         if (ae == AGENT_OK) {
             res->exit_code = code;
-            if (code == 137 && proto_mono_ms() - ctx.start_ms >= (int64_t)o->timeout_s * 1000)
+            if (code == 137 && !res->output_limited && proto_mono_ms() - ctx.start_ms >= (int64_t)o->timeout_s * 1000)
                 res->timed_out = true;
             goto done;
         }
@@ -200,11 +222,11 @@ docker_err_t run_command(docker_t *d, const char *id, const run_opts_t *o, run_r
     if (res->err == DOCKER_ECANCELLED) {
         run_kill_marker(d, id, marker);
         res->err = DOCKER_OK;
-        res->exit_code = -1;
+        res->exit_code = res->output_limited ? 137 : -1;   /* killed, as the agent says it */
     } else if (res->err == DOCKER_OK) {
         res->exit_code = code;
         /* timeout's own safety net fired (the manager was too slow to). */
-        if (code == 137 && proto_mono_ms() - ctx.start_ms >= (int64_t)o->timeout_s * 1000)
+        if (code == 137 && !res->output_limited && proto_mono_ms() - ctx.start_ms >= (int64_t)o->timeout_s * 1000)
             res->timed_out = true;
     }
 done:

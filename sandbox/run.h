@@ -33,6 +33,10 @@ typedef struct {
     char *images;        /* the agent's list of images the command wrote
                             (frame.h FS_IMAGES), or NULL: see pictures.h */
     size_t images_len;
+    int64_t cpu_ms;      /* CPU time of the command and what it started
+                            (the agent's shepherd); -1 when unknown */
+    int64_t max_rss_kb;  /* the largest peak RSS among them; -1 when unknown */
+    bool output_limited; /* killed at output_limit (exit code 137) */
 } run_result_t;
 
 typedef struct {
@@ -41,6 +45,8 @@ typedef struct {
     const void *stdin_data;  /* NULL: stdin closed */
     size_t stdin_len;
     size_t output_cap;
+    int64_t output_limit;    /* past this many bytes of output the command
+                                and all it started are killed; 0: never */
     bool separate_stderr;    /* keep stderr apart (judges compare stdout
                                 only); else both share one pipe, so their
                                 order is the order they were written in */

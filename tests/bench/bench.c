@@ -18,9 +18,12 @@
  *      interleaved: run("true") on both next to the raw API exec; 64 chats x
  *      sleep 1 on both; with --judge, run_code of a Python and a C++ PASS
  *      program on both (the exec instance needs a judge of its own).
- *   8. the agent's memory: RSS and PSS of its two processes per sandbox
+ *   8. with --judge (or alone, --judge-only): the compile cache (the same C++
+ *      and Kotlin program run twice: second / first) and a 10-case `tests`
+ *      call against 10 single calls (Python, C++).
+ *   9. the agent's memory: RSS and PSS of its two processes per sandbox
  *      (measured from the host, over every sandbox running it).
- *   9. with --guard-url URL: a second talkback whose sandbox manager
+ *  10. with --guard-url URL: a second talkback whose sandbox manager
  *      reaches Docker through the Docker guard (deploy/docker-proxy), so a
  *      new chat's first call and a resume of a stopped sandbox are measured
  *      through the guard (URL) and straight to dockerd (--url) side by
@@ -40,7 +43,7 @@
  * Every chat it makes is reset at the end.
  *
  * usage: talkback-bench [--url URL] [--exec-url URL] [--guard-url URL] [--n N] [--chats N] [--judge]
- *                       [--reaper N] [--pictures [--plain-url URL]]
+ *                       [--reaper N] [--pictures [--plain-url URL]] [--judge-only]
  * (run it from the repository root: --reaper runs build/talkback-reaper)
  */
 #include <curl/curl.h>
@@ -480,6 +483,89 @@ static void bench_judge(int n)
     free(nopch);
 }
 
+/* One run_code call: its time in microseconds; *reused: the build was
+ * reused; *passed: it said PASS. */
+static int64_t judge_call(const char *conv, json_t *args, bool *reused, bool *passed)
+{
+    int64_t t0 = now_us();
+    bool err = true;
+    char *t = call_tool(conv, "run_code", args, &err);
+    int64_t us = now_us() - t0;
+    if (reused)
+        *reused = t && strstr(t, "\nBuild reused: ");
+    if (passed)
+        *passed = t && !err && strstr(t, "PASS");
+    free(t);
+    return us;
+}
+
+/* The compile cache: the same C++ and Kotlin program twice (a new source
+ * each round, so the first call compiles), second / first; and a 10-case
+ * `tests` call against 10 single calls of the same (already built)
+ * program, in Python and C++. */
+static void bench_judge_cache(int n)
+{
+    char conv[96];
+    snprintf(conv, sizeof conv, "%s-jcache", prefix);
+    free(run_cmd(conv, "true"));
+    printf("run_code compile cache, the same program twice, %d rounds (p50):\n", n);
+    static const char *langs[] = { "cpp", "kotlin" };
+    for (size_t k = 0; k < 2; k++) {
+        const char *code = NULL;
+        for (size_t l = 0; l < sizeof trivial / sizeof trivial[0]; l++)
+            if (strcmp(trivial[l].lang, langs[k]) == 0)
+                code = trivial[l].code;
+        int64_t first[32], second[32];
+        int hits = 0;
+        for (int i = 0; i < n && i < 32; i++) {
+            char src[2048];
+            snprintf(src, sizeof src, "%s// round %s-%d\n", code, prefix, i);
+            bool reused = false, passed = false;
+            first[i] = judge_call(conv, json_pack("{s:s, s:s, s:s, s:s}", "language", langs[k], "code", src,
+                                                  "input", "2 3\n", "expected", "5\n"), NULL, &passed);
+            second[i] = judge_call(conv, json_pack("{s:s, s:s, s:s, s:s}", "language", langs[k], "code", src,
+                                                   "input", "2 3\n", "expected", "5\n"), &reused, &passed);
+            hits += reused && passed;
+        }
+        double f = pct(first, n, 0.5), sc = pct(second, n, 0.5);
+        printf("  %-6s first %7.0f ms, second %7.0f ms: second / first %.2f (%d/%d reused and passed)\n",
+               langs[k], f, sc, sc / f, hits, n);
+    }
+    printf("run_code with tests: one call of 10 cases vs 10 single calls, %d rounds (p50):\n", n);
+    static const char *tlangs[] = { "python", "cpp" };
+    for (size_t k = 0; k < 2; k++) {
+        const char *code = NULL;
+        for (size_t l = 0; l < sizeof trivial / sizeof trivial[0]; l++)
+            if (strcmp(trivial[l].lang, tlangs[k]) == 0)
+                code = trivial[l].code;
+        int64_t one[32], ten[32];
+        int ok = 0;
+        for (int i = 0; i < n && i < 32; i++) {
+            json_t *tests = json_array();
+            int64_t t0 = now_us();
+            for (int c = 0; c < 10; c++) {
+                char in[32], exp[32];
+                snprintf(in, sizeof in, "%d %d\n", c, c + 1);
+                snprintf(exp, sizeof exp, "%d\n", 2 * c + 1);
+                json_array_append_new(tests, json_pack("{s:s, s:s}", "input", in, "expected", exp));
+                bool passed = false;
+                judge_call(conv, json_pack("{s:s, s:s, s:s, s:s}", "language", tlangs[k], "code", code,
+                                           "input", in, "expected", exp), NULL, &passed);
+                ok += passed;
+            }
+            ten[i] = now_us() - t0;
+            bool passed = false;
+            one[i] = judge_call(conv, json_pack("{s:s, s:s, s:o}", "language", tlangs[k], "code", code,
+                                                "tests", tests), NULL, &passed);
+            ok += passed;
+        }
+        double a = pct(one, n, 0.5), b = pct(ten, n, 0.5);
+        printf("  %-6s tests call %7.0f ms, 10 single calls %7.0f ms: ratio %.2f (%d/%d PASS)\n", tlangs[k], a, b,
+               a / b, ok, 11 * n);
+    }
+    free(call_tool(conv, "reset", json_object(), NULL));
+}
+
 /* run_code of a Python and a C++ PASS program, agent vs exec, interleaved. */
 static void bench_judge_vs(int n)
 {
@@ -630,7 +716,7 @@ static void bench_pictures(int n)
 int main(int argc, char **argv)
 {
     int n = 100, nchats = 64, reap = 0;
-    bool judge = false, pictures = false;
+    bool judge = false, pictures = false, judge_only = false;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--url") && i + 1 < argc) url = argv[++i];
         else if (!strcmp(argv[i], "--exec-url") && i + 1 < argc) exec_url = argv[++i];
@@ -640,10 +726,11 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "--judge")) judge = true;
         else if (!strcmp(argv[i], "--pictures")) pictures = true;
         else if (!strcmp(argv[i], "--plain-url") && i + 1 < argc) plain_url = argv[++i];
+        else if (!strcmp(argv[i], "--judge-only")) judge_only = true;
         else if (!strcmp(argv[i], "--reaper") && i + 1 < argc) reap = atoi(argv[++i]);
         else {
             fprintf(stderr, "usage: talkback-bench [--url URL] [--exec-url URL] [--guard-url URL] [--n N] "
-                            "[--chats N] [--judge] [--reaper N] [--pictures [--plain-url URL]]\n");
+                            "[--chats N] [--judge] [--reaper N] [--pictures [--plain-url URL]] [--judge-only]\n");
             return 2;
         }
     }
@@ -662,6 +749,12 @@ int main(int argc, char **argv)
     printf("talkback-bench against %s (Docker API %s)\n", url, docker_api_version(d));
     if (pictures) {
         bench_pictures(n);
+        docker_destroy(&d);
+        curl_global_cleanup();
+        return 0;
+    }
+    if (judge_only) {
+        bench_judge_cache(n > 32 ? 5 : n);
         docker_destroy(&d);
         curl_global_cleanup();
         return 0;
@@ -789,6 +882,8 @@ int main(int argc, char **argv)
         bench_judge_vs(5);
     else if (judge)
         bench_judge(5);
+    if (judge)
+        bench_judge_cache(5);
     if (reap > 0)
         bench_reaper(d, conv, reap > 2000 ? 2000 : reap);
     if (guard_url)

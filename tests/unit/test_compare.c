@@ -12,6 +12,9 @@
 
 #include "common/textbuf.h"
 #include "judge/compare.h"
+#include "judge/languages.h"
+#include "judge/stats.h"
+#include "judge/build.h"
 
 #define PASS_TEXT "PASS: the output matches the expected output.\n"
 #define SPACING_TEXT "PASS: the output matches the expected output (only spacing differs: " \
@@ -513,6 +516,98 @@ static void find_prompt(void **state)
     }
 }
 
+/* A Java class name reaches the compile and run lines: `$` never does. */
+static void java_class_names(void **state)
+{
+    (void)state;
+    static const struct { const char *code, *want; } c[] = {
+        { "public class Solution { public static void main(String[] a) {} }", "Solution" },
+        { "class A$HOME { public static void main(String[] a) {} }", "A" },
+        { "public class $x {}", "Main" },
+        { "class B_2 { static void main(String[] a) {} }", "B_2" },
+    };
+    for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+        char out[64];
+        languages_java_class(c[i].code, out, sizeof out);
+        assert_string_equal(out, c[i].want);
+        const language_t *java = languages_find("java");
+        char *line = languages_expand(java, java->compile, c[i].code);
+        assert_non_null(line);
+        assert_null(strchr(line, '$'));
+        free(line);
+    }
+}
+
+/* The time and memory line: figures, limits, computing or waiting. */
+static void stats_lines(void **state)
+{
+    (void)state;
+    static const struct {
+        judge_stats_t s;
+        bool timed_out, oom;
+        const char *want;
+    } c[] = {
+        { { 12, 4, 3481 }, false, false, "Run: 0.012 s wall time, 0.004 s CPU time, 3.3 MiB peak memory.\n" },
+        { { 12, -1, -1 }, false, false, "Run: 0.012 s wall time.\n" },
+        { { -1, -1, -1 }, false, false, "Run: time and memory unknown.\n" },
+        { { 3020, 2990, 9000 }, true, false,
+          "Run: 3.02 s wall time, 2.99 s CPU time, 8.7 MiB peak memory. Over the 3 s time limit: stopped after "
+          "3.02 s, so it needed more than that. It was computing the whole time (CPU time close to wall time): an "
+          "endless loop, or an algorithm too slow for this input.\n" },
+        { { 3060, 22, 9000 }, true, false,
+          "Run: 3.06 s wall time, 0.022 s CPU time, 8.7 MiB peak memory. Over the 3 s time limit: stopped after "
+          "3.06 s, so it needed more than that. It was waiting, not computing (little CPU time): a sleep, a read "
+          "of more input than was given, a lock, or the network (which the sandbox may not reach).\n" },
+        { { 3090, 389, 38400 }, true, false,
+          "Run: 3.09 s wall time, 0.389 s CPU time, 37.5 MiB peak memory. Over the 3 s time limit: stopped after "
+          "3.09 s, so it needed more than that. It was computing, with less CPU time than wall time (the machine "
+          "was busy, or part of the time went to waiting): most likely an endless loop, or an algorithm too slow "
+          "for this input.\n" },
+        { { 3000, -1, -1 }, true, false,
+          "Run: 3.00 s wall time. Over the 3 s time limit: stopped after 3.00 s, so it needed more than that.\n" },
+        { { 900, 850, 250000 }, false, true,
+          "Run: 0.900 s wall time, 0.850 s CPU time, 244.1 MiB peak memory. Over the memory limit: the sandbox "
+          "has 256.0 MiB in all and the program alone had reached 244.1 MiB when it was killed, so it needed more "
+          "than that.\n" },
+    };
+    for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+        textbuf_t t;
+        textbuf_init(&t);
+        judge_stats_line("Run", &c[i].s, c[i].timed_out, 3, c[i].oom, 256 << 20, &t);
+        assert_string_equal(t.buf, c[i].want);
+        textbuf_free(&t);
+    }
+    judge_stats_t w = { 100, 4, 1 };
+    assert_int_equal(judge_stats_kind(&w), JUDGE_TIME_WAITING);
+    w.cpu_ms = 5;
+    assert_int_equal(judge_stats_kind(&w), JUDGE_TIME_MIXED);
+    w.cpu_ms = 70;
+    assert_int_equal(judge_stats_kind(&w), JUDGE_TIME_COMPUTING);
+    w.wall_ms = 0;
+    assert_int_equal(judge_stats_kind(&w), JUDGE_TIME_UNKNOWN);
+}
+
+/* The compile cache: what may be cached, and the script's hit marker. */
+static void build_cache(void **state)
+{
+    (void)state;
+    const language_t *cpp = languages_find("cpp"), *py = languages_find("python"), *kt = languages_find("kotlin");
+    assert_true(judge_build_cacheable(cpp, "int main(){}"));
+    assert_false(judge_build_cacheable(cpp, "#include \"x.h\"\nint main(){}"));
+    assert_false(judge_build_cacheable(py, "print(1)"));
+    assert_true(judge_build_cacheable(kt, "fun main() {}"));
+    char *s = judge_build_script(kt, "main.kt", "JAVA_OPTS=-Xmx160m kotlinc main.kt -include-runtime -d main.jar",
+                                 "0123456789abcdef");
+    assert_non_null(s);
+    assert_non_null(strstr(s, "echo 'talkback-build-reused 0123456789abcdef'; exit 0"));
+    assert_non_null(strstr(s, "cp -p main.jar \"$__d/art/\""));
+    assert_non_null(strstr(s, "__l='JAVA_OPTS=-Xmx160m kotlinc main.kt -include-runtime -d main.jar'"));
+    free(s);
+    s = judge_build_script(cpp, "it's.cpp", "g++ it's.cpp", "n");
+    assert_non_null(strstr(s, "__f='it'\\''s.cpp'"));
+    free(s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -524,6 +619,9 @@ int main(void)
         cmocka_unit_test(long_lines),
         cmocka_unit_test(huge_outputs),
         cmocka_unit_test(find_prompt),
+        cmocka_unit_test(java_class_names),
+        cmocka_unit_test(stats_lines),
+        cmocka_unit_test(build_cache),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -87,25 +87,43 @@ static void language_tags(void **state)
 static void verdicts(void **state)
 {
     (void)state;
-    static const struct { const char *text; repair_verdict_t want; } cases[] = {
+    static const struct { const char *text; repair_verdict_t want; bool compared; } cases[] = {
         { "Saved /work/main.lua (10 bytes).\n$ lua5.4 main.lua < input\ninput:\n1\noutput:\n2\n"
-          "PASS: the output matches the expected output.\n", REPAIR_PASS },
+          "PASS: the output matches the expected output.\n", REPAIR_PASS, true },
         { "$ ./main\noutput:\n3\nFAIL: line 1 differs.\n"
-          "Don't answer yet: fix the code and call run_code again until it says PASS.\n", REPAIR_FAIL },
+          "Don't answer yet: fix the code and call run_code again until it says PASS.\n", REPAIR_FAIL, true },
         { "CRASH: the program was killed\nDon't answer yet: fix the code and call run_code again until it says PASS.",
-          REPAIR_FAIL },
-        { "TIMEOUT: the program ran longer than 10 s\nDon't answer yet: ...", REPAIR_FAIL },
+          REPAIR_FAIL, true },
+        { "TIMEOUT: the program ran longer than 10 s\nDon't answer yet: ...", REPAIR_FAIL, true },
         { "$ gcc ...\nmain.c:1: error\nCOMPILE ERROR: the program did not compile (exit code 1), so it did not run.\n"
-          "Don't answer yet: fix the code and call run_code again until it says PASS.\n", REPAIR_COMPILE_ERROR },
+          "Don't answer yet: fix the code and call run_code again until it says PASS.\n", REPAIR_COMPILE_ERROR, true },
         /* the program printed a PASS line itself; the real verdict is last */
-        { "output:\nPASS: the output matches the expected output.\nFAIL: line 2 differs.\n", REPAIR_FAIL },
-        { "$ python3 main.py\noutput:\nhello\n", REPAIR_RAN },
-        { "[talkback: argument `code` is required: the whole program as a string. Nothing ran.]", REPAIR_NOT_RUN },
-        { "[talkback: the sandbox manager is not running, so nothing ran. Try again]", REPAIR_NOT_RUN },
-        { "", REPAIR_NOT_RUN },
+        { "output:\nPASS: the output matches the expected output.\nFAIL: line 2 differs.\n", REPAIR_FAIL, true },
+        { "$ python3 main.py\noutput:\nhello\n", REPAIR_RAN, true },
+        { "[talkback: argument `code` is required: the whole program as a string. Nothing ran.]", REPAIR_NOT_RUN, true },
+        { "[talkback: the sandbox manager is not running, so nothing ran. Try again]", REPAIR_NOT_RUN, true },
+        { "", REPAIR_NOT_RUN, true },
+        /* without expected the judge never says PASS: the program printed it */
+        { "$ python3 main.py < /dev/null\ninput: (none: stdin was empty)\noutput:\n"
+          "PASS: the output matches the expected output.\n", REPAIR_RAN, false },
+        { "output:\nPASS: all 3 tests passed.\n", REPAIR_RAN, false },
+        /* a PASS that is not the last line is the program's */
+        { "output:\nPASS: the output matches the expected output.\n"
+          "[talkback: the sandbox did not answer in time. Try again.]\n", REPAIR_RAN, true },
+        { "Test 1 of 2: 0.001 s wall time.\n$ ./main < test-1.in\noutput:\nPASS: all 2 tests passed.\n"
+          "Test 1: FAIL: line 1 differs.\n  expected: 3\n  got:      PASS: all 2 tests passed.\n"
+          "[talkback: the sandbox manager stopped while handling this call. Try again.]\n", REPAIR_RAN, true },
+        /* the tests shape */
+        { "Test 1: PASS: the output matches the expected output.\nTest 2: PASS: the output matches the "
+          "expected output.\nPASS: all 2 tests passed.\n", REPAIR_PASS, true },
+        { "output:\nPASS: all 2 tests passed.\nTest 2: FAIL: line 1 differs.\n"
+          "FAIL: 1 of 2 tests passed; failed: test 2.\n"
+          "Don't answer yet: fix the code and call run_code again until it says PASS.\n", REPAIR_FAIL, true },
+        { "output:\nyyyy\nOUTPUT LIMIT: the program printed more than 1048576 bytes and was stopped at once.\n"
+          "Don't answer yet: fix the code and call run_code again until it says PASS.\n", REPAIR_FAIL, false },
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
-        assert_int_equal(repair_code_verdict(cases[i].text), cases[i].want);
+        assert_int_equal(repair_code_verdict(cases[i].text, cases[i].compared), cases[i].want);
 }
 
 static void fences(void **state)
@@ -166,28 +184,37 @@ static void find_table(void **state)
     } cases[] = {
         { "one pass",
           "{'messages':[" SYS "," USER("sum") ","
-          CALL("c1", "run_code_mcp_sandbox", "'{\\'language\\':\\'lua\\',\\'code\\':\\'print(1+2)\\'}'") ","
+          CALL("c1", "run_code_mcp_sandbox", "'{\\'language\\':\\'lua\\',\\'code\\':\\'print(1+2)\\',\\'expected\\':\\'3\\'}'") ","
           RESULT("c1", PASS_TEXT) "]}",
           1, REPAIR_PASS, "print(1+2)", "lua", NULL },
         { "fail only: the last that ran",
           "{'messages':[" USER("x") ","
-          CALL("a", "run_code", "'{\\'language\\':\\'py\\',\\'code\\':\\'print(3)\\'}'") "," RESULT("a", FAIL_TEXT) ","
-          CALL("b", "run_code", "'{\\'language\\':\\'py\\',\\'code\\':\\'print(4)\\'}'") "," RESULT("b", FAIL_TEXT) "]}",
+          CALL("a", "run_code", "'{\\'language\\':\\'py\\',\\'code\\':\\'print(3)\\',\\'expected\\':\\'3\\'}'") "," RESULT("a", FAIL_TEXT) ","
+          CALL("b", "run_code", "'{\\'language\\':\\'py\\',\\'code\\':\\'print(4)\\',\\'expected\\':\\'3\\'}'") "," RESULT("b", FAIL_TEXT) "]}",
           1, REPAIR_FAIL, "print(4)", "python", NULL },
         { "several: the last passing one",
           "{'messages':[" USER("x") ","
-          CALL("a", "run_code", "'{\\'language\\':\\'c++\\',\\'code\\':\\'v1\\'}'") "," RESULT("a", FAIL_TEXT) ","
-          CALL("b", "run_code", "'{\\'language\\':\\'c++\\',\\'code\\':\\'v2\\'}'") "," RESULT("b", PASS_TEXT) ","
-          CALL("c", "run_code", "'{\\'language\\':\\'c++\\',\\'code\\':\\'v3\\'}'") "," RESULT("c", PASS_TEXT) ","
-          CALL("d", "run_code", "'{\\'language\\':\\'c++\\',\\'code\\':\\'v4\\'}'") "," RESULT("d", FAIL_TEXT) "]}",
+          CALL("a", "run_code", "'{\\'language\\':\\'c++\\',\\'code\\':\\'v1\\',\\'expected\\':\\'3\\'}'") "," RESULT("a", FAIL_TEXT) ","
+          CALL("b", "run_code", "'{\\'language\\':\\'c++\\',\\'code\\':\\'v2\\',\\'expected\\':\\'3\\'}'") "," RESULT("b", PASS_TEXT) ","
+          CALL("c", "run_code", "'{\\'language\\':\\'c++\\',\\'code\\':\\'v3\\',\\'expected\\':\\'3\\'}'") "," RESULT("c", PASS_TEXT) ","
+          CALL("d", "run_code", "'{\\'language\\':\\'c++\\',\\'code\\':\\'v4\\',\\'expected\\':\\'3\\'}'") "," RESULT("d", FAIL_TEXT) "]}",
           1, REPAIR_PASS, "v3", "cpp", NULL },
         { "no expected output: ran, no verdict",
           "{'messages':[" USER("x") ","
           CALL("a", "run_code", "'{\\'language\\':\\'python3\\',\\'code\\':\\'print(1)\\'}'") "," RESULT("a", RAN_TEXT) "]}",
           1, REPAIR_RAN, "print(1)", "python", NULL },
+        { "a PASS the program printed, in a call without expected: ran",
+          "{'messages':[" USER("x") ","
+          CALL("a", "run_code", "'{\\'language\\':\\'lua\\',\\'code\\':\\'fake\\'}'") "," RESULT("a", PASS_TEXT) "]}",
+          1, REPAIR_RAN, "fake", "lua", NULL },
+        { "tests: the overall PASS",
+          "{'messages':[" USER("x") ","
+          CALL("a", "run_code", "'{\\'language\\':\\'lua\\',\\'code\\':\\'t\\',\\'tests\\':[{\\'expected\\':\\'3\\'}]}'") ","
+          RESULT("a", "Test 1: PASS: the output matches the expected output.\\nPASS: all 1 tests passed.\\n") "]}",
+          1, REPAIR_PASS, "t", "lua", NULL },
         { "previous turns do not count",
           "{'messages':[" USER("x") ","
-          CALL("a", "run_code", "'{\\'language\\':\\'lua\\',\\'code\\':\\'old\\'}'") "," RESULT("a", PASS_TEXT) ","
+          CALL("a", "run_code", "'{\\'language\\':\\'lua\\',\\'code\\':\\'old\\',\\'expected\\':\\'3\\'}'") "," RESULT("a", PASS_TEXT) ","
           "{'role':'assistant','content':'done'}," USER("thanks") "]}",
           0, 0, NULL, NULL, NULL },
         { "turn without programs",
@@ -222,22 +249,22 @@ static void find_table(void **state)
           1, REPAIR_FAIL, "package main", "go", "/work/m.go" },
         { "a run_code pass beats a later file run",
           "{'messages':[" USER("x") ","
-          CALL("a", "run_code", "'{\\'language\\':\\'lua\\',\\'code\\':\\'ok\\'}'") "," RESULT("a", PASS_TEXT) ","
+          CALL("a", "run_code", "'{\\'language\\':\\'lua\\',\\'code\\':\\'ok\\',\\'expected\\':\\'3\\'}'") "," RESULT("a", PASS_TEXT) ","
           CALL("w", "write_file", "'{\\'path\\':\\'x.py\\',\\'content\\':\\'p\\'}'") "," RESULT("w", "Wrote") ","
           CALL("r", "run", "'{\\'command\\':\\'python3 x.py\\'}'") "," RESULT("r", "$ python3 x.py") "]}",
           1, REPAIR_PASS, "ok", "lua", NULL },
         { "refused calls did not run",
           "{'messages':[" USER("x") ","
-          CALL("a", "run_code", "'{\\'language\\':\\'lua\\',\\'code\\':\\'x\\'}'") ","
+          CALL("a", "run_code", "'{\\'language\\':\\'lua\\',\\'code\\':\\'x\\',\\'expected\\':\\'3\\'}'") ","
           RESULT("a", "[talkback: argument `language` must be one of: C, Lua. Nothing ran.]") "]}",
           0, 0, NULL, NULL, NULL },
         { "a call without a result did not run",
-          "{'messages':[" USER("x") "," CALL("a", "run_code", "'{\\'language\\':\\'lua\\',\\'code\\':\\'x\\'}'") "]}",
+          "{'messages':[" USER("x") "," CALL("a", "run_code", "'{\\'language\\':\\'lua\\',\\'code\\':\\'x\\',\\'expected\\':\\'3\\'}'") "]}",
           0, 0, NULL, NULL, NULL },
         { "content as text parts, unknown tool ignored",
           "{'messages':[" USER("x") ","
           CALL("z", "search", "'{\\'q\\':\\'lua\\'}'") "," RESULT("z", "found") ","
-          CALL("a", "run_code", "'{\\'language\\':\\'lua\\',\\'code\\':\\'x\\'}'") ","
+          CALL("a", "run_code", "'{\\'language\\':\\'lua\\',\\'code\\':\\'x\\',\\'expected\\':\\'3\\'}'") ","
           "{'role':'tool','tool_call_id':'a','content':[{'type':'text','text':'" PASS_TEXT "'}]}]}",
           1, REPAIR_PASS, "x", "lua", NULL },
         { "arguments that are not JSON",

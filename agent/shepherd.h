@@ -1,0 +1,81 @@
+/* shepherd.h -- one command of the agent, and everything it starts.
+ *
+ * A command that leaves its process group (setsid), double-forks and
+ * clears its environment (env -i) escapes both a group kill and the
+ * TALKBACK_RUN marker.  So the agent runs each command under a shepherd:
+ * a child of the agent's worker that makes itself a child subreaper
+ * (PR_SET_CHILD_SUBREAPER), forks the command and waits.  Every orphan of
+ * the command, however it got away, is re-parented to the shepherd, so
+ * "the processes of this command" is the shepherd's process tree, whatever
+ * they did to their session or environment.  No cgroup is needed: the
+ * sandboxes of a cgroup v1 host cannot make one.
+ *
+ * The worker talks to a shepherd with two signals and reads fixed-size
+ * records (shep_rec_t) from a pipe:
+ *   STARTED  the command was exec'd (or FAILED with its errno);
+ *   EXITED   the command ended; with the CPU time and peak RSS of every
+ *            process of it that ended so far (getrusage RUSAGE_CHILDREN);
+ *   ENDED    the shepherd killed what was left and is about to exit.
+ * SIGTERM (shep_stop: timeout, cancel, output limit, or the worker's
+ * death) freezes the whole tree with SIGSTOP, walking it again while new
+ * processes turn up, so a fork bomb cannot outrun it, then SIGKILLs it and
+ * reaps everything.  SIGUSR1 (shep_release: the command ended normally
+ * and its output is read) lets the shepherd exit and leave what is still
+ * running alone -- a server the model started on purpose keeps running --
+ * unless those processes fill half the sandbox's process limit: a fork
+ * bomb the command left behind is killed then, not kept.
+ */
+#ifndef TALKBACK_AGENT_SHEPHERD_H
+#define TALKBACK_AGENT_SHEPHERD_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+typedef enum {
+    SHEP_STARTED = 1,   /* pid: the command's */
+    SHEP_FAILED,        /* err: why it could not be exec'd */
+    SHEP_EXITED,        /* status, cpu_ms, rss_kb */
+    SHEP_ENDED          /* status (of the command, if it ended only now), cpu_ms, rss_kb */
+} shep_kind_t;
+
+/* One record, written in one write (atomic: smaller than PIPE_BUF). */
+typedef struct {
+    int32_t kind;
+    int32_t status;     /* a wait status */
+    int32_t err;
+    int32_t pid;
+    int64_t cpu_ms;
+    int64_t rss_kb;
+} shep_rec_t;
+
+/* What to run. */
+typedef struct {
+    char **argv;
+    char **envp;
+    const char *cwd;    /* NULL: the agent's */
+    int in;             /* becomes stdin; -1: /dev/null */
+    int out, err;       /* become stdout and stderr */
+} shep_cmd_t;
+
+/* Start cmd: under a shepherd when shepherd is true, else as a direct
+ * child.  Returns the pid the caller waits for (the shepherd's, or the
+ * command's), with *ctl the non-blocking read end of the record pipe (-1
+ * without a shepherd); or -1 with *err set when nothing runs.  Waits
+ * until the command was exec'd. */
+pid_t shep_spawn(const shep_cmd_t *cmd, bool shepherd, int *ctl, int *err);
+
+/* Read one record; 1 when read, 0 when none is waiting, -1 at the end. */
+int shep_read(int ctl, shep_rec_t *rec);
+
+/* Kill the command and all it started (asynchronous: ENDED follows). */
+void shep_stop(pid_t shepherd);
+
+/* The command ended and its output is read: leave the rest running. */
+void shep_release(pid_t shepherd);
+
+/* Every signal back to its default and none blocked, as a Docker exec
+ * starts a process. */
+void shep_reset_signals(void);
+
+#endif

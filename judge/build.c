@@ -1,0 +1,123 @@
+/* build.c -- compile, through the sandbox's compile cache (see build.h).
+ *
+ * A hit is told by the output being exactly the reuse marker with this
+ * call's random nonce: compiler messages cannot hold a nonce they never
+ * saw, so a compile can never pass for a reuse.
+ */
+#include "judge/build.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+
+#include "common/config.h"
+#include "judge/calls.h"
+#include "judge/judge.h"
+
+#define BUILD_DIR "/var/lib/talkback/build"
+#define REUSED "talkback-build-reused "
+
+bool judge_build_cacheable(const language_t *lang, const char *code)
+{
+    if (!lang->build)
+        return false;
+    bool c_family = strcmp(lang->tag, "c") == 0 || strcmp(lang->tag, "cpp") == 0;
+    return !(c_family && strstr(code, "#include \"") != NULL);
+}
+
+/* Append s single-quoted for bash. */
+static void put_quoted(textbuf_t *t, const char *s)
+{
+    textbuf_puts(t, "'");
+    for (; *s; s++) {
+        if (*s == '\'')
+            textbuf_puts(t, "'\\''");
+        else
+            textbuf_append(t, s, 1);
+    }
+    textbuf_puts(t, "'");
+}
+
+char *judge_build_script(const language_t *lang, const char *file, const char *compile, const char *nonce)
+{
+    textbuf_t t;
+    textbuf_init(&t);
+    textbuf_puts(&t, "__l=");
+    put_quoted(&t, compile);
+    textbuf_puts(&t, "; __f=");
+    put_quoted(&t, file);
+    textbuf_puts(&t, "; __d=" BUILD_DIR "\n"
+                     "__k=$( { printf '%s\\n' \"$__l\"; cat -- \"$__f\"; } | sha256sum | cut -c1-64)\n"
+                     "if [ -n \"$__k\" ] && [ \"$(cat \"$__d/key\" 2>/dev/null)\" = \"$__k\" ] && "
+                     "cp -p \"$__d\"/art/* . 2>/dev/null; then echo '" REUSED);
+    textbuf_puts(&t, nonce);
+    textbuf_puts(&t, "'; exit 0; fi\nrm -rf \"$__d\"\n");
+    textbuf_puts(&t, compile);
+    textbuf_printf(&t, "\n__rc=$?\nif [ $__rc = 0 ]; then mkdir -p \"$__d/art\" && cp -p %s \"$__d/art/\" && "
+                   "echo \"$__k\" > \"$__d/key\"; fi 2>/dev/null\nexit $__rc\n", lang->build);
+    return textbuf_take(&t, NULL);
+}
+
+/* 16 random hex digits (a fixed string only if the kernel has none). */
+static void make_nonce(char out[17])
+{
+    unsigned char b[8] = { 0 };
+    if (getrandom(b, sizeof b, 0) != (ssize_t)sizeof b)
+        memcpy(b, "tbnonce!", 8);
+    for (int i = 0; i < 8; i++)
+        snprintf(out + 2 * i, 3, "%02x", b[i]);
+}
+
+/* The COMPILE ERROR line for a compile that did not succeed. */
+static void say_not_built(const proto_msg_t *r, int ctimeout, textbuf_t *t)
+{
+    bool timed_out = proto_map_int(&r->data, "timed_out", 0);
+    int rc = (int)proto_map_int(&r->data, "exit_code", -1);
+    if (timed_out) {
+        textbuf_printf(t, "COMPILE ERROR: the compiler ran longer than %d s and was stopped.\n", ctimeout);
+    } else if (rc == 137) {
+        textbuf_puts(t, "COMPILE ERROR: the compiler was killed, most likely out of memory (this sandbox has ");
+        judge_say_memory(t, r);
+        textbuf_puts(t, ").\n");
+    } else {
+        textbuf_printf(t, "COMPILE ERROR: the program did not compile (exit code %d), so it did not run.\n", rc);
+    }
+}
+
+judge_build_t judge_build(worker_job_t *job, const language_t *lang, const char *file, const char *compile,
+                          const char *code, textbuf_t *t, bool *noticed)
+{
+    int ctimeout = (int)config_int("code_compile_timeout");
+    char nonce[17];
+    make_nonce(nonce);
+    char *script = judge_build_cacheable(lang, code) ? judge_build_script(lang, file, compile, nonce) : NULL;
+    textbuf_printf(t, "$ %s\n", compile);
+    proto_msg_t *r = judge_exec(job, script ? script : compile, ctimeout, false, 0);
+    free(script);
+    if (judge_failed(r)) {
+        judge_failure_text(r, t);
+        proto_msg_destroy(&r);
+        return JUDGE_BUILD_LOST;
+    }
+    judge_take_notice(t, r, noticed);
+    size_t olen = 0;
+    const char *out = proto_map_str(&r->data, "output", &olen);
+    char marker[64];
+    int ml = snprintf(marker, sizeof marker, REUSED "%s\n", nonce);
+    judge_build_t res = JUDGE_BUILT;
+    if (proto_map_int(&r->data, "exit_code", -1) == 0 && !proto_map_int(&r->data, "timed_out", 0) && out &&
+        olen == (size_t)ml && memcmp(out, marker, olen) == 0) {
+        textbuf_printf(t, "Build reused: this sandbox compiled the same %s source with the same line before, "
+                       "so that build runs (not compiled again).\n", lang->name);
+    } else {
+        if (out && olen)
+            judge_trim_compiler_output(out, olen, 40, 6000, t);
+        if (proto_map_int(&r->data, "timed_out", 0) || proto_map_int(&r->data, "exit_code", -1) != 0) {
+            say_not_built(r, ctimeout, t);
+            res = JUDGE_NOT_BUILT;
+        }
+    }
+    proto_msg_destroy(&r);
+    return res;
+}

@@ -1,0 +1,93 @@
+/* calls.c -- the judge's requests to the sandbox manager (see calls.h). */
+#include "judge/calls.h"
+
+#include <inttypes.h>
+
+#include "common/config.h"
+
+/* A request to the sandbox manager for the conversation of req. */
+static proto_msg_t *judge_request(const proto_msg_t *req, const char *op, int64_t deadline_ms)
+{
+    proto_msg_t *m = proto_msg_new(PROTO_REQUEST);
+    if (!m)
+        return NULL;
+    if (proto_msg_set_kind(m, "sandbox") || proto_msg_set_name(m, op) ||
+        proto_msg_set_conv(m, req->conv) || proto_msg_set_user(m, req->user ? req->user : "")) {
+        proto_msg_destroy(&m);
+        return NULL;
+    }
+    m->deadline_ms = deadline_ms;
+    return m;
+}
+
+/* put path content: one file, folders made as needed. */
+proto_msg_t *judge_put(worker_job_t *job, const char *path, const char *content, size_t len)
+{
+    proto_msg_t *m = judge_request(job->req, "put", proto_now_ms() + 60000);
+    if (!m || proto_map_set_cstr(&m->args, "path", path) ||
+        proto_map_set_str(&m->args, "content", content, len)) {
+        proto_msg_destroy(&m);
+        return NULL;
+    }
+    return worker_call(job->worker, m, job);
+}
+
+/* exec command: its own timeout, plus call_grace for the round trip. */
+proto_msg_t *judge_exec(worker_job_t *job, const char *command, int timeout_s, bool separate_stderr,
+                        int64_t output_limit)
+{
+    int64_t grace = config_int("call_grace") * 1000;
+    proto_msg_t *m = judge_request(job->req, "exec", proto_now_ms() + timeout_s * 1000LL + grace);
+    if (!m || proto_map_set_cstr(&m->args, "command", command) ||
+        proto_map_set_int(&m->args, "timeout", timeout_s) ||
+        (separate_stderr && proto_map_set_bool(&m->args, "separate_stderr", true)) ||
+        (output_limit > 0 && proto_map_set_int(&m->args, "output_limit", output_limit))) {
+        proto_msg_destroy(&m);
+        return NULL;
+    }
+    return worker_call(job->worker, m, job);
+}
+
+/* A reply that is not a usable result of the sandbox manager: its text
+ * already says what happened and what to do. */
+bool judge_failed(const proto_msg_t *r)
+{
+    return !r || r->status != PROTO_ST_OK || (r->is_error && !proto_map_has(&r->data, "exit_code", PROTO_V_INT));
+}
+
+/* The model's text for a failed call, by status. */
+void judge_failure_text(const proto_msg_t *r, textbuf_t *t)
+{
+    if (!r)
+        textbuf_puts(t, "[talkback: out of memory in the judge. Try again.]\n");
+    else if (r->status == PROTO_ST_NO_WORKER)
+        textbuf_puts(t, "[talkback: the sandbox manager is not running, so nothing ran. Try the same call again "
+                        "in a minute; if it keeps failing, tell the user the sandbox service is down.]\n");
+    else if (r->status == PROTO_ST_WORKER_LOST)
+        textbuf_puts(t, "[talkback: the sandbox manager stopped while handling this call. Try again.]\n");
+    else if (r->status == PROTO_ST_DEADLINE)
+        textbuf_puts(t, "[talkback: the sandbox did not answer in time. Try again.]\n");
+    else if (r->text)
+        textbuf_append(t, r->text, r->text_len);
+}
+
+/* The "woke up your sandbox" notice is said once per call. */
+void judge_take_notice(textbuf_t *t, const proto_msg_t *r, bool *noticed)
+{
+    size_t nl;
+    const char *n = r ? proto_map_str(&r->data, "notice", &nl) : NULL;
+    if (n && nl && !*noticed) {
+        textbuf_append(t, n, nl);
+        *noticed = true;
+    }
+}
+
+void judge_say_memory(textbuf_t *t, const proto_msg_t *r)
+{
+    size_t n = 0;
+    const char *m = proto_map_str(&r->data, "memory", &n);
+    if (m && n)
+        textbuf_append(t, m, n);
+    else
+        textbuf_printf(t, "%" PRId64 " MiB of memory", config_int("memory") >> 20);
+}

@@ -1,0 +1,38 @@
+/* calls.h -- the judge's requests to the sandbox manager (put, exec).
+ *
+ * The judge never talks to Docker: every file it writes and every line it
+ * runs goes through the sandbox manager of the chat, so a build or an
+ * input always lands in that chat's own sandbox.
+ */
+#ifndef TALKBACK_JUDGE_CALLS_H
+#define TALKBACK_JUDGE_CALLS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "common/textbuf.h"
+#include "common/worker.h"
+
+/* Write a file in the chat's sandbox.  The reply, or NULL (out of memory). */
+proto_msg_t *judge_put(worker_job_t *job, const char *path, const char *content, size_t len);
+
+/* Run a bash line in the chat's sandbox.  output_limit > 0 asks the
+ * sandbox to stop the command once it printed that many bytes. */
+proto_msg_t *judge_exec(worker_job_t *job, const char *command, int timeout_s, bool separate_stderr,
+                        int64_t output_limit);
+
+/* Is this reply not a usable result (no exit code)? */
+bool judge_failed(const proto_msg_t *r);
+
+/* Append to t what went wrong with a failed call, as the model reads it. */
+void judge_failure_text(const proto_msg_t *r, textbuf_t *t);
+
+/* Append the sandbox's resume notice to t, the first time one comes. */
+void judge_take_notice(textbuf_t *t, const proto_msg_t *r, bool *noticed);
+
+
+
+/* Append how much memory the sandbox has, as the sandbox manager read it
+ * from the sandbox, else the configured memory. */
+void judge_say_memory(textbuf_t *t, const proto_msg_t *r);
+#endif

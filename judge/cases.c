@@ -1,0 +1,220 @@
+/* cases.c -- one run of the program and its verdict (see cases.h). */
+#include "judge/cases.h"
+
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/config.h"
+#include "judge/calls.h"
+#include "judge/compare.h"
+#include "judge/judge.h"
+#include "judge/stats.h"
+
+/* Shown of one input or output in a tests call, and of the output of a
+ * run stopped at the output limit. */
+#define SHOW_MAX 2000
+
+/* Appended (after a newline) to the run line: once the program ends, kill
+ * every process it left behind -- everything carrying this run's
+ * TALKBACK_RUN marker (sandbox/run.h) but this shell and its parent --
+ * with bash builtins only, so it works even when a fork bomb has used up
+ * the sandbox's process slots.  Each one found is stopped at once, so it
+ * cannot fork while the walk goes on; when a walk finds nothing new, all
+ * of them are killed.  The exit status stays the program's. */
+#define REAP_AFTER \
+    "__tb_rc=$?; __all=' '; for __r in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do __new=0; " \
+    "for __d in /proc/[0-9]*; do __p=${__d#/proc/}; " \
+    "[ \"$__p\" = \"$$\" ] || [ \"$__p\" = \"$PPID\" ] && continue; " \
+    "case $__all in *\" $__p \"*) continue;; esac; " \
+    "while IFS= read -r -d '' __e; do [ \"$__e\" = \"TALKBACK_RUN=$TALKBACK_RUN\" ] && " \
+    "{ kill -STOP \"$__p\"; __all=\"$__all$__p \"; __new=1; break; }; done 2>/dev/null < \"$__d/environ\"; " \
+    "done 2>/dev/null; [ $__new = 0 ] && break; done; " \
+    "for __p in $__all; do kill -KILL \"$__p\" 2>/dev/null; done; exit $__tb_rc"
+
+/* label + block; at most max bytes (cut at a line end) when max > 0. */
+static void show_block(textbuf_t *t, const char *label, const char *s, size_t len, const char *empty, size_t max)
+{
+    if (len == 0) {
+        textbuf_printf(t, "%s %s\n", label, empty);
+        return;
+    }
+    size_t keep = len;
+    if (max && len > max) {
+        keep = max;
+        while (keep > max / 2 && s[keep - 1] != '\n')
+            keep--;
+    }
+    textbuf_printf(t, "%s\n", label);
+    textbuf_append(t, s, keep);
+    if (s[keep - 1] != '\n')
+        textbuf_puts(t, "\n");
+    if (keep < len)
+        textbuf_printf(t, "[... %zu more bytes not shown]\n", len - keep);
+}
+
+/* The verdict of a run that did not end with exit code 0. */
+static const char *say_crash(const proto_msg_t *r, const judge_case_t *c, int rc, textbuf_t *v)
+{
+    int sig = rc > 128 && rc < 128 + 65 ? rc - 128 : 0;
+    if (sig == SIGKILL) {
+        textbuf_puts(v, "CRASH: the program was killed (exit code 137, SIGKILL), most likely because it ran "
+                        "out of memory: this sandbox has ");
+        judge_say_memory(v, r);
+        textbuf_puts(v, ".\n");
+    } else if (sig && judge_signal_name(sig)) {
+        textbuf_printf(v, "CRASH: the program was killed by signal %d, %s.\n", sig, judge_signal_name(sig));
+    } else {
+        textbuf_printf(v, "CRASH: the program exited with code %d (a run-time error)%s.\n", rc,
+                       c->expected ? "; an accepted program exits with 0" : "");
+    }
+    return "crash";
+}
+
+/* Compare what it printed with what was expected. */
+static const char *say_compared(const proto_msg_t *r, const judge_case_t *c, const char *out, size_t olen,
+                                textbuf_t *v)
+{
+    compare_result_t cr;
+    compare_outputs(c->expected, c->elen, out, olen, c->input ? c->input : "", c->input ? c->ilen : 0, &cr);
+    compare_render(&cr, v);
+    int64_t cut = proto_map_int(&r->data, "cut", 0);
+    if (cut && !compare_passed(cr.verdict))
+        textbuf_printf(v, "(the output was %" PRId64 " bytes longer than shown: its middle was cut)\n", cut);
+    const char *word = compare_passed(cr.verdict) ? "pass" : "fail";
+    compare_result_free(&cr);
+    return word;
+}
+
+/* The verdict lines of a finished run, into v; the verdict word. */
+static const char *judge_verdict(const judge_runner_t *jr, const proto_msg_t *r, const judge_case_t *c,
+                                 const char *out, size_t olen, textbuf_t *v)
+{
+    int rc = (int)proto_map_int(&r->data, "exit_code", -1);
+    if (proto_map_int(&r->data, "cancelled", 0)) {
+        textbuf_puts(v, "[cancelled: the program and everything it started were killed]\n");
+        return "cancelled";
+    }
+    if (proto_map_int(&r->data, "output_limited", 0)) {
+        textbuf_printf(v, "OUTPUT LIMIT: the program printed more than %" PRId64 " bytes and was stopped at once "
+                       "(only the head of what it printed is shown). It prints in a loop that does not end, or "
+                       "far more than the task asks for.\n", jr->output_limit);
+        return "output limit";
+    }
+    if (proto_map_int(&r->data, "timed_out", 0)) {
+        textbuf_printf(v, "TIMEOUT: the program ran longer than %d s and was killed, with everything it started. "
+                       "It loops forever, waits for input that was not given, or is too slow.\n", jr->timeout_s);
+        return "timeout";
+    }
+    if (rc != 0)
+        return say_crash(r, c, rc, v);
+    if (!c->expected)
+        return "ran";
+    return say_compared(r, c, out, olen, v);
+}
+
+/* The stats line of a run, from the sandbox's reply. */
+static void say_stats(const judge_runner_t *jr, const proto_msg_t *r, const judge_case_t *c, textbuf_t *t)
+{
+    judge_stats_t s = {
+        .wall_ms = proto_map_int(&r->data, "elapsed_ms", -1),
+        .cpu_ms = proto_map_int(&r->data, "cpu_ms", -1),
+        .rss_kb = proto_map_int(&r->data, "max_rss_kb", -1),
+    };
+    char label[48];
+    if (c->number)
+        snprintf(label, sizeof label, "Test %d of %d", c->number, c->count);
+    else
+        snprintf(label, sizeof label, "Run");
+    bool timed_out = proto_map_int(&r->data, "timed_out", 0) && !proto_map_int(&r->data, "cancelled", 0);
+    bool oom = proto_map_int(&r->data, "exit_code", -1) == 128 + SIGKILL && !timed_out &&
+               !proto_map_int(&r->data, "output_limited", 0) && !proto_map_int(&r->data, "cancelled", 0);
+    judge_stats_line(label, &s, timed_out, jr->timeout_s, oom, config_int("memory"), t);
+}
+
+/* Save the case's input beside the program; the run line reads it. */
+static bool save_input(const judge_runner_t *jr, const judge_case_t *c, char *line, size_t linesz)
+{
+    if (!c->input || !c->ilen) {
+        snprintf(line, linesz, "%s < /dev/null", jr->run);
+        return true;
+    }
+    char name[32], path[64];
+    if (c->number)
+        snprintf(name, sizeof name, "test-%d.in", c->number);
+    else
+        snprintf(name, sizeof name, "main.in");
+    snprintf(path, sizeof path, "/work/%s", name);
+    proto_msg_t *r = judge_put(jr->job, path, c->input, c->ilen);
+    bool ok = !judge_failed(r);
+    if (ok)
+        judge_take_notice(jr->t, r, jr->noticed);
+    else
+        judge_failure_text(r, jr->t);
+    proto_msg_destroy(&r);
+    snprintf(line, linesz, "%s < %s", jr->run, name);
+    return ok;
+}
+
+/* The images the run drew (sandbox/pictures.c): named in the text, before
+ * the verdict (the verdict stays the last line), and sent along.  A tests
+ * call shows those of the first test that drew any: the same program draws
+ * the same picture for every test, and one reply must stay small. */
+static void take_images(const judge_runner_t *jr, proto_msg_t *r)
+{
+    size_t plen = 0;
+    const char *pics = proto_map_str(&r->data, "images", &plen);
+    if (!pics || !plen)
+        return;
+    if (jr->images && jr->images->n_images && r->n_images) {
+        textbuf_puts(jr->t, "[the images of this test are not shown: a tests call shows those of the "
+                            "first test that drew any]\n");
+        return;
+    }
+    textbuf_append(jr->t, pics, plen);
+    if (jr->images)
+        proto_msg_take_images(jr->images, r);
+}
+
+const char *judge_case_run(const judge_runner_t *jr, const judge_case_t *c)
+{
+    char line[1100];
+    if (!save_input(jr, c, line, sizeof line))
+        return NULL;
+    char *reaped = NULL;
+    if (asprintf(&reaped, "%s\n%s", line, REAP_AFTER) < 0)
+        return NULL;
+    /* stdout is what is compared; stderr is shown apart. */
+    proto_msg_t *r = judge_exec(jr->job, reaped, jr->timeout_s, true, jr->output_limit);
+    free(reaped);
+    if (judge_failed(r)) {
+        judge_failure_text(r, jr->t);
+        proto_msg_destroy(&r);
+        return NULL;
+    }
+    judge_take_notice(jr->t, r, jr->noticed);
+    size_t olen = 0, errlen = 0;
+    const char *out = proto_map_str(&r->data, "output", &olen);
+    const char *err = proto_map_str(&r->data, "stderr", &errlen);
+    bool limited = proto_map_int(&r->data, "output_limited", 0);
+    size_t max = c->number || limited ? SHOW_MAX : 0;
+    say_stats(jr, r, c, jr->t);
+    textbuf_printf(jr->t, "$ %s\n", line);
+    show_block(jr->t, "input:", c->input, c->input ? c->ilen : 0, "(none: stdin was empty)", c->number ? SHOW_MAX : 0);
+    show_block(jr->t, "output:", out ? out : "", out ? olen : 0, "(nothing)", max);
+    if (err && errlen)
+        show_block(jr->t, "stderr (not compared):", err, errlen, "", max);
+    take_images(jr, r);
+    textbuf_t v;
+    textbuf_init(&v);
+    const char *word = judge_verdict(jr, r, c, out ? out : "", out ? olen : 0, &v);
+    if (v.len && c->number)
+        textbuf_printf(jr->t, "Test %d: ", c->number);
+    if (v.len)
+        textbuf_append(jr->t, v.buf, v.len);
+    textbuf_free(&v);
+    proto_msg_destroy(&r);
+    return word;
+}
