@@ -294,10 +294,10 @@ int run_read_file(docker_t *d, const char *id, const char *abspath, size_t max, 
         .argv = argv, .env = env, .workdir = "/", .timeout_ms = 10000,
         .on_output = read_output, .cancelled = read_late, .ctx = &r,
     };
-    int code = -1;
-    agent_err_t ae = agent_run(link, &ar, &code);
+    agent_exit_t ax = { .exit_code = -1 };
+    agent_err_t ae = agent_run(link, &ar, &ax);
     agent_release(&link);
-    if (ae != AGENT_OK || code != 0 || r.over || r.buf.oom) {
+    if (ae != AGENT_OK || ax.exit_code != 0 || r.over || r.buf.oom) {
         textbuf_free(&r.buf);
         return -1;
     }
