@@ -204,7 +204,8 @@ docker_err_t run_command(docker_t *d, const char *id, const run_opts_t *o, run_r
         if (ae == AGENT_LOST || ae == AGENT_UNKNOWN)
             run_kill_marker(d, id, marker);
         if (ae == AGENT_LOST) {
-            res->exit_code = 137;   /* SIGKILLed by the pass just made */
+            res->agent_lost = true;   /* what was left is killed by the pass just made */
+            res->exit_code = -1;
             goto done;
         }
         /* Not started (or killed before it could do anything): exec. */

@@ -34,6 +34,8 @@ typedef struct {
                             (the agent's shepherd); -1 when unknown */
     int64_t max_rss_kb;  /* the largest peak RSS among them; -1 when unknown */
     bool output_limited; /* killed at output_limit (exit code 137) */
+    bool agent_lost;     /* the agent link broke while it ran: how it ended
+                            is unknown, what was left of it was killed */
 } run_result_t;
 
 typedef struct {
