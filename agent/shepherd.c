@@ -329,13 +329,19 @@ static long pids_limit(void)
     return -1;
 }
 
+/* Nothing of the command is left: no child, so no descendant. */
+static bool tree_empty(void)
+{
+    siginfo_t si;
+    return waitid(P_ALL, 0, &si, WEXITED | WNOHANG | WNOWAIT) < 0 && errno == ECHILD;
+}
+
 /* What is left after a normal end: a handful of servers stay, a process
  * table's worth is a fork bomb and is killed. */
 static bool runaway(pid_t self)
 {
-    siginfo_t si;
-    if (waitid(P_ALL, 0, &si, WEXITED | WNOHANG | WNOWAIT) < 0 && errno == ECHILD)
-        return false;   /* no child, so no descendant: nothing was left */
+    if (tree_empty())
+        return false;
     tree_t t;
     if (!tree_init(&t))
         return false;
@@ -361,8 +367,10 @@ static void close_others(int a, int b)
     syscall(SYS_close_range, (unsigned)b + 1, ~0u, 0u);
 }
 
-/* The shepherd's life: never returns. */
-static void shepherd(const shep_cmd_t *c, int ctl, pid_t worker)
+/* The shepherd's life: never returns.  The command's exec error, if any,
+ * goes straight to the worker through report (one process fewer to wake
+ * on the way). */
+static void shepherd(const shep_cmd_t *c, int ctl, int report, pid_t worker)
 {
     sigset_t set;
     sigemptyset(&set);
@@ -376,33 +384,34 @@ static void shepherd(const shep_cmd_t *c, int ctl, pid_t worker)
     prctl(PR_SET_PDEATHSIG, SIGTERM);
     pid_t self = getpid();
 
-    shep_rec_t r = { .kind = SHEP_STARTED };
-    pid_t cmd = fork_command(c, &r.err);
+    pid_t cmd = fork();
+    if (cmd == 0)
+        exec_child(c, report);
     if (cmd < 0) {
-        r.kind = SHEP_FAILED;
-        ssize_t w = write(ctl, &r, sizeof r);
+        int e = errno;
+        ssize_t w = write(report, &e, sizeof e);
         (void)w;
         _exit(0);
     }
-    r.pid = cmd;
-    close_others(ctl, ctl);   /* the command's descriptors and the worker's */
-    ssize_t w = write(ctl, &r, sizeof r);
-    (void)w;
+    close_others(ctl, ctl);   /* report, the command's descriptors and the worker's */
     if (getppid() != worker)
         kill(self, SIGTERM);   /* the worker died before the death signal was set */
 
     int status = 0;
-    bool done = false, told = false;
+    bool done = false;
     for (;;) {
         siginfo_t si;
         int sig = sigwaitinfo(&set, &si);
-        if (sig == SIGCHLD) {
+        if (sig == SIGCHLD && !done) {
             reap_all(cmd, &status, &done);
-            if (done && !told) {
+            if (done) {
                 shep_rec_t x = { .kind = SHEP_EXITED, .status = status, .pid = cmd };
                 send_rec(ctl, &x);
-                told = true;
+                if (tree_empty())
+                    _exit(0);   /* the usual case: nothing to watch over */
             }
+        } else if (sig == SIGCHLD) {
+            reap_all(cmd, &status, &done);   /* what it left, ending on its own */
         } else if (sig == SIGTERM || (sig == SIGUSR1 && done && runaway(self))) {
             kill_tree(self, cmd, &status, &done);
             if (!done)
@@ -423,31 +432,43 @@ pid_t shep_spawn(const shep_cmd_t *cmd, bool use_shepherd, int *ctl, int *err)
     *ctl = -1;
     if (!use_shepherd)
         return fork_command(cmd, err);
-    int p[2];
+    int p[2], report[2];
     if (pipe2(p, O_CLOEXEC) != 0) {
         *err = errno;
+        return -1;
+    }
+    if (pipe2(report, O_CLOEXEC) != 0) {
+        *err = errno;
+        close(p[0]);
+        close(p[1]);
         return -1;
     }
     pid_t worker = getpid();
     pid_t pid = fork();
     if (pid == 0) {
         close(p[0]);
-        shepherd(cmd, p[1], worker);
+        close(report[0]);
+        shepherd(cmd, p[1], report[1], worker);
     }
     close(p[1]);
+    close(report[1]);
     if (pid < 0) {
         *err = errno;
         close(p[0]);
+        close(report[0]);
         return -1;
     }
-    shep_rec_t r;
+    /* End of file once the command exec'd and the shepherd let go of its
+     * copy; an errno when it could not. */
+    int child_err = 0;
     ssize_t got;
-    while ((got = read(p[0], &r, sizeof r)) < 0 && errno == EINTR)
+    while ((got = read(report[0], &child_err, sizeof child_err)) < 0 && errno == EINTR)
         ;
-    if (got != (ssize_t)sizeof r || r.kind != SHEP_STARTED) {
-        *err = got == (ssize_t)sizeof r && r.kind == SHEP_FAILED ? r.err : ECHILD;
+    close(report[0]);
+    if (got == (ssize_t)sizeof child_err) {
+        *err = child_err;
         close(p[0]);
-        waitpid(pid, NULL, 0);
+        waitpid(pid, NULL, 0);   /* it ends once the failed child did */
         return -1;
     }
     fcntl(p[0], F_SETFL, fcntl(p[0], F_GETFL) | O_NONBLOCK);

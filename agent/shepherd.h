@@ -10,11 +10,13 @@
  * they did to their session or environment.  No cgroup is needed: the
  * sandboxes of a cgroup v1 host cannot make one.
  *
- * The worker talks to a shepherd with two signals and reads fixed-size
- * records (shep_rec_t) from a pipe:
- *   STARTED  the command was exec'd (or FAILED with its errno);
+ * The command's exec error, if any, reaches the worker directly through a
+ * close-on-exec pipe, as without a shepherd.  Then the worker talks to the
+ * shepherd with two signals and reads fixed-size records (shep_rec_t)
+ * from a pipe:
  *   EXITED   the command ended; with the CPU time and peak RSS of every
- *            process of it that ended so far (getrusage RUSAGE_CHILDREN);
+ *            process of it that ended so far (getrusage RUSAGE_CHILDREN).
+ *            When nothing of it is left the shepherd exits at once;
  *   ENDED    the shepherd killed what was left and is about to exit.
  * SIGTERM (shep_stop: timeout, cancel, output limit, or the worker's
  * death) freezes the whole tree with SIGSTOP, walking it again while new
@@ -33,9 +35,7 @@
 #include <sys/types.h>
 
 typedef enum {
-    SHEP_STARTED = 1,   /* pid: the command's */
-    SHEP_FAILED,        /* err: why it could not be exec'd */
-    SHEP_EXITED,        /* status, cpu_ms, rss_kb */
+    SHEP_EXITED = 1,    /* status, cpu_ms, rss_kb */
     SHEP_ENDED          /* status (of the command, if it ended only now), cpu_ms, rss_kb */
 } shep_kind_t;
 
@@ -43,8 +43,8 @@ typedef enum {
 typedef struct {
     int32_t kind;
     int32_t status;     /* a wait status */
-    int32_t err;
-    int32_t pid;
+    int32_t pid;        /* the command's */
+    int32_t unused;
     int64_t cpu_ms;
     int64_t rss_kb;
 } shep_rec_t;
