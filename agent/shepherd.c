@@ -42,7 +42,7 @@
  * suffice; the bound is for a tree that keeps finding ways to grow. */
 #define SHEP_FREEZE_ROUNDS   64
 /* How long the shepherd waits for its killed tree to be gone. */
-#define SHEP_REAP_MS         5000
+#define SHEP_REAP_MS         3000
 /* While waiting, it walks the tree again this often and kills what it
  * finds (a process that was forked while its parent was being stopped). */
 #define SHEP_REWALK_MS       20
