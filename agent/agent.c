@@ -480,6 +480,8 @@ static void job_ctl(job_t *j)
     }
 }
 
+/* KILL: through the shepherd while it lives (DONE follows its ENDED),
+ * else the group and the marker at once. */
 static void do_kill(const frame_msg_t *m)
 {
     job_t *j = job_find(m->id);

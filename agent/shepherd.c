@@ -75,6 +75,7 @@ void shep_reset_signals(void)
     sigprocmask(SIG_SETMASK, &none, NULL);
 }
 
+/* Milliseconds of the monotonic clock. */
 static int64_t shep_mono_ms(void)
 {
     struct timespec ts;
@@ -142,11 +143,13 @@ typedef struct {
     size_t n, cap;
 } tree_t;
 
+/* Whether pid is a member. */
 static bool tree_has(const tree_t *t, long pid)
 {
     return pid >= 0 && pid < t->max && (t->bits[pid >> 3] >> (pid & 7)) & 1;
 }
 
+/* Make pid a member (pids past the bitmap cannot occur: see tree_init). */
 static void tree_add(tree_t *t, long pid)
 {
     if (pid < 0 || pid >= t->max)
@@ -163,6 +166,7 @@ static void tree_add(tree_t *t, long pid)
     t->list[t->n++] = (pid_t)pid;
 }
 
+/* An empty tree whose bitmap covers every pid this kernel hands out. */
 static bool tree_init(tree_t *t)
 {
     memset(t, 0, sizeof *t);
@@ -178,6 +182,7 @@ static bool tree_init(tree_t *t)
     return t->bits != NULL;
 }
 
+/* Release what tree_init and tree_add took. */
 static void tree_free(tree_t *t)
 {
     free(t->bits);
@@ -256,6 +261,8 @@ static size_t tree_walk(tree_t *t, pid_t self, int sig)
 
 /* ---- the shepherd ------------------------------------------------------------------ */
 
+/* Write record r to the worker, with the CPU time and peak RSS of every
+ * process of the command reaped so far. */
 static void send_rec(int ctl, shep_rec_t *r)
 {
     struct rusage ru;
@@ -427,6 +434,8 @@ static void shepherd(const shep_cmd_t *c, int ctl, int report, pid_t worker)
 
 /* ---- the worker's side ------------------------------------------------------------------ */
 
+/* See shepherd.h.  Two pipes: the records (kept by the worker) and the
+ * exec report (read here, then closed). */
 pid_t shep_spawn(const shep_cmd_t *cmd, bool use_shepherd, int *ctl, int *err)
 {
     *ctl = -1;
@@ -476,6 +485,7 @@ pid_t shep_spawn(const shep_cmd_t *cmd, bool use_shepherd, int *ctl, int *err)
     return pid;
 }
 
+/* Records are written whole (smaller than PIPE_BUF), so a read gets one. */
 int shep_read(int ctl, shep_rec_t *rec)
 {
     ssize_t n;
@@ -488,11 +498,13 @@ int shep_read(int ctl, shep_rec_t *rec)
     return -1;   /* the end, or a short record (never written so) */
 }
 
+/* The shepherd serves SIGTERM with kill_tree. */
 void shep_stop(pid_t shepherd)
 {
     kill(shepherd, SIGTERM);
 }
 
+/* The shepherd serves SIGUSR1 by exiting (or by kill_tree for a bomb). */
 void shep_release(pid_t shepherd)
 {
     kill(shepherd, SIGUSR1);

@@ -27,6 +27,7 @@ typedef struct {
     int64_t nonce;
 } agent_t;
 
+/* Microseconds of the monotonic clock. */
 static int64_t mono_us(void)
 {
     struct timespec ts;
@@ -34,6 +35,7 @@ static int64_t mono_us(void)
     return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
 }
 
+/* Write m, stamped with the link's nonce, to the agent; 0 or -1. */
 static int send_frame(agent_t *a, frame_msg_t *m)
 {
     frame_buf_t b = { 0 };
@@ -86,6 +88,7 @@ static int64_t run_true(agent_t *a, uint64_t id, bool shepherd)
     return mono_us() - t0;
 }
 
+/* See bench.h. */
 void bench_agent_shepherd(const char *path, int n)
 {
     int in[2], out[2];

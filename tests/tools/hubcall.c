@@ -34,6 +34,7 @@ static int add_arg(proto_msg_t *req, char *a)
     return proto_map_set_cstr(&req->args, a, eq + 1);
 }
 
+/* A reply's data map as a JSON object. */
 static json_t *data_json(const proto_map_t *m)
 {
     json_t *o = json_object();
@@ -47,6 +48,7 @@ static json_t *data_json(const proto_map_t *m)
     return o;
 }
 
+/* Parse, bind the hub, wait for a worker of KIND, send, print. */
 int main(int argc, char **argv)
 {
     if (argc < 4) {
