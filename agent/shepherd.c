@@ -37,6 +37,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "agent/limits.h"
+
 /* Rounds of the freeze walk (each either finds new processes or ends it):
  * a fork bomb stops growing once its members are stopped, so a few rounds
  * suffice; the bound is for a tree that keeps finding ways to grow. */
@@ -51,6 +53,8 @@
  * or SHEP_RUNAWAY_NOLIMIT without a limit: a fork bomb, not a server. */
 #define SHEP_RUNAWAY_DIV     2
 #define SHEP_RUNAWAY_NOLIMIT 1024
+/* Rounds of the marker kill pass (a process may fork between two). */
+#define SHEP_KILL_ROUNDS     8
 
 extern char **environ;
 
@@ -319,23 +323,6 @@ static void kill_tree(pid_t self, pid_t cmd, int *status, bool *cmd_done)
         tree_free(&t);
 }
 
-/* The sandbox's process limit, -1 when none or unknown. */
-static long pids_limit(void)
-{
-    static const char *const paths[] = { "/sys/fs/cgroup/pids.max", "/sys/fs/cgroup/pids/pids.max" };
-    for (size_t i = 0; i < sizeof paths / sizeof *paths; i++) {
-        FILE *f = fopen(paths[i], "re");
-        if (!f)
-            continue;
-        long v = -1;
-        if (fscanf(f, "%ld", &v) != 1)
-            v = -1;
-        fclose(f);
-        return v > 0 ? v : -1;
-    }
-    return -1;
-}
-
 /* Nothing of the command is left: no child, so no descendant. */
 static bool tree_empty(void)
 {
@@ -353,10 +340,11 @@ static bool runaway(pid_t self)
     if (!tree_init(&t))
         return false;
     tree_walk(&t, self, 0);
-    long lim = pids_limit();
+    limits_t lim;
+    limits_read(&lim);
     size_t n = t.n;
     tree_free(&t);
-    return lim > 0 ? (long)n >= lim / SHEP_RUNAWAY_DIV : n >= SHEP_RUNAWAY_NOLIMIT;
+    return lim.pids > 0 ? (int64_t)n >= lim.pids / SHEP_RUNAWAY_DIV : n >= SHEP_RUNAWAY_NOLIMIT;
 }
 
 /* Keep only the descriptors a and b (a < b). */
@@ -429,6 +417,69 @@ static void shepherd(const shep_cmd_t *c, int ctl, int report, pid_t worker)
         } else if (sig == SIGUSR1 && done) {
             _exit(0);   /* what is left keeps running, re-parented to init */
         }
+    }
+}
+
+/* ---- the marker kill pass ------------------------------------------------------ */
+
+/* Whether the environment of pid holds the entry mk exactly. */
+static bool env_has(long pid, const char *mk, size_t mklen)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%ld/environ", pid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return false;
+    /* Match entry by entry across reads: idx is how much of mk the
+     * current entry matched so far, -1 once it cannot match. */
+    long idx = 0;
+    bool found = false;
+    ssize_t n;
+    char chunk[4096];
+    while (!found && (n = read(fd, chunk, sizeof chunk)) > 0) {
+        for (ssize_t i = 0; i < n && !found; i++) {
+            char b = chunk[i];
+            if (b == '\0') {
+                found = idx == (long)mklen;
+                idx = 0;
+            } else if (idx >= 0 && idx < (long)mklen && b == mk[idx]) {
+                idx++;
+            } else {
+                idx = -1;
+            }
+        }
+    }
+    if (!found && idx == (long)mklen)
+        found = true;
+    close(fd);
+    return found;
+}
+
+void shep_kill_marker(const char *mk)
+{
+    if (!mk || !*mk)
+        return;
+    size_t mklen = strlen(mk);
+    pid_t self = getpid(), parent = getppid();
+    for (int round = 0; round < SHEP_KILL_ROUNDS; round++) {
+        bool found = false;
+        DIR *d = opendir("/proc");
+        if (!d)
+            return;
+        struct dirent *e;
+        while ((e = readdir(d)) != NULL) {
+            char *end;
+            long pid = strtol(e->d_name, &end, 10);
+            if (*end || pid <= 1 || pid == self || pid == parent)
+                continue;
+            if (env_has(pid, mk, mklen)) {
+                kill((pid_t)pid, SIGKILL);
+                found = true;
+            }
+        }
+        closedir(d);
+        if (!found)
+            break;
     }
 }
 

@@ -74,6 +74,12 @@ void shep_stop(pid_t shepherd);
 /* The command ended and its output is read: leave the rest running. */
 void shep_release(pid_t shepherd);
 
+/* SIGKILL every process whose environment holds the entry mk (K=V), by a
+ * /proc scan repeated while any was found: for what a command left
+ * running after its shepherd was gone, and commands run without one.
+ * Needs no new process, so it works at the pids limit.  NULL: nothing. */
+void shep_kill_marker(const char *mk);
+
 /* Every signal back to its default and none blocked, as a Docker exec
  * starts a process. */
 void shep_reset_signals(void);
