@@ -105,6 +105,7 @@ typedef struct job {
     bool released;         /* the shepherd was told the command is done */
     bool held;             /* ... while what it left still held its output */
     bool exited;           /* the command ended */
+    bool failed;           /* it could not be exec'd: FAIL was sent, no EXIT */
     int status;            /* its wait status */
     int64_t cpu_ms, rss_kb;  /* -1: unknown */
     int64_t drain_until;
@@ -404,6 +405,12 @@ static void job_ctl(job_t *j)
             close_fd(&j->ctl);
             break;
         }
+        if (r.kind == SHEP_FAILED && !j->failed) {
+            send_fail(j->id, r.err, "spawn");
+            j->failed = true;
+            job_exited(j, 127 << 8);
+            continue;
+        }
         if (r.kind != SHEP_EXITED && r.kind != SHEP_ENDED)
             continue;
         if (r.cpu_ms >= 0) {
@@ -546,6 +553,8 @@ static void finish_jobs(void)
         close_fd(&j->err);
         close_fd(&j->in);
         close_fd(&j->ctl);
+        if (j->failed)
+            goto free_job;
         frame_msg_t m = { .type = FRAME_EXIT, .id = j->id };
         if (WIFSIGNALED(j->status)) {
             frame_set_num(&m, FN_STATUS, 128 + WTERMSIG(j->status));
@@ -561,6 +570,7 @@ static void finish_jobs(void)
         if (j->limited)
             frame_set_num(&m, FN_LIMITED, 1);
         send_msg(&m);
+free_job:
         *pp = j->next;
         free(j->in_data);
         free(j->marker);

@@ -362,10 +362,9 @@ static void close_others(int a, int b)
     syscall(SYS_close_range, (unsigned)b + 1, ~0u, 0u);
 }
 
-/* The shepherd's life: never returns.  The command's exec error, if any,
- * goes straight to the worker through report (one process fewer to wake
- * on the way). */
-static void shepherd(const shep_cmd_t *c, int ctl, int report, pid_t worker)
+/* The shepherd's life: never returns.  The worker does not wait for the
+ * exec: a command that could not be exec'd is told as a FAILED record. */
+static void shepherd(const shep_cmd_t *c, int ctl, pid_t worker)
 {
     sigset_t set;
     sigemptyset(&set);
@@ -379,16 +378,15 @@ static void shepherd(const shep_cmd_t *c, int ctl, int report, pid_t worker)
     prctl(PR_SET_PDEATHSIG, SIGTERM);
     pid_t self = getpid();
 
-    pid_t cmd = fork();
-    if (cmd == 0)
-        exec_child(c, report);
+    int err = 0;
+    pid_t cmd = fork_command(c, &err);
     if (cmd < 0) {
-        int e = errno;
-        ssize_t w = write(report, &e, sizeof e);
+        shep_rec_t x = { .kind = SHEP_FAILED, .err = err };
+        ssize_t w = write(ctl, &x, sizeof x);
         (void)w;
         _exit(0);
     }
-    close_others(ctl, ctl);   /* report, the command's descriptors and the worker's */
+    close_others(ctl, ctl);   /* the command's descriptors and the worker's */
     if (getppid() != worker)
         kill(self, SIGTERM);   /* the worker died before the death signal was set */
 
@@ -485,50 +483,29 @@ void shep_kill_marker(const char *mk)
 
 /* ---- the worker's side ------------------------------------------------------------------ */
 
-/* See shepherd.h.  Two pipes: the records (kept by the worker) and the
- * exec report (read here, then closed). */
+/* See shepherd.h.  Without a shepherd it waits for the exec, as the
+ * agent always did; with one it returns at once (one wake-up less on the
+ * way of every command) and an exec error comes as a FAILED record. */
 pid_t shep_spawn(const shep_cmd_t *cmd, bool use_shepherd, int *ctl, int *err)
 {
     *ctl = -1;
     if (!use_shepherd)
         return fork_command(cmd, err);
-    int p[2], report[2];
+    int p[2];
     if (pipe2(p, O_CLOEXEC) != 0) {
         *err = errno;
-        return -1;
-    }
-    if (pipe2(report, O_CLOEXEC) != 0) {
-        *err = errno;
-        close(p[0]);
-        close(p[1]);
         return -1;
     }
     pid_t worker = getpid();
     pid_t pid = fork();
     if (pid == 0) {
         close(p[0]);
-        close(report[0]);
-        shepherd(cmd, p[1], report[1], worker);
+        shepherd(cmd, p[1], worker);
     }
     close(p[1]);
-    close(report[1]);
     if (pid < 0) {
         *err = errno;
         close(p[0]);
-        close(report[0]);
-        return -1;
-    }
-    /* End of file once the command exec'd and the shepherd let go of its
-     * copy; an errno when it could not. */
-    int child_err = 0;
-    ssize_t got;
-    while ((got = read(report[0], &child_err, sizeof child_err)) < 0 && errno == EINTR)
-        ;
-    close(report[0]);
-    if (got == (ssize_t)sizeof child_err) {
-        *err = child_err;
-        close(p[0]);
-        waitpid(pid, NULL, 0);   /* it ends once the failed child did */
         return -1;
     }
     fcntl(p[0], F_SETFL, fcntl(p[0], F_GETFL) | O_NONBLOCK);

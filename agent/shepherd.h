@@ -10,10 +10,9 @@
  * they did to their session or environment.  No cgroup is needed: the
  * sandboxes of a cgroup v1 host cannot make one.
  *
- * The command's exec error, if any, reaches the worker directly through a
- * close-on-exec pipe, as without a shepherd.  Then the worker talks to the
- * shepherd with two signals and reads fixed-size records (shep_rec_t)
- * from a pipe:
+ * The worker talks to the shepherd with two signals and reads fixed-size
+ * records (shep_rec_t) from a pipe:
+ *   FAILED   the command could not be exec'd (nothing ran);
  *   EXITED   the command ended; with the CPU time and peak RSS of every
  *            process of it that ended so far (getrusage RUSAGE_CHILDREN).
  *            When nothing of it is left the shepherd exits at once;
@@ -36,7 +35,8 @@
 
 typedef enum {
     SHEP_EXITED = 1,    /* status, cpu_ms, rss_kb */
-    SHEP_ENDED          /* status (of the command, if it ended only now), cpu_ms, rss_kb */
+    SHEP_ENDED,         /* status (of the command, if it ended only now), cpu_ms, rss_kb */
+    SHEP_FAILED         /* err: why the command could not be exec'd */
 } shep_kind_t;
 
 /* One record, written in one write (atomic: smaller than PIPE_BUF). */
@@ -44,7 +44,7 @@ typedef struct {
     int32_t kind;
     int32_t status;     /* a wait status */
     int32_t pid;        /* the command's */
-    int32_t unused;
+    int32_t err;        /* FAILED: an errno */
     int64_t cpu_ms;
     int64_t rss_kb;
 } shep_rec_t;
@@ -61,8 +61,9 @@ typedef struct {
 /* Start cmd: under a shepherd when shepherd is true, else as a direct
  * child.  Returns the pid the caller waits for (the shepherd's, or the
  * command's), with *ctl the non-blocking read end of the record pipe (-1
- * without a shepherd); or -1 with *err set when nothing runs.  Waits
- * until the command was exec'd. */
+ * without a shepherd); or -1 with *err set when nothing runs.  Without a
+ * shepherd it waits until the command was exec'd; with one it does not
+ * (an exec error then comes as FAILED). */
 pid_t shep_spawn(const shep_cmd_t *cmd, bool shepherd, int *ctl, int *err);
 
 /* Read one record; 1 when read, 0 when none is waiting, -1 at the end. */
