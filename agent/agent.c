@@ -70,6 +70,10 @@
 /* How long output is still read after a command's exit: dockerd waits as
  * long for an exec's stream before closing it. */
 #define AGENT_DRAIN_MS    2000
+/* How long the report of a command whose leftovers held its output waits
+ * for its shepherd's verdict on them (a bomb is killed first): longer than
+ * the shepherd's own bound, shorter than any call's patience. */
+#define AGENT_VERDICT_MS  5000
 /* A half frame on stdin that has not completed for this long, while no
  * frame got through, was left by a manager that died mid-write (a live one
  * writes a whole frame in one go): skip it and look for the next frame.
@@ -544,8 +548,9 @@ static void finish_jobs(void)
             close_fd(&j->out);
             close_fd(&j->err);
             shep_release(j->pid);
+            j->drain_until = now + AGENT_VERDICT_MS;
         }
-        if (j->held && j->alive) {
+        if (j->held && j->alive && now < j->drain_until) {
             pp = &j->next;
             continue;
         }
