@@ -63,6 +63,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "agent/images.h"
 #include "agent/limits.h"
 #include "agent/shepherd.h"
 #include "proto/frame.h"
@@ -113,6 +114,7 @@ typedef struct job {
     int status;            /* its wait status */
     int64_t cpu_ms, rss_kb;  /* -1: unknown */
     int64_t drain_until;
+    uint64_t img_mark;     /* images.h: images written since this are its */
     struct job *next;
 } job_t;
 
@@ -295,6 +297,7 @@ static void do_run(const frame_msg_t *m)
         goto fail;
     }
     what = "spawn";
+    j->img_mark = images_mark();
     shep_cmd_t sc = { .argv = argv.v, .envp = envv.v, .cwd = cwd, .in = j->in_data ? pin[0] : -1,
                       .out = pout[1], .err = merge ? pout[1] : perr[1] };
     j->shepherd = frame_num(m, FN_SHEPHERD, 1) != 0;
@@ -574,12 +577,15 @@ static void finish_jobs(void)
         }
         if (j->limited)
             frame_set_num(&m, FN_LIMITED, 1);
+        images_attach(&m, j->img_mark);
         send_msg(&m);
 free_job:
         *pp = j->next;
         free(j->in_data);
         free(j->marker);
         free(j);
+        if (!jobs)
+            images_idle();
     }
 }
 
@@ -747,7 +753,7 @@ static int worker(void)
     say_ready(0);
 
     for (;;) {
-        size_t need = 2;
+        size_t need = 3;
         for (job_t *j = jobs; j; j = j->next)
             need += 4;
         if (need > pf_cap) {
@@ -766,6 +772,7 @@ static int worker(void)
         size_t n = 0;
         pf[n++] = (struct pollfd){ stdin_open ? STDIN_FILENO : -1, POLLIN, 0 };
         pf[n++] = (struct pollfd){ chld_pipe[0], POLLIN, 0 };
+        pf[n++] = (struct pollfd){ images_fd(), POLLIN, 0 };
         int64_t now = mono_ms(), wake = -1;
         for (job_t *j = jobs; j; j = j->next) {
             if (j->out >= 0) {
@@ -801,9 +808,11 @@ static int worker(void)
             while (read(chld_pipe[0], drain, sizeof drain) > 0)
                 ;
         }
+        if (pf[2].revents & POLLIN)
+            images_drain();
         reap();
         expire_jobs();
-        for (size_t i = 2; r > 0 && i < n; i++) {
+        for (size_t i = 3; r > 0 && i < n; i++) {
             if (!pf[i].revents)
                 continue;
             job_t *j = owner[i];

@@ -19,7 +19,7 @@ static const char *const num_keys[FN__COUNT] = {
     "ol", "olim", "cpu", "rss", "shep",
 };
 static const char *const str_keys[FS__COUNT] = {
-    "argv", "env", "cwd", "in", "d", "path", "msg", "mk",
+    "argv", "env", "cwd", "in", "d", "path", "msg", "mk", "img",
 };
 
 /* ---- fields ------------------------------------------------------------- */

@@ -91,7 +91,8 @@ typedef struct {
                                   (agent_shepherd off: for measurements) */
     int64_t output_limit;      /* kill it past this many output bytes; 0: never */
     size_t stdin_len;
-    docker_output_fn on_output;
+    docker_output_fn on_output;  /* streams 1 and 2; FRAME_STREAM_IMAGES: the
+                                    images the command wrote (frame.h) */
     docker_cancel_fn cancelled;  /* polled about every 100 ms */
     void *ctx;
 } agent_run_t;

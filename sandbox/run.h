@@ -36,6 +36,9 @@ typedef struct {
     bool output_limited; /* killed at output_limit (exit code 137) */
     bool agent_lost;     /* the agent link broke while it ran: how it ended
                             is unknown, what was left of it was killed */
+    char *images;        /* the agent's list of images the command wrote
+                            (frame.h FS_IMAGES), or NULL: see pictures.h */
+    size_t images_len;
 } run_result_t;
 
 typedef struct {
@@ -72,6 +75,13 @@ void run_use_agents(agent_pool_t *p);
  * docker_put_file; mtime 0 means now. */
 docker_err_t run_put_file(docker_t *d, const char *id, const char *abspath, const void *data,
                           size_t len, unsigned mode, int64_t mtime, long *status, json_t **out);
+
+/* Read a regular file of at most max bytes from container id: through its
+ * agent (`cat`, a fork in the sandbox) when it has a live one, else through
+ * Docker's archive API, which costs about a hundred milliseconds.  0 with
+ * *data malloc'ed (NUL-terminated) and *len set, or -1 (missing, not
+ * readable, or over max). */
+int run_read_file(docker_t *d, const char *id, const char *abspath, size_t max, char **data, size_t *len);
 
 /* The sandbox's cgroup limits as its agent reads them; -1 without one. */
 int run_limits(const char *id, agent_limits_t *out);

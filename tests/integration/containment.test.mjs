@@ -43,7 +43,7 @@ after(async () => {
 
 /** One request straight to the sandbox manager of tb: the parsed reply. */
 function hubcall(tb, op, conv, args) {
-  const argv = ['sandbox', op, conv];
+  const argv = ['sandbox', op, conv, USER];
   for (const [k, v] of Object.entries(args)) argv.push(typeof v === 'number' ? `${k}:=${v}` : `${k}=${v}`);
   return new Promise((resolve, reject) => {
     execFile(HUBCALL, argv, { env: tb.env({}), timeout: 120000, maxBuffer: 16 << 20 }, (err, stdout, stderr) => {
