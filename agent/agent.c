@@ -45,7 +45,6 @@
  * Docker's archive API instead, which decides those cases as it always
  * did.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -65,12 +64,17 @@
 #include <unistd.h>
 
 #include "agent/images.h"
+#include "agent/limits.h"
 #include "agent/shepherd.h"
 #include "proto/frame.h"
 
 /* How long output is still read after a command's exit: dockerd waits as
  * long for an exec's stream before closing it. */
 #define AGENT_DRAIN_MS    2000
+/* How long the report of a command whose leftovers held its output waits
+ * for its shepherd's verdict on them (a bomb is killed first): longer than
+ * the shepherd's own bound, shorter than any call's patience. */
+#define AGENT_VERDICT_MS  5000
 /* A half frame on stdin that has not completed for this long, while no
  * frame got through, was left by a manager that died mid-write (a live one
  * writes a whole frame in one go): skip it and look for the next frame.
@@ -79,8 +83,6 @@
 #define AGENT_PARTIAL_MS  5000
 /* Output read per OUT frame, and stdin read per feed. */
 #define AGENT_CHUNK       16384
-/* Rounds of the marker kill pass (a process may fork between two). */
-#define AGENT_KILL_ROUNDS 8
 /* Restart delays of the worker: from 100 ms, doubling up to 5 s while it
  * keeps dying within a second. */
 #define AGENT_BACKOFF_MIN_MS 100
@@ -108,6 +110,7 @@ typedef struct job {
     bool released;         /* the shepherd was told the command is done */
     bool held;             /* ... while what it left still held its output */
     bool exited;           /* the command ended */
+    bool failed;           /* it could not be exec'd: FAIL was sent, no EXIT */
     int status;            /* its wait status */
     int64_t cpu_ms, rss_kb;  /* -1: unknown */
     int64_t drain_until;
@@ -192,68 +195,6 @@ static char *dup_view(const char *p, size_t n)
         s[n] = '\0';
     }
     return s;
-}
-
-/* ---- the marker kill pass ---------------------------------------------- */
-
-/* Whether the environment of pid holds the entry mk exactly. */
-static bool env_has(long pid, const char *mk, size_t mklen)
-{
-    char path[64];
-    snprintf(path, sizeof path, "/proc/%ld/environ", pid);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return false;
-    /* Match entry by entry across reads: idx is how much of mk the
-     * current entry matched so far, -1 once it cannot match. */
-    long idx = 0;
-    bool found = false;
-    ssize_t n;
-    while (!found && (n = read(fd, chunk, sizeof chunk)) > 0) {
-        for (ssize_t i = 0; i < n && !found; i++) {
-            char b = chunk[i];
-            if (b == '\0') {
-                found = idx == (long)mklen;
-                idx = 0;
-            } else if (idx >= 0 && idx < (long)mklen && b == mk[idx]) {
-                idx++;
-            } else {
-                idx = -1;
-            }
-        }
-    }
-    if (!found && idx == (long)mklen)
-        found = true;
-    close(fd);
-    return found;
-}
-
-static void kill_marker(const char *mk)
-{
-    if (!mk || !*mk)
-        return;
-    size_t mklen = strlen(mk);
-    pid_t self = getpid(), parent = getppid();
-    for (int round = 0; round < AGENT_KILL_ROUNDS; round++) {
-        bool found = false;
-        DIR *d = opendir("/proc");
-        if (!d)
-            return;
-        struct dirent *e;
-        while ((e = readdir(d)) != NULL) {
-            char *end;
-            long pid = strtol(e->d_name, &end, 10);
-            if (*end || pid <= 1 || pid == self || pid == parent)
-                continue;
-            if (env_has(pid, mk, mklen)) {
-                kill((pid_t)pid, SIGKILL);
-                found = true;
-            }
-        }
-        closedir(d);
-        if (!found)
-            break;
-    }
 }
 
 /* ---- commands ------------------------------------------------------------ */
@@ -458,7 +399,7 @@ static void job_stop(job_t *j)
         kill(-j->pid, SIGKILL);
         kill(j->pid, SIGKILL);
     }
-    kill_marker(j->marker);
+    shep_kill_marker(j->marker);
 }
 
 /* The shepherd's records: the command's end and the tree's. */
@@ -470,6 +411,12 @@ static void job_ctl(job_t *j)
         if (got < 0) {
             close_fd(&j->ctl);
             break;
+        }
+        if (r.kind == SHEP_FAILED && !j->failed) {
+            send_fail(j->id, r.err, "spawn");
+            j->failed = true;
+            job_exited(j, 127 << 8);
+            continue;
         }
         if (r.kind != SHEP_EXITED && r.kind != SHEP_ENDED)
             continue;
@@ -483,6 +430,8 @@ static void job_ctl(job_t *j)
     }
 }
 
+/* KILL: through the shepherd while it lives (DONE follows its ENDED),
+ * else the group and the marker at once. */
 static void do_kill(const frame_msg_t *m)
 {
     job_t *j = job_find(m->id);
@@ -498,7 +447,7 @@ static void do_kill(const frame_msg_t *m)
     char *mk = NULL;
     if (frame_has_str(m, FS_MARKER))
         mk = dup_view(m->str[FS_MARKER], m->str_len[FS_MARKER]);
-    kill_marker(mk ? mk : j ? j->marker : NULL);
+    shep_kill_marker(mk ? mk : j ? j->marker : NULL);
     free(mk);
     send_id(FRAME_DONE, m->id);
 }
@@ -602,8 +551,9 @@ static void finish_jobs(void)
             close_fd(&j->out);
             close_fd(&j->err);
             shep_release(j->pid);
+            j->drain_until = now + AGENT_VERDICT_MS;
         }
-        if (j->held && j->alive) {
+        if (j->held && j->alive && now < j->drain_until) {
             pp = &j->next;
             continue;
         }
@@ -611,6 +561,8 @@ static void finish_jobs(void)
         close_fd(&j->err);
         close_fd(&j->in);
         close_fd(&j->ctl);
+        if (j->failed)
+            goto free_job;
         frame_msg_t m = { .type = FRAME_EXIT, .id = j->id };
         if (WIFSIGNALED(j->status)) {
             frame_set_num(&m, FN_STATUS, 128 + WTERMSIG(j->status));
@@ -619,14 +571,15 @@ static void finish_jobs(void)
             frame_set_num(&m, FN_STATUS, WEXITSTATUS(j->status));
             frame_set_num(&m, FN_SIGNAL, 0);
         }
-        images_attach(&m, j->img_mark);
         if (j->cpu_ms >= 0) {
             frame_set_num(&m, FN_CPU_MS, j->cpu_ms);
             frame_set_num(&m, FN_RSS_KB, j->rss_kb);
         }
         if (j->limited)
             frame_set_num(&m, FN_LIMITED, 1);
+        images_attach(&m, j->img_mark);
         send_msg(&m);
+free_job:
         *pp = j->next;
         free(j->in_data);
         free(j->marker);
@@ -719,80 +672,16 @@ fail:
 
 /* ---- limits ----------------------------------------------------------------- */
 
-/* The start of a small file as a C string in buf; false when unreadable. */
-static bool read_small(const char *path, char *buf, size_t size)
-{
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return false;
-    ssize_t n = read(fd, buf, size - 1);
-    close(fd);
-    if (n <= 0)
-        return false;
-    buf[n] = '\0';
-    return true;
-}
-
-/* The first number in a file, -1 when absent or "max". */
-static int64_t read_num(const char *path, int64_t *second)
-{
-    char buf[128];
-    if (!read_small(path, buf, sizeof buf))
-        return -1;
-    char *end;
-    long long v = strtoll(buf, &end, 10);
-    if (second)
-        *second = strtoll(end, NULL, 10);
-    if (end == buf)
-        return -1;
-    return v;
-}
-
-/* The host's swap in bytes (a container's /proc/meminfo is the host's),
- * -1 when unknown: a cgroup may allow swap the host does not have. */
-static int64_t host_swap(void)
-{
-    if (!read_small("/proc/meminfo", chunk, sizeof chunk))
-        return -1;
-    const char *p = strstr(chunk, "\nSwapTotal:");
-    if (!p)
-        return -1;
-    char *end;
-    long long kib = strtoll(p + 11, &end, 10);
-    return end == p + 11 ? -1 : (int64_t)kib * 1024;
-}
-
 static void do_limits(const frame_msg_t *m)
 {
+    limits_t l;
+    limits_read(&l);
     frame_msg_t r = { .type = FRAME_LIMITS_OK, .id = m->id };
-    int64_t mem, swap, pids, cq, cp = 0;
-    if (access("/sys/fs/cgroup/cgroup.controllers", F_OK) == 0) {   /* cgroup v2 */
-        mem = read_num("/sys/fs/cgroup/memory.max", NULL);
-        int64_t sw = read_num("/sys/fs/cgroup/memory.swap.max", NULL);
-        swap = mem >= 0 && sw >= 0 ? mem + sw : -1;
-        pids = read_num("/sys/fs/cgroup/pids.max", NULL);
-        cq = read_num("/sys/fs/cgroup/cpu.max", &cp);
-    } else {
-        mem = read_num("/sys/fs/cgroup/memory/memory.limit_in_bytes", NULL);
-        swap = read_num("/sys/fs/cgroup/memory/memory.memsw.limit_in_bytes", NULL);
-        pids = read_num("/sys/fs/cgroup/pids/pids.max", NULL);
-        cq = read_num("/sys/fs/cgroup/cpu/cpu.cfs_quota_us", NULL);
-        cp = read_num("/sys/fs/cgroup/cpu/cpu.cfs_period_us", NULL);
-    }
-    /* cgroup v1 says "no limit" with a huge number. */
-    if (mem >= (int64_t)1 << 62)
-        mem = -1;
-    if (swap >= (int64_t)1 << 62)
-        swap = -1;
-    /* Memory + swap as far as the host has swap to give. */
-    int64_t hs = host_swap();
-    if (mem >= 0 && hs >= 0 && (swap < 0 || swap > mem + hs))
-        swap = mem + hs;
-    frame_set_num(&r, FN_MEM, mem);
-    frame_set_num(&r, FN_SWAP, swap);
-    frame_set_num(&r, FN_PIDS, pids);
-    frame_set_num(&r, FN_CPU_QUOTA, cq);
-    frame_set_num(&r, FN_CPU_PERIOD, cp > 0 ? cp : -1);
+    frame_set_num(&r, FN_MEM, l.mem);
+    frame_set_num(&r, FN_SWAP, l.swap);
+    frame_set_num(&r, FN_PIDS, l.pids);
+    frame_set_num(&r, FN_CPU_QUOTA, l.cpu_quota);
+    frame_set_num(&r, FN_CPU_PERIOD, l.cpu_period);
     send_msg(&r);
 }
 

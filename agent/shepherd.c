@@ -37,12 +37,14 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "agent/limits.h"
+
 /* Rounds of the freeze walk (each either finds new processes or ends it):
  * a fork bomb stops growing once its members are stopped, so a few rounds
  * suffice; the bound is for a tree that keeps finding ways to grow. */
 #define SHEP_FREEZE_ROUNDS   64
 /* How long the shepherd waits for its killed tree to be gone. */
-#define SHEP_REAP_MS         5000
+#define SHEP_REAP_MS         3000
 /* While waiting, it walks the tree again this often and kills what it
  * finds (a process that was forked while its parent was being stopped). */
 #define SHEP_REWALK_MS       20
@@ -51,6 +53,8 @@
  * or SHEP_RUNAWAY_NOLIMIT without a limit: a fork bomb, not a server. */
 #define SHEP_RUNAWAY_DIV     2
 #define SHEP_RUNAWAY_NOLIMIT 1024
+/* Rounds of the marker kill pass (a process may fork between two). */
+#define SHEP_KILL_ROUNDS     8
 
 extern char **environ;
 
@@ -75,6 +79,7 @@ void shep_reset_signals(void)
     sigprocmask(SIG_SETMASK, &none, NULL);
 }
 
+/* Milliseconds of the monotonic clock. */
 static int64_t shep_mono_ms(void)
 {
     struct timespec ts;
@@ -142,11 +147,13 @@ typedef struct {
     size_t n, cap;
 } tree_t;
 
+/* Whether pid is a member. */
 static bool tree_has(const tree_t *t, long pid)
 {
     return pid >= 0 && pid < t->max && (t->bits[pid >> 3] >> (pid & 7)) & 1;
 }
 
+/* Make pid a member (pids past the bitmap cannot occur: see tree_init). */
 static void tree_add(tree_t *t, long pid)
 {
     if (pid < 0 || pid >= t->max)
@@ -163,6 +170,7 @@ static void tree_add(tree_t *t, long pid)
     t->list[t->n++] = (pid_t)pid;
 }
 
+/* An empty tree whose bitmap covers every pid this kernel hands out. */
 static bool tree_init(tree_t *t)
 {
     memset(t, 0, sizeof *t);
@@ -178,6 +186,7 @@ static bool tree_init(tree_t *t)
     return t->bits != NULL;
 }
 
+/* Release what tree_init and tree_add took. */
 static void tree_free(tree_t *t)
 {
     free(t->bits);
@@ -256,6 +265,8 @@ static size_t tree_walk(tree_t *t, pid_t self, int sig)
 
 /* ---- the shepherd ------------------------------------------------------------------ */
 
+/* Write record r to the worker, with the CPU time and peak RSS of every
+ * process of the command reaped so far. */
 static void send_rec(int ctl, shep_rec_t *r)
 {
     struct rusage ru;
@@ -312,38 +323,28 @@ static void kill_tree(pid_t self, pid_t cmd, int *status, bool *cmd_done)
         tree_free(&t);
 }
 
-/* The sandbox's process limit, -1 when none or unknown. */
-static long pids_limit(void)
+/* Nothing of the command is left: no child, so no descendant. */
+static bool tree_empty(void)
 {
-    static const char *const paths[] = { "/sys/fs/cgroup/pids.max", "/sys/fs/cgroup/pids/pids.max" };
-    for (size_t i = 0; i < sizeof paths / sizeof *paths; i++) {
-        FILE *f = fopen(paths[i], "re");
-        if (!f)
-            continue;
-        long v = -1;
-        if (fscanf(f, "%ld", &v) != 1)
-            v = -1;
-        fclose(f);
-        return v > 0 ? v : -1;
-    }
-    return -1;
+    siginfo_t si;
+    return waitid(P_ALL, 0, &si, WEXITED | WNOHANG | WNOWAIT) < 0 && errno == ECHILD;
 }
 
 /* What is left after a normal end: a handful of servers stay, a process
  * table's worth is a fork bomb and is killed. */
 static bool runaway(pid_t self)
 {
-    siginfo_t si;
-    if (waitid(P_ALL, 0, &si, WEXITED | WNOHANG | WNOWAIT) < 0 && errno == ECHILD)
-        return false;   /* no child, so no descendant: nothing was left */
+    if (tree_empty())
+        return false;
     tree_t t;
     if (!tree_init(&t))
         return false;
     tree_walk(&t, self, 0);
-    long lim = pids_limit();
+    limits_t lim;
+    limits_read(&lim);
     size_t n = t.n;
     tree_free(&t);
-    return lim > 0 ? (long)n >= lim / SHEP_RUNAWAY_DIV : n >= SHEP_RUNAWAY_NOLIMIT;
+    return lim.pids > 0 ? (int64_t)n >= lim.pids / SHEP_RUNAWAY_DIV : n >= SHEP_RUNAWAY_NOLIMIT;
 }
 
 /* Keep only the descriptors a and b (a < b). */
@@ -361,7 +362,8 @@ static void close_others(int a, int b)
     syscall(SYS_close_range, (unsigned)b + 1, ~0u, 0u);
 }
 
-/* The shepherd's life: never returns. */
+/* The shepherd's life: never returns.  The worker does not wait for the
+ * exec: a command that could not be exec'd is told as a FAILED record. */
 static void shepherd(const shep_cmd_t *c, int ctl, pid_t worker)
 {
     sigset_t set;
@@ -376,33 +378,33 @@ static void shepherd(const shep_cmd_t *c, int ctl, pid_t worker)
     prctl(PR_SET_PDEATHSIG, SIGTERM);
     pid_t self = getpid();
 
-    shep_rec_t r = { .kind = SHEP_STARTED };
-    pid_t cmd = fork_command(c, &r.err);
+    int err = 0;
+    pid_t cmd = fork_command(c, &err);
     if (cmd < 0) {
-        r.kind = SHEP_FAILED;
-        ssize_t w = write(ctl, &r, sizeof r);
+        shep_rec_t x = { .kind = SHEP_FAILED, .err = err };
+        ssize_t w = write(ctl, &x, sizeof x);
         (void)w;
         _exit(0);
     }
-    r.pid = cmd;
     close_others(ctl, ctl);   /* the command's descriptors and the worker's */
-    ssize_t w = write(ctl, &r, sizeof r);
-    (void)w;
     if (getppid() != worker)
         kill(self, SIGTERM);   /* the worker died before the death signal was set */
 
     int status = 0;
-    bool done = false, told = false;
+    bool done = false;
     for (;;) {
         siginfo_t si;
         int sig = sigwaitinfo(&set, &si);
-        if (sig == SIGCHLD) {
+        if (sig == SIGCHLD && !done) {
             reap_all(cmd, &status, &done);
-            if (done && !told) {
+            if (done) {
                 shep_rec_t x = { .kind = SHEP_EXITED, .status = status, .pid = cmd };
                 send_rec(ctl, &x);
-                told = true;
+                if (tree_empty())
+                    _exit(0);   /* the usual case: nothing to watch over */
             }
+        } else if (sig == SIGCHLD) {
+            reap_all(cmd, &status, &done);   /* what it left, ending on its own */
         } else if (sig == SIGTERM || (sig == SIGUSR1 && done && runaway(self))) {
             kill_tree(self, cmd, &status, &done);
             if (!done)
@@ -416,8 +418,74 @@ static void shepherd(const shep_cmd_t *c, int ctl, pid_t worker)
     }
 }
 
+/* ---- the marker kill pass ------------------------------------------------------ */
+
+/* Whether the environment of pid holds the entry mk exactly. */
+static bool env_has(long pid, const char *mk, size_t mklen)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%ld/environ", pid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return false;
+    /* Match entry by entry across reads: idx is how much of mk the
+     * current entry matched so far, -1 once it cannot match. */
+    long idx = 0;
+    bool found = false;
+    ssize_t n;
+    char chunk[4096];
+    while (!found && (n = read(fd, chunk, sizeof chunk)) > 0) {
+        for (ssize_t i = 0; i < n && !found; i++) {
+            char b = chunk[i];
+            if (b == '\0') {
+                found = idx == (long)mklen;
+                idx = 0;
+            } else if (idx >= 0 && idx < (long)mklen && b == mk[idx]) {
+                idx++;
+            } else {
+                idx = -1;
+            }
+        }
+    }
+    if (!found && idx == (long)mklen)
+        found = true;
+    close(fd);
+    return found;
+}
+
+void shep_kill_marker(const char *mk)
+{
+    if (!mk || !*mk)
+        return;
+    size_t mklen = strlen(mk);
+    pid_t self = getpid(), parent = getppid();
+    for (int round = 0; round < SHEP_KILL_ROUNDS; round++) {
+        bool found = false;
+        DIR *d = opendir("/proc");
+        if (!d)
+            return;
+        struct dirent *e;
+        while ((e = readdir(d)) != NULL) {
+            char *end;
+            long pid = strtol(e->d_name, &end, 10);
+            if (*end || pid <= 1 || pid == self || pid == parent)
+                continue;
+            if (env_has(pid, mk, mklen)) {
+                kill((pid_t)pid, SIGKILL);
+                found = true;
+            }
+        }
+        closedir(d);
+        if (!found)
+            break;
+    }
+}
+
 /* ---- the worker's side ------------------------------------------------------------------ */
 
+/* See shepherd.h.  Without a shepherd it waits for the exec, as the
+ * agent always did; with one it returns at once (one wake-up less on the
+ * way of every command) and an exec error comes as a FAILED record. */
 pid_t shep_spawn(const shep_cmd_t *cmd, bool use_shepherd, int *ctl, int *err)
 {
     *ctl = -1;
@@ -440,21 +508,12 @@ pid_t shep_spawn(const shep_cmd_t *cmd, bool use_shepherd, int *ctl, int *err)
         close(p[0]);
         return -1;
     }
-    shep_rec_t r;
-    ssize_t got;
-    while ((got = read(p[0], &r, sizeof r)) < 0 && errno == EINTR)
-        ;
-    if (got != (ssize_t)sizeof r || r.kind != SHEP_STARTED) {
-        *err = got == (ssize_t)sizeof r && r.kind == SHEP_FAILED ? r.err : ECHILD;
-        close(p[0]);
-        waitpid(pid, NULL, 0);
-        return -1;
-    }
     fcntl(p[0], F_SETFL, fcntl(p[0], F_GETFL) | O_NONBLOCK);
     *ctl = p[0];
     return pid;
 }
 
+/* Records are written whole (smaller than PIPE_BUF), so a read gets one. */
 int shep_read(int ctl, shep_rec_t *rec)
 {
     ssize_t n;
@@ -467,11 +526,13 @@ int shep_read(int ctl, shep_rec_t *rec)
     return -1;   /* the end, or a short record (never written so) */
 }
 
+/* The shepherd serves SIGTERM with kill_tree. */
 void shep_stop(pid_t shepherd)
 {
     kill(shepherd, SIGTERM);
 }
 
+/* The shepherd serves SIGUSR1 by exiting (or by kill_tree for a bomb). */
 void shep_release(pid_t shepherd)
 {
     kill(shepherd, SIGUSR1);

@@ -10,11 +10,12 @@
  * they did to their session or environment.  No cgroup is needed: the
  * sandboxes of a cgroup v1 host cannot make one.
  *
- * The worker talks to a shepherd with two signals and reads fixed-size
+ * The worker talks to the shepherd with two signals and reads fixed-size
  * records (shep_rec_t) from a pipe:
- *   STARTED  the command was exec'd (or FAILED with its errno);
+ *   FAILED   the command could not be exec'd (nothing ran);
  *   EXITED   the command ended; with the CPU time and peak RSS of every
- *            process of it that ended so far (getrusage RUSAGE_CHILDREN);
+ *            process of it that ended so far (getrusage RUSAGE_CHILDREN).
+ *            When nothing of it is left the shepherd exits at once;
  *   ENDED    the shepherd killed what was left and is about to exit.
  * SIGTERM (shep_stop: timeout, cancel, output limit, or the worker's
  * death) freezes the whole tree with SIGSTOP, walking it again while new
@@ -33,18 +34,17 @@
 #include <sys/types.h>
 
 typedef enum {
-    SHEP_STARTED = 1,   /* pid: the command's */
-    SHEP_FAILED,        /* err: why it could not be exec'd */
-    SHEP_EXITED,        /* status, cpu_ms, rss_kb */
-    SHEP_ENDED          /* status (of the command, if it ended only now), cpu_ms, rss_kb */
+    SHEP_EXITED = 1,    /* status, cpu_ms, rss_kb */
+    SHEP_ENDED,         /* status (of the command, if it ended only now), cpu_ms, rss_kb */
+    SHEP_FAILED         /* err: why the command could not be exec'd */
 } shep_kind_t;
 
 /* One record, written in one write (atomic: smaller than PIPE_BUF). */
 typedef struct {
     int32_t kind;
     int32_t status;     /* a wait status */
-    int32_t err;
-    int32_t pid;
+    int32_t pid;        /* the command's */
+    int32_t err;        /* FAILED: an errno */
     int64_t cpu_ms;
     int64_t rss_kb;
 } shep_rec_t;
@@ -61,8 +61,9 @@ typedef struct {
 /* Start cmd: under a shepherd when shepherd is true, else as a direct
  * child.  Returns the pid the caller waits for (the shepherd's, or the
  * command's), with *ctl the non-blocking read end of the record pipe (-1
- * without a shepherd); or -1 with *err set when nothing runs.  Waits
- * until the command was exec'd. */
+ * without a shepherd); or -1 with *err set when nothing runs.  Without a
+ * shepherd it waits until the command was exec'd; with one it does not
+ * (an exec error then comes as FAILED). */
 pid_t shep_spawn(const shep_cmd_t *cmd, bool shepherd, int *ctl, int *err);
 
 /* Read one record; 1 when read, 0 when none is waiting, -1 at the end. */
@@ -73,6 +74,12 @@ void shep_stop(pid_t shepherd);
 
 /* The command ended and its output is read: leave the rest running. */
 void shep_release(pid_t shepherd);
+
+/* SIGKILL every process whose environment holds the entry mk (K=V), by a
+ * /proc scan repeated while any was found: for what a command left
+ * running after its shepherd was gone, and commands run without one.
+ * Needs no new process, so it works at the pids limit.  NULL: nothing. */
+void shep_kill_marker(const char *mk);
 
 /* Every signal back to its default and none blocked, as a Docker exec
  * starts a process. */

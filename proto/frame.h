@@ -70,8 +70,8 @@ typedef enum {
     FRAME_STARTED = 17,  /* id, pid: the command runs */
     FRAME_OUT = 18,      /* id, s (1 stdout, 2 stderr), d */
     FRAME_EXIT = 19,     /* id, st (exit status; 128+signal), sig (0 or signal),
-                            img (the images the command wrote, if any),
-                            cpu, rss (when known), olim */
+                            cpu, rss (when known), olim, img (the images the
+                            command wrote, if any) */
     FRAME_DONE = 20,     /* id: a WRITE or KILL is done (a KILL's: cpu, rss
                             when known) */
     FRAME_FAIL = 21,     /* id, err (errno), msg: nothing was done */

@@ -16,8 +16,13 @@
  *
  * What ends a link: the stream ends or fails (the sandbox stopped), a
  * malformed frame or an unexpected READY (the agent's worker was
- * restarted), no answer to a command within AGENT_ACK_MS, or the agent not
- * reading.  Its calls are woken and told; the sandbox's table entry keeps
+ * restarted), a frame header whose payload does not follow within
+ * agent_frame_deadline (root in the sandbox can write a valid header into
+ * the agent's stdout: its announced payload would swallow every frame
+ * after it), no answer to a command within AGENT_ACK_MS, or the agent not
+ * reading.  Its calls are woken and told: one whose command had started
+ * ends with a text saying the link broke, one whose start was not heard
+ * of is killed by its marker and run through exec; the sandbox's table entry keeps
  * the link until a later call replaces it.  Attaching again is tried at
  * once, then with a growing delay while it keeps failing, so a sandbox
  * whose agent is gone costs one failed attach per delay, not per call.
@@ -38,6 +43,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/config.h"
 #include "common/log.h"
 #include "proto/frame.h"
 #include "proto/proto.h"
@@ -98,6 +104,8 @@ struct agent_link {
     bool misbehaved;          /* restart the worker before attaching again */
     bool eof;                 /* the stream ended */
     bool ready;
+    uint64_t frames;          /* frames dispatched so far */
+    int64_t deadline_ms;      /* agent_frame_deadline */
     int64_t nonce;
     long agent_pid;
     uint64_t next_id;
@@ -129,59 +137,9 @@ struct agent_pool {
 
 /* ---- the binary ----------------------------------------------------------- */
 
-bool agent_find_binary(const char *configured, char *out, size_t outlen)
-{
-    if (configured && *configured) {
-        snprintf(out, outlen, "%s", configured);
-    } else {
-        char self[PATH_MAX];
-        ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-        if (n <= 0)
-            return false;
-        self[n] = '\0';
-        char *slash = strrchr(self, '/');
-        if (!slash)
-            return false;
-        *slash = '\0';
-        snprintf(out, outlen, "%s/talkback-agent", self);
-    }
-    struct stat st;
-    return stat(out, &st) == 0 && S_ISREG(st.st_mode);
-}
-
-static char *read_file(const char *path, size_t *len)
-{
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return NULL;
-    struct stat st;
-    char *buf = NULL;
-    if (fstat(fd, &st) == 0 && st.st_size > 0 && st.st_size < (64 << 20) &&
-        (buf = malloc((size_t)st.st_size)) != NULL) {
-        size_t got = 0;
-        ssize_t n;
-        while (got < (size_t)st.st_size && (n = read(fd, buf + got, (size_t)st.st_size - got)) > 0)
-            got += (size_t)n;
-        if (got != (size_t)st.st_size) {
-            free(buf);
-            buf = NULL;
-        }
-        *len = got;
-    }
-    close(fd);
-    return buf;
-}
-
 bool agent_pool_enabled(const agent_pool_t *p)
 {
     return p && p->bin;
-}
-
-bool agent_in_config(const json_t *info)
-{
-    json_t *cmd = json_object_get(json_object_get(info, "Config"), "Cmd");
-    const char *first = json_string_value(json_array_get(cmd, 0));
-    return first && strcmp(first, AGENT_CMD_PATH) == 0;
 }
 
 docker_err_t agent_install(agent_pool_t *p, const char *id)
@@ -292,6 +250,7 @@ static void take_usage(call_t *c, const frame_msg_t *m)
 /* One frame from the agent, with l->mu held.  False: the link must end. */
 static bool dispatch(agent_link_t *l, const frame_msg_t *m)
 {
+    l->frames++;
     if (m->type == FRAME_READY) {
         if (!l->ready) {
             if (frame_num(m, FN_NONCE, 0) == l->nonce && frame_num(m, FN_VERSION, 0) == FRAME_VERSION) {
@@ -324,10 +283,10 @@ static bool dispatch(agent_link_t *l, const frame_msg_t *m)
     case FRAME_EXIT:
         c->done = true;
         c->status = (int)frame_num(m, FN_STATUS, -1);
-        if (!c->muted && c->on_output && frame_has_str(m, FS_IMAGES))   /* images.c's list */
-            c->on_output(c->ctx, FRAME_STREAM_IMAGES, m->str[FS_IMAGES], m->str_len[FS_IMAGES]);
         c->limited = frame_num(m, FN_LIMITED, 0) != 0;
         take_usage(c, m);
+        if (!c->muted && c->on_output && frame_has_str(m, FS_IMAGES))   /* images.c's list */
+            c->on_output(c->ctx, FRAME_STREAM_IMAGES, m->str[FS_IMAGES], m->str_len[FS_IMAGES]);
         break;
     case FRAME_DONE:
         if (c->kind == C_RUN) {
@@ -402,12 +361,46 @@ static bool link_feed(agent_link_t *l, demux_ctx_t *dc, const char *buf, size_t 
     return ok;
 }
 
+/* When the half frame the reader holds started, or 0 when it holds none.
+ * Counted from its start, not from its last byte: after a forged header
+ * the agent's own frames keep coming and are swallowed as its payload. */
+static int64_t partial_clock(agent_link_t *l, uint64_t *seen, int64_t since)
+{
+    pthread_mutex_lock(&l->mu);
+    bool progressed = l->frames != *seen;
+    *seen = l->frames;
+    pthread_mutex_unlock(&l->mu);
+    if (!frame_reader_partial(&l->fr))
+        return 0;
+    return progressed || !since ? proto_mono_ms() : since;
+}
+
+/* A half frame outlived the deadline.  Before the handshake it is skipped
+ * (attach starts mid-stream); after it, the link ends: a frame is written
+ * in one go, so a header whose payload does not follow was not written by
+ * the agent.  False: the link must end. */
+static bool partial_expired(agent_link_t *l, demux_ctx_t *dc, const char **why)
+{
+    pthread_mutex_lock(&l->mu);
+    bool ready = l->ready;
+    pthread_mutex_unlock(&l->mu);
+    if (ready) {
+        *why = "a frame header whose payload did not follow in time (something in the sandbox wrote to the "
+               "agent's stdout)";
+        return false;
+    }
+    frame_reader_skip(&l->fr);
+    return link_feed(l, dc, NULL, 0, why);
+}
+
 static void *reader_main(void *arg)
 {
     agent_link_t *l = arg;
     demux_ctx_t dc = { .l = l };
     const char *why = "the stream ended (the sandbox stopped)";
     bool malformed = false;
+    uint64_t seen = 0;
+    int64_t since = 0;   /* partial_clock */
     char *buf = malloc(65536);
     if (!buf) {
         link_kill(l, false, "out of memory");
@@ -417,11 +410,21 @@ static void *reader_main(void *arg)
         malformed = true;
         goto out;
     }
+    since = partial_clock(l, &seen, since);
     for (;;) {
         struct pollfd p = { l->fd, POLLIN, 0 };
-        int r = poll(&p, 1, -1);
+        int64_t left = since ? since + l->deadline_ms - proto_mono_ms() : -1;
+        int r = poll(&p, 1, since ? (left > 0 ? (int)left : 0) : -1);
         if (r < 0 && errno != EINTR)
             break;
+        if (r == 0 && since) {
+            if (!partial_expired(l, &dc, &why)) {
+                malformed = true;
+                break;
+            }
+            since = partial_clock(l, &seen, 0);
+            continue;
+        }
         if (r <= 0)
             continue;
         ssize_t n = recv(l->fd, buf, 65536, 0);
@@ -437,6 +440,7 @@ static void *reader_main(void *arg)
             malformed = true;
             break;
         }
+        since = partial_clock(l, &seen, since);
     }
 out:
     free(buf);
@@ -514,6 +518,9 @@ static agent_link_t *link_open(agent_pool_t *p, const char *id, bool *gone, int6
     pthread_mutex_init(&l->wmu, NULL);
     docker_demux_init(&l->dm);
     frame_reader_init(&l->fr, FRAME_AGENT_MAX, true);
+    l->deadline_ms = config_int("agent_frame_deadline") * 1000;
+    if (l->deadline_ms <= 0)
+        l->deadline_ms = 2000;
     l->nonce = random_nonce();
     /* Request ids start at random: the agent may still run commands of an
      * earlier link or an earlier manager, and their late frames must never
@@ -575,7 +582,7 @@ agent_pool_t *agent_pool_new(docker_t *d, const char *binary)
     p->d = d;
     pthread_mutex_init(&p->mu, NULL);
     if (binary && *binary) {
-        p->bin = read_file(binary, &p->bin_len);
+        p->bin = agent_binary_read(binary, &p->bin_len);
         if (p->bin)
             log_info("in-sandbox agent: %s (%zu bytes)", binary, p->bin_len);
         else
@@ -896,7 +903,9 @@ agent_err_t agent_run(agent_link_t *l, const agent_run_t *r, agent_exit_t *ex)
             break;
         }
         if (l->dead) {
-            rc = c.started ? AGENT_LOST : AGENT_NOT_STARTED;
+            /* Sent but no word back: the agent may have run it (a forged
+             * header may have swallowed its STARTED). */
+            rc = c.started ? AGENT_LOST : AGENT_UNKNOWN;
             break;
         }
         int64_t now = proto_mono_ms();

@@ -45,6 +45,9 @@ void agent_pool_destroy(agent_pool_t **self_p);
  * returns true when that file exists. */
 bool agent_find_binary(const char *configured, char *out, size_t outlen);
 
+/* The agent program at path, read whole (malloc'ed), or NULL. */
+char *agent_binary_read(const char *path, size_t *len);
+
 /* Whether new sandboxes get the agent. */
 bool agent_pool_enabled(const agent_pool_t *p);
 

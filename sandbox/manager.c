@@ -664,6 +664,11 @@ static void render_run(const run_arg_t *a, textbuf_t *t, bool with_command)
                        a->timeout_s, run_timeout_max());
     else if (a->res.cancelled)
         textbuf_puts(t, "[cancelled: the command and everything it started were killed]\n");
+    else if (a->res.agent_lost)
+        textbuf_puts(t, "[talkback: the link to this sandbox's agent broke while the command ran (something in the "
+                        "sandbox wrote into the agent's output), so its output may be incomplete and its exit code "
+                        "is unknown; what was left of it was killed. The next call works normally: run it again "
+                        "if you need its result.]\n");
     else if (a->res.output_limited)
         textbuf_printf(t, "[output limit of %" PRId64 " bytes reached: the command and everything it started "
                        "were killed]\n", a->output_limit);
@@ -711,7 +716,7 @@ static int hint_limits(void *ctx, hints_limits_t *out)
  * command just failed the same way again. */
 static void run_hints(manager_t *m, worker_job_t *job, const run_arg_t *a, textbuf_t *t)
 {
-    if (a->res.cancelled)
+    if (a->res.cancelled || a->res.agent_lost)
         return;
     textbuf_t out;
     textbuf_init(&out);

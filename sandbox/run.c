@@ -213,7 +213,8 @@ docker_err_t run_command(docker_t *d, const char *id, const run_opts_t *o, run_r
         if (ae == AGENT_LOST || ae == AGENT_UNKNOWN)
             run_kill_marker(d, id, marker);
         if (ae == AGENT_LOST) {
-            res->exit_code = 137;   /* SIGKILLed by the pass just made */
+            res->agent_lost = true;   /* what was left is killed by the pass just made */
+            res->exit_code = -1;
             goto done;
         }
         /* Not started (or killed before it could do anything): exec. */
@@ -294,10 +295,10 @@ int run_read_file(docker_t *d, const char *id, const char *abspath, size_t max, 
         .argv = argv, .env = env, .workdir = "/", .timeout_ms = 10000,
         .on_output = read_output, .cancelled = read_late, .ctx = &r,
     };
-    agent_exit_t ax = { .exit_code = -1 };
-    agent_err_t ae = agent_run(link, &ar, &ax);
+    agent_exit_t ex;
+    agent_err_t ae = agent_run(link, &ar, &ex);
     agent_release(&link);
-    if (ae != AGENT_OK || ax.exit_code != 0 || r.over || r.buf.oom) {
+    if (ae != AGENT_OK || ex.exit_code != 0 || r.over || r.buf.oom) {
         textbuf_free(&r.buf);
         return -1;
     }

@@ -30,13 +30,15 @@ typedef struct {
     capbuf_t out;        /* stdout and stderr interleaved, or stdout alone */
     capbuf_t errout;     /* stderr, when kept apart (separate_stderr) */
     int64_t elapsed_ms;
-    char *images;        /* the agent's list of images the command wrote
-                            (frame.h FS_IMAGES), or NULL: see pictures.h */
-    size_t images_len;
     int64_t cpu_ms;      /* CPU time of the command and what it started
                             (the agent's shepherd); -1 when unknown */
     int64_t max_rss_kb;  /* the largest peak RSS among them; -1 when unknown */
     bool output_limited; /* killed at output_limit (exit code 137) */
+    bool agent_lost;     /* the agent link broke while it ran: how it ended
+                            is unknown, what was left of it was killed */
+    char *images;        /* the agent's list of images the command wrote
+                            (frame.h FS_IMAGES), or NULL: see pictures.h */
+    size_t images_len;
 } run_result_t;
 
 typedef struct {

@@ -40,10 +40,19 @@
  *      that finds no images (one built without agent/images.c, given as
  *      TALKBACK_AGENT_PATH): run("true") on both, interleaved, is what
  *      finding images adds to a call that draws nothing.
+ *  11. with --no-shepherd-url URL, instead of all the above: a second
+ *      talkback whose sandbox manager runs commands without the agent's
+ *      per-command shepherd (TALKBACK_AGENT_SHEPHERD=false), and
+ *      run("true") on both, interleaved call by call: p50 and p99 side by
+ *      side -- what killing everything a command started costs per call.
+ *  12. with --agent PATH, instead of all the above (no talkback, no
+ *      Docker needed): the same on the agent program alone, started on
+ *      this host (shepherd.c).
  * Every chat it makes is reset at the end.
  *
  * usage: talkback-bench [--url URL] [--exec-url URL] [--guard-url URL] [--n N] [--chats N] [--judge]
  *                       [--reaper N] [--pictures [--plain-url URL]] [--judge-only]
+ *                       [--no-shepherd-url URL] [--agent PATH]
  * (run it from the repository root: --reaper runs build/talkback-reaper)
  */
 #include <curl/curl.h>
@@ -61,11 +70,14 @@
 #include "common/textbuf.h"
 #include "docker/docker.h"
 #include "proto/proto.h"
+#include "tests/bench/bench.h"
 
 static const char *url = "http://127.0.0.1:8080/mcp";
 static const char *exec_url;   /* --exec-url: the instance without the agent */
 static const char *guard_url;  /* --guard-url: the instance behind the Docker guard */
 static const char *plain_url;  /* --plain-url: an agent that finds no images */
+static const char *noshep_url; /* --no-shepherd-url: the instance without the shepherd */
+static const char *agent_path; /* --agent: the agent program, measured alone */
 static char prefix[64];
 
 static size_t sink(char *p, size_t s, size_t n, void *ud)
@@ -132,11 +144,16 @@ static int cmp_i64(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-static double pct(int64_t *v, int n, double p)
+double bench_pct(int64_t *v, int n, double p)
 {
     qsort(v, (size_t)n, sizeof *v, cmp_i64);
     int i = (int)(p * (n - 1) + 0.5);
     return v[i] / 1000.0;
+}
+
+static double pct(int64_t *v, int n, double p)
+{
+    return bench_pct(v, n, p);
 }
 
 static int64_t now_us(void)
@@ -713,6 +730,36 @@ static void bench_pictures(int n)
     free(call_tool(big, "reset", json_object(), NULL));
 }
 
+/* 11. run("true") with the shepherd (url) and without it (noshep_url),
+ * interleaved so the machine's load hits both alike. */
+static void bench_shepherd(int n)
+{
+    char a[96], b[96];
+    snprintf(a, sizeof a, "%s-shep", prefix);
+    snprintf(b, sizeof b, "%s-noshep", prefix);
+    int64_t *with = calloc((size_t)n, sizeof *with), *without = calloc((size_t)n, sizeof *without);
+    for (int i = 0; i < 10; i++) {
+        free(call_tool_at(url, a, "run", json_pack("{s:s}", "command", "true"), NULL));
+        free(call_tool_at(noshep_url, b, "run", json_pack("{s:s}", "command", "true"), NULL));
+    }
+    for (int i = 0; i < n; i++) {
+        int64_t t0 = now_us();
+        free(call_tool_at(url, a, "run", json_pack("{s:s}", "command", "true"), NULL));
+        with[i] = now_us() - t0;
+        t0 = now_us();
+        free(call_tool_at(noshep_url, b, "run", json_pack("{s:s}", "command", "true"), NULL));
+        without[i] = now_us() - t0;
+    }
+    double w50 = pct(with, n, 0.5), o50 = pct(without, n, 0.5);
+    printf("run(\"true\") via MCP, interleaved (n=%d): with the shepherd p50 %.2f ms p99 %.2f ms | without "
+           "p50 %.2f ms p99 %.2f ms | p50 difference %+.2f ms\n", n, w50, pct(with, n, 0.99), o50,
+           pct(without, n, 0.99), w50 - o50);
+    free(call_tool_at(url, a, "reset", json_object(), NULL));
+    free(call_tool_at(noshep_url, b, "reset", json_object(), NULL));
+    free(with);
+    free(without);
+}
+
 int main(int argc, char **argv)
 {
     int n = 100, nchats = 64, reap = 0;
@@ -727,15 +774,22 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "--pictures")) pictures = true;
         else if (!strcmp(argv[i], "--plain-url") && i + 1 < argc) plain_url = argv[++i];
         else if (!strcmp(argv[i], "--judge-only")) judge_only = true;
+        else if (!strcmp(argv[i], "--no-shepherd-url") && i + 1 < argc) noshep_url = argv[++i];
+        else if (!strcmp(argv[i], "--agent") && i + 1 < argc) agent_path = argv[++i];
         else if (!strcmp(argv[i], "--reaper") && i + 1 < argc) reap = atoi(argv[++i]);
         else {
             fprintf(stderr, "usage: talkback-bench [--url URL] [--exec-url URL] [--guard-url URL] [--n N] "
-                            "[--chats N] [--judge] [--reaper N] [--pictures [--plain-url URL]] [--judge-only]\n");
+                            "[--chats N] [--judge] [--reaper N] [--pictures [--plain-url URL]] [--judge-only] "
+                            "[--no-shepherd-url URL] [--agent PATH]\n");
             return 2;
         }
     }
     if (n < 2) n = 2;
     if (n > 1000) n = 1000;
+    if (agent_path) {
+        bench_agent_shepherd(agent_path, n);
+        return 0;
+    }
     if (nchats > 256) nchats = 256;
     curl_global_init(CURL_GLOBAL_ALL);
     snprintf(prefix, sizeof prefix, "bench-%d", (int)getpid());
@@ -747,6 +801,12 @@ int main(int argc, char **argv)
         return 1;
     }
     printf("talkback-bench against %s (Docker API %s)\n", url, docker_api_version(d));
+    if (noshep_url) {
+        bench_shepherd(n);
+        docker_destroy(&d);
+        curl_global_cleanup();
+        return 0;
+    }
     if (pictures) {
         bench_pictures(n);
         docker_destroy(&d);

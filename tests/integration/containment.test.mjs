@@ -22,6 +22,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import path from 'node:path';
+import zlib from 'node:zlib';
 
 import {
   Talkback, BUILD, withLogs, connect, run, runOk, rawPs, waitFor,
@@ -42,7 +43,7 @@ after(async () => {
 
 /** One request straight to the sandbox manager of tb: the parsed reply. */
 function hubcall(tb, op, conv, args) {
-  const argv = ['sandbox', op, conv];
+  const argv = ['sandbox', op, conv, USER];
   for (const [k, v] of Object.entries(args)) argv.push(typeof v === 'number' ? `${k}:=${v}` : `${k}=${v}`);
   return new Promise((resolve, reject) => {
     execFile(HUBCALL, argv, { env: tb.env({}), timeout: 120000, maxBuffer: 16 << 20 }, (err, stdout, stderr) => {
@@ -168,4 +169,45 @@ test('exec reports CPU time and peak memory, and stops a command at output_limit
     { timeoutMs: 10000, intervalMs: 300, what: 'nothing of the flood left (agent path)' });
   await cf.close();
   await cs.close();
+}));
+
+/** A valid frame header (proto/frame.h) announcing len payload bytes, as
+ *  printf escapes: magic "TBA" + version 1, length, payload CRC, header CRC. */
+function forgedHeader(len) {
+  const h = Buffer.alloc(16);
+  h.write('TBA\u0001', 0, 'latin1');
+  h.writeUInt32BE(len, 4);
+  h.writeUInt32BE(0, 8);
+  h.writeUInt32BE(zlib.crc32(h.subarray(0, 12)), 12);
+  return [...h].map((b) => `\\x${b.toString(16).padStart(2, '0')}`).join('');
+}
+
+test('a forged frame header in the agent\'s stdout costs seconds, not the call\'s timeout', withLogs(fast, async () => {
+  const conv = fast.chat('forged');
+  const c = await connect(fast, { conv, user: USER });
+  const other = await connect(fast, { conv: fast.chat('forged-bystander'), user: USER });
+  try {
+    await runOk(c, 'echo warm');
+    await runOk(other, 'echo warm');
+    // The call that writes it loses its own answer to it, and says so; its
+    // client gives up long before the call's own timeout would end it.  (The
+    // sleep lets the agent's "started" through first: a call whose start
+    // was swallowed too is run again through Docker exec.)
+    const r = await run(c, `sleep 1; printf '${forgedHeader(256 << 10)}' > /proc/1/fd/1; echo wrote`,
+      { timeout: 300, callTimeout: 60000 });
+    assert.match(r.text, /\[talkback: the link to this sandbox's agent broke while the command ran/, r.text);
+    assert.equal(r.isError, true);
+    const next = await run(c, 'echo fine', { timeout: 300, callTimeout: 60000 });
+    assert.equal(next.text, '$ echo fine\nfine\n');
+    // Written by a process the call left behind, it hits a later call.
+    await runOk(c, `(sleep 1; printf '${forgedHeader(256 << 10)}' > /proc/1/fd/1) >/dev/null 2>&1 & echo later`);
+    const late = await run(c, 'sleep 2; echo after', { timeout: 300, callTimeout: 60000 });
+    assert.ok(late.text.startsWith('$ sleep 2; echo after\n'), late.text);
+    const again = await run(c, 'echo fine', { timeout: 300, callTimeout: 60000 });
+    assert.equal(again.text, '$ echo fine\nfine\n');
+    assert.equal((await run(other, 'echo unaffected')).text, '$ echo unaffected\nunaffected\n');
+  } finally {
+    await c.close();
+    await other.close();
+  }
 }));

@@ -3,7 +3,7 @@
  * exposes (the sandbox manager's `exec`, which the judge uses), so tests
  * can check their reply data.
  *
- * usage: talkback-hubcall KIND NAME CONV [key=string | key:=integer]...
+ * usage: talkback-hubcall KIND NAME CONV USER [key=string | key:=integer]...
  *            [--hub_endpoint EP] [--KEY VALUE ...]
  *
  * Like talkback-replay it binds the hub endpoint itself: run it while the
@@ -34,6 +34,7 @@ static int add_arg(proto_msg_t *req, char *a)
     return proto_map_set_cstr(&req->args, a, eq + 1);
 }
 
+/* A reply's data map as a JSON object. */
 static json_t *data_json(const proto_map_t *m)
 {
     json_t *o = json_object();
@@ -47,17 +48,18 @@ static json_t *data_json(const proto_map_t *m)
     return o;
 }
 
+/* Parse, bind the hub, wait for a worker of KIND, send, print. */
 int main(int argc, char **argv)
 {
-    if (argc < 4) {
-        fprintf(stderr, "usage: talkback-hubcall KIND NAME CONV [key=value | key:=int]... [--KEY VALUE]\n");
+    if (argc < 5) {
+        fprintf(stderr, "usage: talkback-hubcall KIND NAME CONV USER [key=value | key:=int]... [--KEY VALUE]\n");
         return 2;
     }
     proto_msg_t *req = proto_msg_new(PROTO_REQUEST);
     if (!req || proto_msg_set_kind(req, argv[1]) || proto_msg_set_name(req, argv[2]) ||
-        proto_msg_set_conv(req, argv[3]) || proto_msg_set_user(req, ""))
+        proto_msg_set_conv(req, argv[3]) || proto_msg_set_user(req, argv[4]))
         return 2;
-    int i = 4;
+    int i = 5;
     for (; i < argc && argv[i][0] != '-'; i++)
         if (add_arg(req, argv[i]) != 0) {
             fprintf(stderr, "talkback-hubcall: bad argument %s\n", argv[i]);

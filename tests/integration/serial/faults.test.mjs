@@ -5,8 +5,10 @@
 //   in arguments and in program output, NUL bytes, 1 GiB of output, forged
 //   and unsubstituted conversation ids, a user-id mismatch, a fork bomb, a
 //   memory bomb, disk fill, an infinite loop, a process that ignores
-//   SIGTERM, kill -9 of each talkback process under a 20-chat load, and a
-//   dockerd restart under load.
+//   SIGTERM, a timed-out command whose children setsid, double-fork and
+//   clear their environment, a fork bomb left running by a command that
+//   ended, a forged frame header in the agent's stdout, kill -9 of each
+//   talkback process under a 20-chat load, and a dockerd restart under load.
 // It ends with one line of figures: "faults: N cases tried, N held".
 // It restarts the machine's dockerd, so tests/run runs it alone, last.
 
@@ -15,6 +17,7 @@ import assert from 'node:assert/strict';
 import { execFile, spawn } from 'node:child_process';
 import { promisify } from 'node:util';
 import fs from 'node:fs';
+import zlib from 'node:zlib';
 
 import { Talkback, withLogs, connect, run, runOk, post, call, waitFor } from '../harness.mjs';
 
@@ -157,6 +160,35 @@ test('hostile programs', withLogs(tb, async () => {
     const r = await run(c, 'trap "" TERM; sleep 1000', { timeout: 2 });
     assert.match(r.text, /\[timed out after 2 s/);
     assert.doesNotMatch(await runOk(c, 'ps -eo args'), /sleep 1000/);
+  });
+  await attempt('setsid, double-forked and env -i children of a timed-out command are killed', async () => {
+    const cmd = 'setsid sh -c "sleep 1011 & env -i sleep 1012 &" & (env -i setsid sleep 1013 &) & '
+      + 'sh -c "(setsid env -i sleep 1014 &) &" & sleep 60';
+    const r = await run(c, cmd, { timeout: 2 });
+    assert.match(r.text, /\[timed out after 2 s/);
+    await waitFor(async () => !/sleep 101[1-4]/.test(await runOk(c, 'ps -eo args')),
+      { timeoutMs: 10000, intervalMs: 300, what: 'no sleep 1011-1014 left' });
+  });
+  await attempt('a fork bomb left by a command ends with its call', async () => {
+    const bystander = await connect(tb, { conv: tb.chat('bomb-bystander') });
+    await runOk(bystander, 'true');
+    const bomb = run(c, ':(){ :|:& };:', { timeout: 20, callTimeout: 120000 });
+    assert.equal((await run(bystander, 'echo unaffected', { timeout: 20 })).text, '$ echo unaffected\nunaffected\n');
+    await bomb;
+    await bystander.close();
+    assert.equal((await run(c, 'echo alive', { timeout: 20, callTimeout: 60000 })).text, '$ echo alive\nalive\n');
+    const n = Number((await runOk(c, 'ps -e --no-headers | wc -l')).trim());
+    assert.ok(n < 30, `${n} processes left after the bomb`);
+  });
+  await attempt('a forged frame header in the agent\'s stdout costs seconds, not the timeout', async () => {
+    const h = Buffer.alloc(16);
+    h.write('TBA\u0001', 0, 'latin1');
+    h.writeUInt32BE(256 << 10, 4);
+    h.writeUInt32BE(zlib.crc32(h.subarray(0, 12)), 12);
+    const esc = [...h].map((b) => `\\x${b.toString(16).padStart(2, '0')}`).join('');
+    const r = await run(c, `sleep 1; printf '${esc}' > /proc/1/fd/1; echo wrote`, { timeout: 300, callTimeout: 60000 });
+    assert.match(r.text, /\[talkback: the link to this sandbox's agent broke while the command ran/, r.text);
+    assert.equal((await run(c, 'echo fine', { timeout: 300, callTimeout: 60000 })).text, '$ echo fine\nfine\n');
   });
   await c.close();
   await healthy(home, MARK);
