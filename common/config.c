@@ -67,7 +67,10 @@ static config_entry_t config_table[] = {
     { "runtime", CT_STR, "", "container runtime of sandboxes (e.g. runsc); empty = Docker's default", NULL },
     { "log_max_size", CT_STR, "1m", "Docker json-file log size cap per sandbox", NULL },
     { "agent_path", CT_STR, "", "the in-sandbox agent program copied into new sandboxes; empty = talkback-agent next to talkback-sandbox; a missing file = no agent (Docker exec only)", NULL },
-    { "disk_cap", CT_SIZE, "2G", "writable-layer size past which a sandbox is removed", NULL },
+    { "disk_cap", CT_SIZE, "2G", "most a sandbox may write: enforced at write time where Docker's storage allows (overlay2 on xfs with pquota), else a sandbox past it is removed", NULL },
+    { "max_running", CT_INT, "100", "most sandboxes running at once on this sandbox network; past it a new or stopped sandbox is not started (0 = no cap)", NULL },
+    { "max_running_per_user", CT_INT, "20", "most sandboxes of one user (X-User-Id) running at once; past it one of theirs is not started (0 = no cap)", NULL },
+    { "state_dir", CT_STR, "/var/lib/talkback", "folder on the Docker host, shared by the sandbox manager and the reaper, for what sandboxes must not change: last-call stamps and stop reasons", NULL },
     /* --- kept sandboxes (the reaper) --- */
     { "idle_stop", CT_DURATION, "60m", "a sandbox with no call for this long is stopped (not removed)", NULL },
     { "disk_interval", CT_DURATION, "30s", "how often the reaper sizes running sandboxes against disk_cap", NULL },
