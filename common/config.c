@@ -68,6 +68,7 @@ static config_entry_t config_table[] = {
     { "log_max_size", CT_STR, "1m", "Docker json-file log size cap per sandbox", NULL },
     { "agent_path", CT_STR, "", "the in-sandbox agent program copied into new sandboxes; empty = talkback-agent next to talkback-sandbox; a missing file = no agent (Docker exec only)", NULL },
     { "disk_cap", CT_SIZE, "2G", "most a sandbox may write: enforced at write time where Docker's storage allows (overlay2 on xfs with pquota), else a sandbox past it is removed", NULL },
+    { "disk_call_interval", CT_DURATION, "5s", "where disk_cap is not enforced at write time: least time between two sizings of one sandbox after its calls (0 = only the reaper's)", NULL },
     { "max_running", CT_INT, "100", "most sandboxes running at once on this sandbox network; past it a new or stopped sandbox is not started (0 = no cap)", NULL },
     { "max_running_per_user", CT_INT, "20", "most sandboxes of one user (X-User-Id) running at once; past it one of theirs is not started (0 = no cap)", NULL },
     { "state_dir", CT_STR, "/var/lib/talkback", "folder on the Docker host, shared by the sandbox manager and the reaper, for what sandboxes must not change: last-call stamps and stop reasons", NULL },

@@ -25,6 +25,7 @@
 #include "docker/kept.h"
 #include "sandbox/agent.h"
 #include "sandbox/caps.h"
+#include "sandbox/disk.h"
 #include "sandbox/hints.h"
 #include "sandbox/run.h"
 
@@ -44,6 +45,7 @@ struct manager {
     pthread_mutex_t mu;       /* guards cache */
     cache_entry_t *cache;
     caps_t *caps;             /* calls in flight, last-call records, caps (caps.h) */
+    disk_t *disk;             /* the disk cap (disk.h) */
     hints_retry_t *retry;     /* recent failed runs per chat (hints.h) */
     agent_pool_t *agents;     /* links to the agents in sandboxes (agent.h) */
 };
@@ -317,6 +319,7 @@ static ensure_t manager_ensure(manager_t *m, const char *conv, const char *user,
         if (!caps_start_begin(m->caps, user, err))
             return ENSURE_REFUSED;
         json_t *tmpl = container_template(conv, user, agent_pool_enabled(m->agents));
+        disk_template(m->disk, json_object_get(tmpl, "HostConfig"));
         json_t *ans = NULL;
         snprintf(path, sizeof path, "/containers/create?name=%s", name);
         e = docker_call(m->d, "POST", path, tmpl, &status, &ans);
@@ -424,6 +427,17 @@ static ensure_t manager_ensure(manager_t *m, const char *conv, const char *user,
 
 /* ---- tools ----------------------------------------------------------------------- */
 
+typedef struct {
+    char s[CONVID_NAME_MAX];
+} name_t;
+
+static name_t container_name(const char *conv)
+{
+    name_t n;
+    convid_container_name(conv, n.s);
+    return n;
+}
+
 /* Find or make the container, then run fn; if fn reports the container
  * vanished or stopped (404/409), ensure again once and retry. */
 typedef docker_err_t (*with_fn)(manager_t *m, const char *id, void *arg);
@@ -458,6 +472,7 @@ static proto_msg_t *with_container(manager_t *m, worker_job_t *job, with_fn fn, 
         caps_call_begin(m->caps, req->conv, id, deadline_s);
         docker_err_t e = fn(m, id, arg);
         caps_call_end(m->caps, req->conv, id);
+        disk_after_call(m->disk, id, req->conv, container_name(req->conv).s);
         if ((e == DOCKER_ENOTFOUND || e == DOCKER_ECONFLICT) && attempt == 0) {
             cache_drop(m, req->conv);
             have = false;
@@ -566,6 +581,7 @@ static void run_hints(manager_t *m, worker_job_t *job, const run_arg_t *a, textb
     hint_probe_ctx_t pc = { .m = m, .id = a->id, .job = job };
     hints_for_run(a->command, out.buf ? out.buf : "", out.len, a->res.exit_code, false, hint_probe, hint_limits,
                   &pc, t);
+    disk_hint(m->disk, out.buf, out.len, t);
     if (hints_retry_note(m->retry, job->req->conv, a->command, a->res.exit_code, out.buf, out.len))
         textbuf_puts(t, HINTS_RETRY_LINE "\n");
     textbuf_free(&out);
@@ -729,6 +745,14 @@ static proto_msg_t *tool_write(manager_t *m, worker_job_t *job)
         /* Docker's reason names the path part that is in the way. */
         textbuf_printf(&t, "[talkback: could not write %s: %s. Nothing was written. If a folder on the way is "
                        "a file, pick another path.]", abspath, a.msg[0] ? a.msg : docker_strerror(a.err));
+        textbuf_t h;
+        textbuf_init(&h);
+        disk_hint(m->disk, a.msg, strlen(a.msg), &h);
+        if (h.len) {
+            textbuf_puts(&t, "\n");
+            textbuf_append(&t, h.buf, h.len - 1); /* without its last newline */
+        }
+        textbuf_free(&h);
     } else {
         textbuf_printf(&t, "Wrote %zu bytes to %s.", clen, abspath);
         if (req->name && strcmp(req->name, "write_file") == 0) {
@@ -886,6 +910,14 @@ static int ensure_network(docker_t *d)
     return 0;
 }
 
+/* The disk sizing removed a chat's sandbox: forget the chat. */
+static void forget_conv(void *ctx, const char *conv)
+{
+    manager_t *m = ctx;
+    cache_drop(m, conv);
+    hints_retry_clear(m->retry, conv);
+}
+
 manager_t *manager_new(docker_t *d)
 {
     manager_t *m = calloc(1, sizeof *m);
@@ -904,7 +936,9 @@ manager_t *manager_new(docker_t *d)
     m->agents = agent_pool_new(d, agent_find_binary(config_str("agent_path"), agent, sizeof agent) ? agent : NULL);
     run_use_agents(m->agents);
     pthread_mutex_init(&m->mu, NULL);
-    if (!m->caps || ensure_network(d)) {
+    m->disk = disk_new(d);
+    disk_on_remove(m->disk, forget_conv, m);
+    if (!m->caps || !m->disk || ensure_network(d)) {
         manager_destroy(&m);
         return NULL;
     }
@@ -916,6 +950,7 @@ void manager_destroy(manager_t **self_p)
     if (!self_p || !*self_p)
         return;
     manager_t *m = *self_p;
+    disk_destroy(&m->disk); /* first: its thread may call forget_conv */
     caps_destroy(&m->caps);
     while (m->cache) {
         cache_entry_t *e = m->cache;
