@@ -33,6 +33,8 @@ typedef struct size_entry {
 struct disk {
     docker_t *d;
     bool enforced;
+    int64_t size;             /* StorageOpt size of new sandboxes */
+    char driver[32];          /* Docker's storage driver */
     pthread_t thread;
     bool running, stopping;
     pthread_mutex_t mu;
@@ -58,36 +60,75 @@ void disk_size_phrase(int64_t bytes, char *out, size_t outlen)
     snprintf(out, outlen, "%" PRId64 " bytes", bytes);
 }
 
-/* Can Docker cap this container's writable layer?  Create one throwaway
- * container with StorageOpt size, then remove it.  Docker refuses the
- * option at create where the storage cannot do it (overlay2 on ext4:
- * "--storage-opt is supported only for overlay over xfs with 'pquota'
- * mount option"); why is written into why. */
-static bool probe(docker_t *d, char *why, size_t whylen)
+/* Create the throwaway container `name` (StorageOpt size when size > 0);
+ * Docker's answer goes to *ans. */
+static docker_err_t probe_create(docker_t *d, const char *name, int64_t size, json_t **ans)
 {
-    char name[96], path[160], size[32];
-    snprintf(name, sizeof name, "talkback-probe-%ld-%ld", (long)getpid(), (long)time(NULL));
-    snprintf(size, sizeof size, "%" PRId64, config_int("disk_cap"));
-    json_t *body = json_pack("{s:s, s:[s], s:{s:s}, s:{s:{s:s}, s:s, s:{s:s}}}",
+    char path[160];
+    json_t *body = json_pack("{s:s, s:[s], s:{s:s}, s:{s:s, s:{s:s}}}",
                              "Image", config_str("image"), "Cmd", "true",
                              "Labels", "talkback.probe", "storage",
-                             "HostConfig", "StorageOpt", "size", size, "NetworkMode", "none",
-                             "LogConfig", "Type", "none");
-    if (!body) {
-        snprintf(why, whylen, "out of memory");
-        return false;
+                             "HostConfig", "NetworkMode", "none", "LogConfig", "Type", "none");
+    if (!body)
+        return DOCKER_ENOMEM;
+    if (size > 0) {
+        char v[32];
+        snprintf(v, sizeof v, "%" PRId64, size);
+        json_object_set_new(json_object_get(body, "HostConfig"), "StorageOpt", json_pack("{s:s}", "size", v));
     }
     snprintf(path, sizeof path, "/containers/create?name=%s", name);
     long st;
-    json_t *ans = NULL;
-    docker_err_t e = docker_call(d, "POST", path, body, &st, &ans);
+    docker_err_t e = docker_call(d, "POST", path, body, &st, ans);
     json_decref(body);
+    return e;
+}
+
+static void probe_remove(docker_t *d, const char *name)
+{
+    char path[160];
+    long st;
+    snprintf(path, sizeof path, "/containers/%s?force=1", name);
+    docker_call(d, "DELETE", path, NULL, &st, NULL);
+}
+
+/* Can Docker cap a container's writable layer here?  Two throwaway
+ * containers tell.  The first, plain, says which storage driver Docker
+ * uses and how big the image is: overlay2's size counts only what the
+ * container writes, but btrfs (and zfs, vfs) count the image it starts
+ * from as well, so there the size asked for is the image plus disk_cap
+ * (plus a sixteenth and 16 MiB for the file system's own bookkeeping).
+ * The second asks for that size: Docker refuses it at create where the
+ * storage cannot do it (overlay2 on ext4: "--storage-opt is supported only
+ * for overlay over xfs with 'pquota' mount option").  The size to use is
+ * left in k->size; why not, in why. */
+static bool probe(disk_t *k, char *why, size_t whylen)
+{
+    char name[96], path[200];
+    snprintf(name, sizeof name, "talkback-probe-%ld-%ld", (long)getpid(), (long)time(NULL));
+    json_t *ans = NULL;
+    docker_err_t e = probe_create(k->d, name, 0, &ans);
+    snprintf(why, whylen, "%s", docker_message(ans));
+    json_decref(ans);
+    if (e != DOCKER_OK && e != DOCKER_ECONFLICT)
+        return false;
+    snprintf(path, sizeof path, "/containers/%s/json?size=1", name);
+    long st;
+    json_t *info = NULL;
+    e = docker_call(k->d, "GET", path, NULL, &st, &info);
+    const char *driver = json_string_value(json_object_get(json_object_get(info, "GraphDriver"), "Name"));
+    int64_t image = (int64_t)json_integer_value(json_object_get(info, "SizeRootFs"));
+    snprintf(k->driver, sizeof k->driver, "%s", driver ? driver : "?");
+    json_decref(info);
+    probe_remove(k->d, name);
+    k->size = config_int("disk_cap");
+    if (strcmp(k->driver, "overlay2") != 0)
+        k->size += image + image / 16 + (16 << 20);
+    ans = NULL;
+    e = probe_create(k->d, name, k->size, &ans);
     snprintf(why, whylen, "%s", e == DOCKER_OK ? "" : docker_message(ans));
     json_decref(ans);
-    if (e == DOCKER_OK || e == DOCKER_ECONFLICT) {
-        snprintf(path, sizeof path, "/containers/%s?force=1", name);
-        docker_call(d, "DELETE", path, NULL, &st, NULL);
-    }
+    if (e == DOCKER_OK || e == DOCKER_ECONFLICT)
+        probe_remove(k->d, name);
     return e == DOCKER_OK;
 }
 
@@ -193,9 +234,10 @@ disk_t *disk_new(docker_t *d)
     pthread_cond_init(&k->cv, NULL);
     char why[512], cap[32];
     disk_size_phrase(config_int("disk_cap"), cap, sizeof cap);
-    k->enforced = probe(d, why, sizeof why);
+    k->enforced = probe(k, why, sizeof why);
     if (k->enforced) {
-        log_info("disk_cap %s is enforced at write time (StorageOpt size on every new sandbox)", cap);
+        log_info("disk_cap %s is enforced at write time (storage driver %s: StorageOpt size %" PRId64
+                 " on every new sandbox)", cap, k->driver, k->size);
         return k;
     }
     log_warn("disk_cap %s is NOT enforced at write time: Docker cannot cap a container's writable layer here "
@@ -240,7 +282,7 @@ void disk_template(const disk_t *k, json_t *host_config)
     if (!disk_enforced(k) || !host_config)
         return;
     char size[32];
-    snprintf(size, sizeof size, "%" PRId64, config_int("disk_cap"));
+    snprintf(size, sizeof size, "%" PRId64, k->size);
     json_object_set_new(host_config, "StorageOpt", json_pack("{s:s}", "size", size));
 }
 
