@@ -1,11 +1,12 @@
 /* disk.h -- the disk cap of sandboxes, on the sandbox manager's side.
  *
  * Where Docker's storage can cap a container's writable layer (overlay2
- * on xfs mounted with pquota), every new sandbox is made with
- * HostConfig.StorageOpt size = disk_cap, so a write past it fails at once
- * with "No space left on device" and the host's disk never sees it.  The
- * manager finds out at start, by creating (and removing) one throwaway
- * container with that option.  Where Docker cannot, the manager says so
+ * on xfs mounted with pquota, or btrfs with quota groups), every new
+ * sandbox is made with HostConfig.StorageOpt size (disk_cap, plus the
+ * image where the driver counts it), so a write past it fails at once with
+ * "No space left on device" or "Disk quota exceeded" and the host's disk
+ * never sees it.  The manager finds out at start, by creating (and
+ * removing) two throwaway containers.  Where Docker cannot, the manager says so
  * once at start, and sizes a sandbox's writable layer (SizeRw, of that
  * one container) after its calls, at most once per disk_call_interval per
  * sandbox, off the call's path; one past disk_cap is removed at once,
