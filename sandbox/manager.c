@@ -282,6 +282,63 @@ static void gone_notice(manager_t *m, const char *conv, const char *name, textbu
     free(reason);
 }
 
+/* Why Docker would not create a sandbox, as the call's text. */
+static void create_failed(long status, const char *msg, textbuf_t *err)
+{
+    if (status == 404 && strstr(msg, "image"))
+        textbuf_printf(err, "[talkback: the sandbox image %s is missing on the host, so no sandbox "
+                       "could be made and nothing ran. Tell the user to build it (deploy/image/build).]",
+                       config_str("image"));
+    else if (strncmp(msg, "Unknown runtime", 15) == 0)
+        textbuf_printf(err, "[talkback: the sandbox runtime `%s` (setting `runtime`) is not registered "
+                       "with Docker (daemon.json \"runtimes\"), so no sandbox could be made and nothing "
+                       "ran. Tell the user the sandbox host has a problem.]", config_str("runtime"));
+    else
+        textbuf_printf(err, "[talkback: Docker refused to create this chat's sandbox (%s), so nothing "
+                       "ran. Tell the user the sandbox host has a problem.]", msg);
+}
+
+/* Start the chat's stopped container id (inspected as info), within the
+ * caps (caps.h); a resumed sandbox's notice goes into notice. */
+static ensure_t ensure_started(manager_t *m, const char *id, json_t *info, const char *label_user,
+                               bool created_now, textbuf_t *notice, textbuf_t *err)
+{
+    json_t *state = json_object_get(info, "State");
+    int64_t finished = kept_parse_time(json_string_value(json_object_get(state, "FinishedAt")));
+    if (!caps_start_begin(m->caps, label_user, err))
+        return ENSURE_REFUSED;
+    /* Before every start: the sandbox then runs this manager's agent. */
+    if (agent_in_config(info))
+        agent_install(m->agents, id);
+    char path[200];
+    long status;
+    snprintf(path, sizeof path, "/containers/%s/start", id);
+    json_t *ans = NULL;
+    docker_err_t e = docker_call(m->d, "POST", path, NULL, &status, &ans);
+    if (e == DOCKER_ENOTFOUND && strstr(docker_message(ans), "network")) {
+        /* The sandbox network was removed and made again under the same
+         * name: the container still points at the old network's id.
+         * Attach it to the network of that name now, then start. */
+        json_decref(ans);
+        ans = NULL;
+        repair_network(m->d, id);
+        e = docker_call(m->d, "POST", path, NULL, &status, &ans);
+    }
+    caps_start_end(m->caps, label_user);
+    if (e != DOCKER_OK) {
+        textbuf_printf(err, "[talkback: this chat's sandbox exists but would not start (%s). Nothing ran. "
+                       "Tell the user the sandbox host has a problem.]", docker_message(ans));
+        json_decref(ans);
+        return ENSURE_FAILED;
+    }
+    json_decref(ans);
+    /* Never started before (a racing call made it): nothing to resume. */
+    int64_t started = kept_parse_time(json_string_value(json_object_get(state, "StartedAt")));
+    if (!created_now && started > 0)
+        resume_notice(m, id, finished, notice);
+    return ENSURE_OK;
+}
+
 /* Make sure the chat's container exists and runs.  On success id holds its
  * id and notice may hold a line for the top of the result. */
 static ensure_t manager_ensure(manager_t *m, const char *conv, const char *user,
@@ -329,18 +386,7 @@ static ensure_t manager_ensure(manager_t *m, const char *conv, const char *user,
             created_now = true;
             log_info("created sandbox %s for conversation %s", name, conv);
         } else if (e != DOCKER_ECONFLICT) {
-            const char *msg = docker_message(ans);
-            if (status == 404 && strstr(msg, "image"))
-                textbuf_printf(err, "[talkback: the sandbox image %s is missing on the host, so no sandbox "
-                               "could be made and nothing ran. Tell the user to build it (deploy/image/build).]",
-                               config_str("image"));
-            else if (strncmp(msg, "Unknown runtime", 15) == 0)
-                textbuf_printf(err, "[talkback: the sandbox runtime `%s` (setting `runtime`) is not registered "
-                               "with Docker (daemon.json \"runtimes\"), so no sandbox could be made and nothing "
-                               "ran. Tell the user the sandbox host has a problem.]", config_str("runtime"));
-            else
-                textbuf_printf(err, "[talkback: Docker refused to create this chat's sandbox (%s), so nothing "
-                               "ran. Tell the user the sandbox host has a problem.]", msg);
+            create_failed(status, docker_message(ans), err);
             json_decref(ans);
             return ENSURE_FAILED;
         }
@@ -381,39 +427,11 @@ static ensure_t manager_ensure(manager_t *m, const char *conv, const char *user,
     }
     bool has_agent = agent_in_config(info);
     if (!running) {
-        int64_t finished = kept_parse_time(json_string_value(json_object_get(state, "FinishedAt")));
-        if (!caps_start_begin(m->caps, label_user, err)) {
+        ensure_t en = ensure_started(m, id, info, label_user, created_now, notice, err);
+        if (en != ENSURE_OK) {
             json_decref(info);
-            return ENSURE_REFUSED;
+            return en;
         }
-        /* Before every start: the sandbox then runs this manager's agent. */
-        if (has_agent)
-            agent_install(m->agents, id);
-        snprintf(path, sizeof path, "/containers/%s/start", id);
-        json_t *ans = NULL;
-        docker_err_t e = docker_call(m->d, "POST", path, NULL, &status, &ans);
-        if (e == DOCKER_ENOTFOUND && strstr(docker_message(ans), "network")) {
-            /* The sandbox network was removed and made again under the same
-             * name: the container still points at the old network's id.
-             * Attach it to the network of that name now, then start. */
-            json_decref(ans);
-            ans = NULL;
-            repair_network(m->d, id);
-            e = docker_call(m->d, "POST", path, NULL, &status, &ans);
-        }
-        caps_start_end(m->caps, label_user);
-        if (e != DOCKER_OK) {
-            textbuf_printf(err, "[talkback: this chat's sandbox exists but would not start (%s). Nothing ran. "
-                           "Tell the user the sandbox host has a problem.]", docker_message(ans));
-            json_decref(ans);
-            json_decref(info);
-            return ENSURE_FAILED;
-        }
-        json_decref(ans);
-        /* Never started before (a racing call made it): nothing to resume. */
-        int64_t started = kept_parse_time(json_string_value(json_object_get(state, "StartedAt")));
-        if (!created_now && started > 0)
-            resume_notice(m, id, finished, notice);
     }
     if (created_now)
         gone_notice(m, conv, name, notice);
