@@ -241,7 +241,8 @@ disk_t *disk_new(docker_t *d)
         return k;
     }
     log_warn("disk_cap %s is NOT enforced at write time: Docker cannot cap a container's writable layer here "
-             "(%s); it needs overlay2 on xfs mounted with pquota (deploy/setup: TALKBACK_XFS_DATA_ROOT). "
+             "(%s); it needs a data root on xfs mounted with pquota or on btrfs with quota groups "
+             "(deploy/setup: TALKBACK_QUOTA_DATA_ROOT). "
              "A sandbox past the cap is removed once it is seen: sized after its calls (at most every "
              "%" PRId64 " s) and by the reaper every disk_interval", cap, why, config_int("disk_call_interval"));
     if (config_int("disk_call_interval") > 0 && pthread_create(&k->thread, NULL, size_thread, k) == 0)
