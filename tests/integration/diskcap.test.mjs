@@ -79,6 +79,9 @@ const qhost = `unix://${q.sock}`;
 const qdocker = (...args) => execFileP('docker', ['-H', qhost, ...args], { maxBuffer: 16 << 20 }).then((r) => r.stdout);
 
 async function startQuotaDockerd() {
+  await docker('image', 'inspect', 'debian:trixie').catch(() => {
+    throw new Error('debian:trixie is missing on this host (deploy/image/build makes or pulls it)');
+  });
   fs.mkdirSync(q.base, { recursive: true });
   const { stdout } = await execFileP(path.join(ROOT, 'deploy', 'quota-data-root'),
     [q.root, '--size', '2G', '--image', `${q.base}/root.img`]);
