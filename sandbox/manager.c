@@ -140,16 +140,24 @@ static void cache_put(manager_t *m, const char *conv, const char *id, const char
         return;
     }
     snprintf(e->id, sizeof e->id, "%s", id);
+    /* The cache holds running sandboxes, which the caps bound; entries of
+     * sandboxes stopped behind talkback's back (a Docker restart) are
+     * dropped oldest first past twice that, at the cost of one inspect
+     * should their chat come back. */
+    int64_t bound = config_int("max_running") > 0 ? 2 * config_int("max_running") : 1024;
+    int64_t n = 0;
     pthread_mutex_lock(&m->mu);
-    for (cache_entry_t **pp = &m->cache; *pp; pp = &(*pp)->next)
-        if (strcmp((*pp)->conv, conv) == 0) {
-            cache_entry_t *old = *pp;
+    for (cache_entry_t **pp = &m->cache; *pp;) {
+        cache_entry_t *old = *pp;
+        if (strcmp(old->conv, conv) == 0 || ++n >= bound) {
             *pp = old->next;
             free(old->conv);
             free(old->user);
             free(old);
-            break;
+            continue;
         }
+        pp = &old->next;
+    }
     e->next = m->cache;
     m->cache = e;
     pthread_mutex_unlock(&m->mu);
@@ -855,6 +863,7 @@ static proto_msg_t *op_forget(manager_t *m, worker_job_t *job)
 {
     cache_drop(m, job->req->conv);
     hints_retry_clear(m->retry, job->req->conv);
+    log_debug("forgot chat %s: its sandbox was stopped or removed", job->req->conv);
     return proto_reply_new(job->req, PROTO_ST_OK, false, "");
 }
 

@@ -114,6 +114,9 @@ test('root in the sandbox cannot dodge idle stop or write the resume notice', wi
   const out = await reap('forge-', '--reaper_clock_offset', '2h');
   assert.match(out, /1 stopped/);
   assert.equal(await state(conv), 'exited');
+  // The sandbox manager was told, and let go of the chat.
+  assert.match(fs.readFileSync(path.join(tb.dir, 'sandbox.log'), 'utf8'),
+    new RegExp(`forgot chat ${conv}: its sandbox was stopped or removed`));
   const r = await run(c, 'true');
   assert.match(r.text, RESUMED);
   assert.doesNotMatch(r.text, /FORGED/);
