@@ -40,6 +40,7 @@ struct disk {
     pthread_mutex_t mu;
     pthread_cond_t cv;
     size_entry_t *entries;
+    int (*busy)(void *ctx, const char *conv);
     void (*on_remove)(void *ctx, const char *conv);
     void *on_remove_ctx;
 };
@@ -214,7 +215,8 @@ static void *size_thread(void *arg)
         copy.name = strdup(e->name);
         pthread_mutex_unlock(&k->mu);
         int64_t rw = size_rw(k->d, copy.id);
-        if (rw > config_int("disk_cap") && copy.conv && copy.name)
+        bool busy = copy.conv && k->busy && k->busy(k->on_remove_ctx, copy.conv) > 0;
+        if (rw > config_int("disk_cap") && copy.conv && copy.name && !busy)
             remove_over_cap(k, &copy, rw);
         free(copy.conv);
         free(copy.name);
@@ -287,11 +289,13 @@ void disk_template(const disk_t *k, json_t *host_config)
     json_object_set_new(host_config, "StorageOpt", json_pack("{s:s}", "size", size));
 }
 
-void disk_on_remove(disk_t *k, void (*fn)(void *ctx, const char *conv), void *ctx)
+void disk_on_remove(disk_t *k, int (*busy)(void *ctx, const char *conv), void (*forget)(void *ctx, const char *conv),
+                    void *ctx)
 {
     if (!k)
         return;
-    k->on_remove = fn;
+    k->busy = busy;
+    k->on_remove = forget;
     k->on_remove_ctx = ctx;
 }
 

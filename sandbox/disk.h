@@ -40,8 +40,12 @@ void disk_template(const disk_t *k, json_t *host_config);
 /* A call in container id (of chat conv, name its container's name) ended:
  * queue a sizing of it when Docker cannot cap it. */
 void disk_after_call(disk_t *k, const char *id, const char *conv, const char *name);
-/* Set by the manager: called with conv when the sizing removed its sandbox. */
-void disk_on_remove(disk_t *k, void (*fn)(void *ctx, const char *conv), void *ctx);
+/* Set by the manager: busy(ctx, conv) says how many calls of conv are
+ * running (a sandbox is not removed under a running call: the sizing
+ * after that call's end decides); forget(ctx, conv) is called when the
+ * sizing removed conv's sandbox. */
+void disk_on_remove(disk_t *k, int (*busy)(void *ctx, const char *conv), void (*forget)(void *ctx, const char *conv),
+                    void *ctx);
 
 /* The line for a command or write whose output (len bytes) says it ran
  * out of space; nothing when it does not.  Appends to t. */

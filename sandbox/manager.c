@@ -937,6 +937,13 @@ static int ensure_network(docker_t *d)
     return 0;
 }
 
+/* Calls of a chat running now (for the disk sizing). */
+static int busy_conv(void *ctx, const char *conv)
+{
+    manager_t *m = ctx;
+    return caps_inflight(m->caps, conv);
+}
+
 /* The disk sizing removed a chat's sandbox: forget the chat. */
 static void forget_conv(void *ctx, const char *conv)
 {
@@ -964,7 +971,7 @@ manager_t *manager_new(docker_t *d)
     run_use_agents(m->agents);
     pthread_mutex_init(&m->mu, NULL);
     m->disk = disk_new(d);
-    disk_on_remove(m->disk, forget_conv, m);
+    disk_on_remove(m->disk, busy_conv, forget_conv, m);
     if (!m->caps || !m->disk || ensure_network(d)) {
         manager_destroy(&m);
         return NULL;
