@@ -32,7 +32,7 @@ typedef struct {
 static config_entry_t config_table[] = {
     /* --- endpoints and transport --- */
     { "listen", CT_STR, "127.0.0.1:8080", "HOST:PORT the MCP endpoint (POST /mcp) listens on", NULL },
-    { "hub_endpoint", CT_STR, "ipc:///tmp/talkback/hub.ipc",
+    { "hub_endpoint", CT_STR, "ipc:///run/talkback/hub.ipc",
       "ZeroMQ endpoint of the hub: the gateway binds it, workers connect (ipc:// or tcp://)", NULL },
     { "hub_bind", CT_STR, "", "endpoint the gateway binds instead of hub_endpoint (e.g. tcp://0.0.0.0:5555)", NULL },
     { "heartbeat_ms", CT_INT, "1000", "how often workers say HELLO to the hub, milliseconds", NULL },
@@ -40,6 +40,16 @@ static config_entry_t config_table[] = {
     { "worker_wait_ms", CT_INT, "5000", "how long a call waits for a worker to appear before it fails, milliseconds", NULL },
     { "record", CT_STR, "", "append every queued request and its reply to this file (msgpack); empty = off", NULL },
     { "max_jobs", CT_INT, "256", "requests a worker runs at once; more wait", NULL },
+    /* --- the hub's keys and bounds (common/hubkeys.c) --- */
+    { "hub_keys", CT_STR, "/etc/talkback/keys",
+      "directory of the hub's CURVE keys, as `talkback-keys DIR` makes it (needed on tcp:// hubs)", NULL },
+    { "hub_cert", CT_STR, "",
+      "a worker's own secret certificate; empty = HUB_KEYS/KIND.key_secret (sandbox, judge, reaper)", NULL },
+    { "hub_insecure", CT_BOOL, "0",
+      "let a tcp:// hub run without keys: any peer that reaches it can act as any worker (logged loudly)", NULL },
+    { "hub_max_message", CT_SIZE, "16M", "largest message the hub accepts from a peer; a larger one closes that peer's connection (it reconnects)", NULL },
+    { "hub_hwm", CT_INT, "1000", "messages the hub queues per peer and direction before it stops reading that peer", NULL },
+    { "hub_peer_requests", CT_INT, "1024", "open requests one remote peer (a judge, the reaper) may have at the hub; more are refused", NULL },
     /* --- MCP front --- */
     { "conversation_header", CT_STR, "X-Conversation-Id", "HTTP header that carries the chat id", NULL },
     { "user_header", CT_STR, "X-User-Id", "HTTP header that carries the user id (optional)", NULL },
@@ -71,7 +81,7 @@ static config_entry_t config_table[] = {
     { "disk_call_interval", CT_DURATION, "5s", "where disk_cap is not enforced at write time: least time between two sizings of one sandbox after its calls (0 = only the reaper's)", NULL },
     { "max_running", CT_INT, "100", "most sandboxes running at once on this sandbox network; past it a new or stopped sandbox is not started (0 = no cap)", NULL },
     { "max_running_per_user", CT_INT, "20", "most sandboxes of one user (X-User-Id) running at once; past it one of theirs is not started (0 = no cap)", NULL },
-    { "state_dir", CT_STR, "/var/lib/talkback", "folder on the Docker host, shared by the sandbox manager and the reaper, for what sandboxes must not change: last-call stamps and stop reasons", NULL },
+    { "state_dir", CT_STR, "/var/lib/talkback/state", "folder on the Docker host, shared by the sandbox manager and the reaper, for what sandboxes must not change: last-call stamps and stop reasons", NULL },
     /* --- kept sandboxes (the reaper) --- */
     { "idle_stop", CT_DURATION, "60m", "a sandbox with no call for this long is stopped (not removed)", NULL },
     { "disk_interval", CT_DURATION, "30s", "how often the reaper sizes running sandboxes against disk_cap", NULL },

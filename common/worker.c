@@ -6,6 +6,15 @@
  * the outbox (replies, and requests made with worker_call).  Job threads
  * never touch ZeroMQ: they hand frames to the main thread through the
  * locked outbox and a wake-up pipe, as the hub does.
+ *
+ * On a tcp:// hub the socket is a CURVE client: it checks the hub's public
+ * key and presents the worker's own certificate (hubkeys.h), so it talks
+ * only to the real hub and the hub knows what it may do.  On an ipc://
+ * hub, the socket's folder must be this user's and closed to others.
+ * libzmq gives up on a connection whose handshake failed (the hub did not
+ * know the key, or the key is not the hub's), so a monitor watches the
+ * handshake: a failure is logged with what to check, and the socket is
+ * made again, keys re-read, WORKER_REDIAL_MS later.
  */
 #include "common/worker.h"
 
@@ -15,9 +24,14 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/config.h"
+#include "common/hubkeys.h"
 #include "common/log.h"
+
+#define WORKER_REDIAL_MS 5000   /* after a failed handshake */
 
 typedef struct job_entry {
     worker_job_t job;           /* first: handlers get &entry->job */
@@ -44,6 +58,8 @@ struct worker {
     worker_opts_t opts;
     char *endpoint, *kind, *name;
     zsock_t *dealer;
+    zsock_t *monitor;            /* handshake events of a CURVE dealer, or NULL */
+    int64_t redial_at;           /* monotonic ms; 0 = connected or trying */
     int wake[2];
     pthread_mutex_t mu;          /* guards everything below */
     out_item_t *outbox, **outbox_tail;
@@ -236,6 +252,8 @@ static void on_frame(worker_t *w, zframe_t *body)
 
 static void send_frame(worker_t *w, const char *frame, size_t len)
 {
+    if (!w->dealer)
+        return; /* between two dials: lost, as below */
     zframe_t *f = zframe_new(frame, len);
     if (zframe_send(&f, w->dealer, ZFRAME_DONTWAIT) < 0) {
         /* The hub is away (not yet connected): the frame is lost, as a
@@ -286,6 +304,168 @@ static void send_hello(worker_t *w)
     proto_msg_destroy(&h);
 }
 
+/* Load a certificate file; NULL (logged, with what to do) when it cannot. */
+static zcert_t *worker_cert_load(const char *path, const char *what)
+{
+    zcert_t *c = access(path, R_OK) == 0 ? zcert_load(path) : NULL;
+    if (!c)
+        log_error("cannot read %s %s (%s): make the keys with `talkback-keys DIR` on the gateway's "
+                  "host, copy %s and this worker's KIND.key_secret into hub_keys here (README "
+                  "\"Security model\"), or set hub_insecure", what, path,
+                  access(path, R_OK) == 0 ? "not a certificate" : strerror(errno), HUBKEYS_SERVER_PUBLIC);
+    return c;
+}
+
+/* Say early what the hub would refuse later without a word.  -1 when the
+ * certificate has no secret key (a public one was named by mistake). */
+static int worker_cert_check(worker_t *w, zcert_t *mine, const char *path)
+{
+    static const byte zero[32];
+    if (memcmp(zcert_secret_key(mine), zero, sizeof zero) == 0) {
+        log_error("%s has no secret key: name this worker's KIND.key_secret, not a public "
+                  "certificate", path);
+        return -1;
+    }
+    struct stat st;
+    if (stat(path, &st) == 0 && (st.st_mode & 077))
+        log_warn("%s is mode %04o: a secret key should be readable by its owner only (chmod 600)",
+                 path, (unsigned)(st.st_mode & 07777));
+    const char *kinds = zcert_meta(mine, HUBKEYS_META_KINDS);
+    if (!hubkeys_may_register(kinds, w->kind))
+        log_error("the certificate %s allows the kinds \"%s\", not %s: the hub will not send this "
+                  "worker anything", path, kinds ? kinds : "", w->kind);
+    return 0;
+}
+
+/* Make the socket a CURVE client of a tcp:// hub, or check the folder of
+ * an ipc:// one.  -1 (logged) when this worker must not start. */
+static int worker_secure(worker_t *w)
+{
+    char err[1024], server[4096], own[4096];
+    if (hubkeys_keyless(w->endpoint)) {
+        if (hubkeys_ipc_dir_check(w->endpoint, false, err, sizeof err) < 0) {
+            log_error("%s", err);
+            return -1;
+        }
+        return 0;
+    }
+    if (config_bool("hub_insecure")) {
+        log_warn("connecting to the hub at %s without keys (hub_insecure): any peer that reaches "
+                 "it can act as talkback", w->endpoint);
+        return 0;
+    }
+    const char *dir = config_str("hub_keys");
+    const char *path = config_str("hub_cert");
+    if (hubkeys_path(server, sizeof server, dir, HUBKEYS_SERVER_PUBLIC) < 0)
+        return -1;
+    if (!*path) {
+        if (snprintf(own, sizeof own, "%s/%s%s", dir, w->kind, HUBKEYS_SECRET_SUFFIX) >= (int)sizeof own)
+            return -1;
+        path = own;
+    }
+    zcert_t *hub = worker_cert_load(server, "the hub's public key");
+    zcert_t *mine = hub ? worker_cert_load(path, "this worker's certificate") : NULL;
+    if (!mine) {
+        zcert_destroy(&hub);
+        return -1;
+    }
+    if (worker_cert_check(w, mine, path) < 0) {
+        zcert_destroy(&hub);
+        zcert_destroy(&mine);
+        return -1;
+    }
+    zcert_apply(mine, w->dealer);
+    zsock_set_curve_serverkey(w->dealer, zcert_public_txt(hub));
+    log_info("hub keys: the hub's %s, this worker's %s", server, path);
+    zcert_destroy(&hub);
+    zcert_destroy(&mine);
+    return 0;
+}
+
+/* Watch the dealer's handshakes (CURVE only: ipc:// has none to fail). */
+static int worker_monitor(worker_t *w)
+{
+    static int serial;
+    char ep[96];
+    snprintf(ep, sizeof ep, "inproc://talkback-worker-monitor-%d-%d", (int)getpid(),
+             __atomic_add_fetch(&serial, 1, __ATOMIC_RELAXED));
+    int events = ZMQ_EVENT_HANDSHAKE_SUCCEEDED | ZMQ_EVENT_HANDSHAKE_FAILED_AUTH |
+                 ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL | ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL;
+    if (zmq_socket_monitor(zsock_resolve(w->dealer), ep, events) < 0)
+        return -1;
+    w->monitor = zsock_new_pair(ep); /* ">" by default for PAIR: connects */
+    return w->monitor ? 0 : -1;
+}
+
+/* The DEALER socket: made, secured, watched and connected. */
+static int worker_socket(worker_t *w)
+{
+    w->dealer = zsock_new(ZMQ_DEALER);
+    if (!w->dealer)
+        return -1;
+    zsock_set_linger(w->dealer, 0);
+    zsock_set_sndhwm(w->dealer, 0);
+    zsock_set_rcvhwm(w->dealer, 0);
+    zsock_set_reconnect_ivl(w->dealer, 100);
+    zsock_set_reconnect_ivl_max(w->dealer, 1000);
+    /* No ZMQ_MAXMSGSIZE here: the hub is trusted (its key is checked), and
+     * libzmq does not reconnect after an oversized message, so a limit
+     * would cut a worker off for good. */
+    if (worker_secure(w) < 0)
+        return -1;
+    if (zsock_mechanism(w->dealer) == ZMQ_CURVE && worker_monitor(w) < 0) {
+        log_error("cannot watch the connection to the hub at %s", w->endpoint);
+        return -1;
+    }
+    if (zsock_connect(w->dealer, "%s", w->endpoint) < 0) {
+        log_error("cannot connect to the hub at %s", w->endpoint);
+        return -1;
+    }
+    return 0;
+}
+
+/* Make the socket again after a failed handshake, keys read afresh. */
+static void worker_redial(worker_t *w)
+{
+    w->redial_at = 0;
+    if (worker_socket(w) < 0) {
+        zsock_destroy(&w->monitor);
+        zsock_destroy(&w->dealer);
+        w->redial_at = proto_mono_ms() + WORKER_REDIAL_MS;
+    }
+}
+
+/* One handshake event: say what failed and what to check. */
+static void worker_on_monitor(worker_t *w)
+{
+    zmsg_t *ev = zmsg_recv(w->monitor);
+    zframe_t *f = ev ? zmsg_first(ev) : NULL;
+    if (!f || zframe_size(f) < 6) {
+        zmsg_destroy(&ev);
+        return;
+    }
+    uint16_t event;
+    memcpy(&event, zframe_data(f), sizeof event);
+    zmsg_destroy(&ev);
+    if (event == ZMQ_EVENT_HANDSHAKE_SUCCEEDED) {
+        log_info("%s: the hub at %s took this worker's key", w->name, w->endpoint);
+        return;
+    }
+    if (event == ZMQ_EVENT_HANDSHAKE_FAILED_AUTH)
+        log_error("the hub at %s refused this worker's key: its public certificate is not in the "
+                  "gateway's allow list (HUB_KEYS/%s/; `talkback-keys DIR %s NAME` makes one); "
+                  "trying again in %d s", w->endpoint, HUBKEYS_ALLOWED, w->kind, WORKER_REDIAL_MS / 1000);
+    else
+        log_error("no secure handshake with the hub at %s: check that hub_keys has this hub's %s "
+                  "(and that the hub has keys); trying again in %d s", w->endpoint,
+                  HUBKEYS_SERVER_PUBLIC, WORKER_REDIAL_MS / 1000);
+    /* Close now: libzmq would otherwise try again every few hundred ms,
+     * with the same keys and the same answer. */
+    zsock_destroy(&w->monitor);
+    zsock_destroy(&w->dealer);
+    w->redial_at = proto_mono_ms() + WORKER_REDIAL_MS;
+}
+
 worker_t *worker_new(const worker_opts_t *opts)
 {
     worker_t *w = calloc(1, sizeof *w);
@@ -310,18 +490,8 @@ worker_t *worker_new(const worker_opts_t *opts)
         goto err;
     if (pipe2(w->wake, O_NONBLOCK | O_CLOEXEC) < 0)
         goto err;
-    w->dealer = zsock_new(ZMQ_DEALER);
-    if (!w->dealer)
+    if (worker_socket(w) < 0)
         goto err;
-    zsock_set_linger(w->dealer, 0);
-    zsock_set_sndhwm(w->dealer, 0);
-    zsock_set_rcvhwm(w->dealer, 0);
-    zsock_set_reconnect_ivl(w->dealer, 100);
-    zsock_set_reconnect_ivl_max(w->dealer, 1000);
-    if (zsock_connect(w->dealer, "%s", w->endpoint) < 0) {
-        log_error("cannot connect to the hub at %s", w->endpoint);
-        goto err;
-    }
     w->opts.endpoint = w->endpoint;
     w->opts.kind = w->kind;
     w->opts.name = w->name;
@@ -333,7 +503,6 @@ err:
 
 int worker_run(worker_t *w)
 {
-    void *sock = zsock_resolve(w->dealer);
     int64_t next_hello = 0;
     log_info("%s connecting to the hub at %s", w->name, w->endpoint);
     for (;;) {
@@ -343,24 +512,35 @@ int worker_run(worker_t *w)
         if (stop || zsys_interrupted)
             break;
         int64_t now = proto_mono_ms();
-        if (now >= next_hello) {
+        if (w->redial_at && now >= w->redial_at)
+            worker_redial(w);
+        if (now >= next_hello && w->dealer) {
             send_hello(w);
             next_hello = now + w->opts.heartbeat_ms;
         }
-        zmq_pollitem_t items[2] = {
-            { sock, 0, ZMQ_POLLIN, 0 },
+        /* With no socket (a redial that failed), only the pipe is watched. */
+        zmq_pollitem_t items[3] = {
             { NULL, w->wake[0], ZMQ_POLLIN, 0 },
+            { w->dealer ? zsock_resolve(w->dealer) : NULL, -1, ZMQ_POLLIN, 0 },
+            { w->monitor ? zsock_resolve(w->monitor) : NULL, -1, ZMQ_POLLIN, 0 },
         };
-        long wait = (long)(next_hello - proto_mono_ms());
+        int n = w->monitor ? 3 : w->dealer ? 2 : 1;
+        /* Until the next HELLO, or with no socket until the next dial. */
+        int64_t until = w->dealer ? next_hello : w->redial_at;
+        if (w->redial_at && w->redial_at < until)
+            until = w->redial_at;
+        long wait = (long)(until - proto_mono_ms());
         if (wait < 0)
             wait = 0;
-        int rc = zmq_poll(items, 2, wait);
+        int rc = zmq_poll(items, n, wait);
         if (rc < 0) {
             if (errno == EINTR)
                 continue;
             break;
         }
-        if (items[0].revents & ZMQ_POLLIN) {
+        if (n > 2 && (items[2].revents & ZMQ_POLLIN))
+            worker_on_monitor(w);
+        if (n > 1 && (items[1].revents & ZMQ_POLLIN) && w->dealer) {
             for (int i = 0; i < 256 && (zsock_events(w->dealer) & ZMQ_POLLIN); i++) {
                 zframe_t *f = zframe_recv(w->dealer);
                 if (!f)
@@ -369,7 +549,7 @@ int worker_run(worker_t *w)
                 zframe_destroy(&f);
             }
         }
-        if (items[1].revents & ZMQ_POLLIN)
+        if (items[0].revents & ZMQ_POLLIN)
             on_outbox(w);
     }
     return 0;
@@ -423,6 +603,7 @@ void worker_destroy(worker_t **self_p)
         return;
     }
     zsock_destroy(&w->dealer);
+    zsock_destroy(&w->monitor);
     if (w->wake[0] >= 0) {
         close(w->wake[0]);
         close(w->wake[1]);

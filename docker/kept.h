@@ -2,7 +2,7 @@
  *
  * Docker is talkback's record of which sandboxes exist; the two facts
  * root in a sandbox must not be able to change live beside it, on the
- * Docker host, in the folder state_dir (default /var/lib/talkback) that
+ * Docker host, in the folder state_dir (default /var/lib/talkback/state) that
  * the sandbox manager and the reaper share and no sandbox can see:
  *   labels      talkback.conversation / .user / .created on every sandbox;
  *   last call   the mtime of <state_dir>/<container id>.last-call, written

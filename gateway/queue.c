@@ -12,23 +12,35 @@
  * A ticket is shared by the waiting caller and the hub thread, so it is
  * reference-counted under its own mutex; whichever side lets go last frees
  * it.
+ *
+ * Every message from the socket is checked against what its sender's key
+ * allows (hubauth.h) before it counts: a HELLO as a kind the key may not
+ * register as makes no worker, and a REQUEST the key may not send is
+ * answered with a refusal.  One peer can make the hub hold at most
+ * hub_hwm messages of hub_max_message bytes and hub_peer_requests open
+ * requests.
  */
 #include "gateway/queue.h"
 
 #include <czmq.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/config.h"
 #include "common/log.h"
+#include "gateway/hubauth.h"
 #include "gateway/record.h"
 
 #define QUEUE_TICK_MS 100
 #define QUEUE_DEFAULT_DEADLINE_MS (30 * 60 * 1000)
+#define QUEUE_REFUSAL_LOG_MS 1000   /* at most one refusal line a second */
 
 struct queue_ticket {
     pthread_mutex_t mu;
@@ -78,6 +90,9 @@ struct queue {
     queue_opts_t opts;
     char *endpoint;
     zsock_t *router;
+    hubauth_t *auth;             /* NULL: keyless or insecure hub */
+    int peer_requests;           /* open requests one remote peer may have */
+    int64_t last_refusal_log;    /* monotonic ms */
     record_t *record;
     pthread_t thread;
     int wake[2];
@@ -266,8 +281,31 @@ static void send_cancel(queue_t *q, pending_t *p)
 
 /* ---- events from the socket -------------------------------------------------- */
 
-static void on_hello(queue_t *q, zframe_t *identity, const proto_msg_t *m)
+/* Log a refused message, at most once a second: a peer that keeps trying
+ * must not fill the log. */
+static void refusal_log(queue_t *q, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void refusal_log(queue_t *q, const char *fmt, ...)
 {
+    int64_t now = proto_mono_ms();
+    if (q->last_refusal_log && now - q->last_refusal_log < QUEUE_REFUSAL_LOG_MS)
+        return;
+    q->last_refusal_log = now;
+    char line[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    log_warn("%s", line);
+}
+
+static void on_hello(queue_t *q, zframe_t *identity, const proto_msg_t *m,
+                     const hubauth_peer_t *peer)
+{
+    if (!hubauth_may_register(peer, m->kind ? m->kind : "")) {
+        refusal_log(q, "refused HELLO as %.40s from the key %s (it may register as: %s)",
+                    m->kind ? m->kind : "?", peer->name, peer->kinds ? peer->kinds : "nothing");
+        return;
+    }
     worker_entry_t *w = worker_find(q, identity);
     if (!w) {
         w = calloc(1, sizeof *w);
@@ -292,8 +330,45 @@ static void on_hello(queue_t *q, zframe_t *identity, const proto_msg_t *m)
     pthread_mutex_unlock(&q->wmu);
 }
 
-static void on_request(queue_t *q, zframe_t *identity, proto_msg_t *m)
+/* Answer a remote request the hub will not queue. */
+static void refuse_request(queue_t *q, zframe_t *identity, proto_msg_t *m, const char *why)
 {
+    proto_msg_t *r = proto_reply_new(m, PROTO_ST_BAD_REQUEST, true, why);
+    if (r) {
+        r->id = m->id;
+        send_to(q, identity, r);
+        proto_msg_destroy(&r);
+    }
+    proto_msg_destroy(&m);
+}
+
+/* Requests of this remote peer still open. */
+static int peer_open_requests(queue_t *q, zframe_t *identity)
+{
+    int n = 0;
+    for (pending_t *p = q->pending; p; p = p->next)
+        if (p->client && zframe_eq(p->client, identity))
+            n++;
+    return n;
+}
+
+static void on_request(queue_t *q, zframe_t *identity, proto_msg_t *m, const hubauth_peer_t *peer)
+{
+    if (!hubauth_may_submit(peer, m->kind ? m->kind : "", m->name ? m->name : "")) {
+        refusal_log(q, "refused a request %.40s %.40s from the key %s (it may send: %s)",
+                    m->kind ? m->kind : "?", m->name ? m->name : "?", peer->name,
+                    peer->submit && *peer->submit ? peer->submit : "nothing");
+        refuse_request(q, identity, m, "[talkback: the hub refused this request: this worker's key "
+                                       "may not send it]");
+        return;
+    }
+    if (q->peer_requests > 0 && peer_open_requests(q, identity) >= q->peer_requests) {
+        refusal_log(q, "refused a request from the key %s: it has %d open already (hub_peer_requests)",
+                    peer->name, q->peer_requests);
+        refuse_request(q, identity, m, "[talkback: the hub refused this request: too many open "
+                                       "requests from this worker (hub_peer_requests)]");
+        return;
+    }
     pending_t *p = calloc(1, sizeof *p);
     if (!p) {
         proto_msg_destroy(&m);
@@ -340,6 +415,12 @@ static void on_socket(queue_t *q)
     zframe_t *identity = zmsg_pop(msg);
     zframe_t *body = zmsg_pop(msg);
     proto_msg_t *m = NULL;
+    hubauth_peer_t peer;
+    if (body && !hubauth_peer(q->auth, body, &peer)) {
+        /* zauth let it in, but its certificate is gone from the allow list. */
+        refusal_log(q, "dropped a message from a key no longer in the allow list");
+        zframe_destroy(&body);
+    }
     if (identity && body) {
         proto_err_t err = proto_decode(zframe_data(body), zframe_size(body), &m);
         if (err != PROTO_OK)
@@ -347,8 +428,8 @@ static void on_socket(queue_t *q)
     }
     if (m) {
         switch (m->type) {
-        case PROTO_HELLO: on_hello(q, identity, m); proto_msg_destroy(&m); break;
-        case PROTO_REQUEST: on_request(q, identity, m); break;
+        case PROTO_HELLO: on_hello(q, identity, m, &peer); proto_msg_destroy(&m); break;
+        case PROTO_REQUEST: on_request(q, identity, m, &peer); break;
         case PROTO_REPLY: on_reply(q, identity, m); break;
         case PROTO_CANCEL: on_remote_cancel(q, identity, m); proto_msg_destroy(&m); break;
         }
@@ -493,20 +574,28 @@ static void *queue_thread(void *arg)
 
 /* ---- public API -------------------------------------------------------------------- */
 
-static void prepare_ipc_dir(const char *endpoint)
+/* The ROUTER socket, secured and bounded, bound to q->endpoint. */
+static int queue_socket(queue_t *q)
 {
-    if (strncmp(endpoint, "ipc://", 6) != 0)
-        return;
-    char *path = strdup(endpoint + 6);
-    if (!path)
-        return;
-    for (char *s = path + 1; *s; s++)
-        if (*s == '/') {
-            *s = '\0';
-            mkdir(path, 0700);
-            *s = '/';
-        }
-    free(path);
+    q->router = zsock_new(ZMQ_ROUTER);
+    if (!q->router)
+        return -1;
+    if (hubauth_new(q->router, q->endpoint, &q->auth) < 0)
+        return -1;
+    int hwm = (int)config_int("hub_hwm");
+    zsock_set_router_mandatory(q->router, 1);
+    zsock_set_linger(q->router, 0);
+    /* A peer that stops reading gets EAGAIN, never a hub thread that waits. */
+    zsock_set_sndtimeo(q->router, 0);
+    zsock_set_sndhwm(q->router, hwm > 0 ? hwm : 0);
+    zsock_set_rcvhwm(q->router, hwm > 0 ? hwm : 0);
+    int64_t maxmsg = config_int("hub_max_message");
+    zsock_set_maxmsgsize(q->router, maxmsg > 0 && maxmsg <= INT_MAX ? (int)maxmsg : -1);
+    if (zsock_bind(q->router, "%s", q->endpoint) < 0) {
+        log_error("cannot bind the hub on %s: %s", q->endpoint, zmq_strerror(zmq_errno()));
+        return -1;
+    }
+    return 0;
 }
 
 queue_t *queue_new(const queue_opts_t *opts)
@@ -530,18 +619,9 @@ queue_t *queue_new(const queue_opts_t *opts)
             goto err;
         }
     }
-    prepare_ipc_dir(q->endpoint);
-    q->router = zsock_new(ZMQ_ROUTER);
-    if (!q->router)
+    q->peer_requests = (int)config_int("hub_peer_requests");
+    if (queue_socket(q) < 0)
         goto err;
-    zsock_set_router_mandatory(q->router, 1);
-    zsock_set_linger(q->router, 0);
-    zsock_set_sndhwm(q->router, 0);
-    zsock_set_rcvhwm(q->router, 0);
-    if (zsock_bind(q->router, "%s", q->endpoint) < 0) {
-        log_error("cannot bind the hub on %s: %s", q->endpoint, zmq_strerror(zmq_errno()));
-        goto err;
-    }
     if (pipe2(q->wake, O_NONBLOCK | O_CLOEXEC) < 0)
         goto err;
     /* The thread's random start id keeps ids of two gateway lives apart in
@@ -553,6 +633,7 @@ queue_t *queue_new(const queue_opts_t *opts)
     return q;
 err:
     zsock_destroy(&q->router);
+    hubauth_destroy(&q->auth);
     record_close(&q->record);
     if (q->wake[0] >= 0) { close(q->wake[0]); close(q->wake[1]); }
     free(q->endpoint);
@@ -581,6 +662,7 @@ void queue_destroy(queue_t **self_p)
         free(w);
     }
     zsock_destroy(&q->router);
+    hubauth_destroy(&q->auth);
     record_close(&q->record);
     close(q->wake[0]);
     close(q->wake[1]);

@@ -92,7 +92,7 @@ before(async () => {
 });
 
 after(async () => {
-  if (compose && up) await dc('down', '--remove-orphans').catch(() => {});
+  if (compose && up) await dc('down', '-v', '--remove-orphans').catch(() => {});
   const ids = (await run('docker', ['ps', '-aq', '--filter', `label=talkback.conversation=${conv}`]).catch(() => ''))
     .split('\n').filter(Boolean);
   if (ids.length) await run('docker', ['rm', '-f', ...ids]).catch(() => {});
@@ -105,9 +105,9 @@ test('compose: the file validates and says what the deployment needs', async (t)
   }
   const cfg = await config();
   const svc = cfg.services;
-  assert.deepEqual(Object.keys(svc).sort(), ['docker-proxy', 'gateway', 'judge', 'reaper', 'sandbox']);
+  assert.deepEqual(Object.keys(svc).sort(), ['docker-proxy', 'gateway', 'judge', 'keys', 'reaper', 'sandbox']);
   const nets = (s) => (Array.isArray(svc[s].networks) ? svc[s].networks : Object.keys(svc[s].networks || {}));
-  for (const name of TALKBACK_SERVICES) {
+  for (const name of [...TALKBACK_SERVICES, 'keys']) {
     const s = svc[name];
     assert.equal(s.user, 'talkback', `${name}: user`);
     assert.equal(s.read_only, true, `${name}: read_only`);
@@ -127,6 +127,13 @@ test('compose: the file validates and says what the deployment needs', async (t)
   assert.equal(svc.reaper.environment.TALKBACK_DOCKER_HOST, 'tcp://docker-proxy:2375');
   assert.equal(svc.gateway.environment.TALKBACK_DOCKER_HOST, undefined);
   assert.equal(svc.gateway.environment.TALKBACK_HUB_BIND, 'tcp://0.0.0.0:5555');
+  // The hub's keys: made once by the keys service, read-only for the rest.
+  assert.deepEqual(svc.keys.command, ['talkback-keys', '/etc/talkback/keys']);
+  for (const name of TALKBACK_SERVICES) {
+    assert.equal(svc[name].environment.TALKBACK_HUB_KEYS, '/etc/talkback/keys', `${name}: TALKBACK_HUB_KEYS`);
+    assert.ok(JSON.stringify(svc[name].volumes).includes('/etc/talkback/keys:ro'), `${name}: the keys, read-only`);
+    assert.equal(svc[name].depends_on.keys.condition, 'service_completed_successfully', `${name}: after keys`);
+  }
   assert.equal(cfg.networks['docker-api'].internal, true);
   assert.equal(cfg.networks.hub.internal, true);
   assert.ok(!Object.keys(cfg.networks).some((n) => n.includes('sandboxes')), 'talkback-sandboxes is not declared');

@@ -176,6 +176,7 @@ export class Talkback {
     this.tag = randomTag();
     this.name = name;
     this.dir = fs.mkdtempSync(`/tmp/talkback-it-${this.tag}-`);
+    fs.chmodSync(this.dir, 0o700); // the hub's ipc:// folder: talkback refuses any other mode
     this.hub = `ipc://${this.dir}/hub.ipc`;
     this.stateDir = path.join(this.dir, 'state');
     this.prefix = `it-${this.tag}-`;

@@ -1,0 +1,166 @@
+/* keys.c -- talkback-keys: makes the CURVE keys of a tcp:// hub.
+ *
+ *   talkback-keys DIR              the hub's keys and one client
+ *                                  certificate per worker kind
+ *   talkback-keys DIR KIND NAME    one more client certificate, for a
+ *                                  worker of KIND named NAME (a judge on
+ *                                  another host: `judge judge-host2`)
+ *
+ * What it writes (hubkeys.h has the names):
+ *   DIR/hub.key              the hub's public certificate: every worker
+ *   DIR/hub.key_secret       the hub's secret certificate: the gateway only
+ *   DIR/allowed/NAME.key     a worker's public certificate, with what it
+ *                            may do: the allow list the gateway reads
+ *   DIR/NAME.key_secret      a worker's secret certificate: that worker only
+ *
+ * Files that exist are kept, never replaced: a deployment runs it on every
+ * start, and a key that changed under a running judge would lock it out.
+ * Secret files are mode 0600 and DIR 0700, whatever the umask.
+ */
+#include <czmq.h>
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common/hubkeys.h"
+
+static const char *keys_dir;
+
+/* DIR/a + b into out ("" b allowed); exits when too long. */
+static void keys_path(char *out, size_t n, const char *a, const char *b)
+{
+    if (snprintf(out, n, "%s/%s%s", keys_dir, a, b) >= (int)n) {
+        fprintf(stderr, "talkback-keys: %s is too long a folder name\n", keys_dir);
+        exit(1);
+    }
+}
+
+/* Whether a file is there (existing keys are never replaced). */
+static bool keys_exists(const char *path)
+{
+    return access(path, F_OK) == 0;
+}
+
+/* Write a certificate's public (secret == false) or secret file. */
+static int keys_save(zcert_t *cert, const char *path, bool secret)
+{
+    int rc = secret ? zcert_save_secret(cert, path) : zcert_save_public(cert, path);
+    if (rc != 0 || chmod(path, secret ? 0600 : 0644) != 0) {
+        fprintf(stderr, "talkback-keys: cannot write %s: %s\n", path, strerror(errno));
+        return -1;
+    }
+    printf("wrote %s\n", path);
+    return 0;
+}
+
+/* The hub's own certificate. */
+static int keys_hub(void)
+{
+    char pub[4096], sec[4096];
+    keys_path(pub, sizeof pub, HUBKEYS_SERVER_PUBLIC, "");
+    keys_path(sec, sizeof sec, HUBKEYS_SERVER_SECRET, "");
+    zcert_t *cert = keys_exists(sec) ? zcert_load(sec) : NULL;
+    if (keys_exists(sec) && !cert) {
+        fprintf(stderr, "talkback-keys: %s is not a certificate; move it away first\n", sec);
+        return -1;
+    }
+    int rc = 0;
+    if (!cert) {
+        cert = zcert_new();
+        if (!cert)
+            return -1;
+        zcert_set_meta(cert, HUBKEYS_META_NAME, "hub");
+        rc = keys_save(cert, sec, true);
+    } else {
+        printf("kept %s\n", sec);
+    }
+    if (rc == 0 && !keys_exists(pub))
+        rc = keys_save(cert, pub, false);
+    zcert_destroy(&cert);
+    return rc;
+}
+
+/* A worker's certificate: NAME.key_secret and allowed/NAME.key. */
+static int keys_client(const char *kind, const char *name, const char *submit)
+{
+    char pub[4096], sec[4096];
+    keys_path(sec, sizeof sec, name, HUBKEYS_SECRET_SUFFIX);
+    keys_path(pub, sizeof pub, HUBKEYS_ALLOWED "/", name);
+    if (strlen(pub) + strlen(HUBKEYS_PUBLIC_SUFFIX) >= sizeof pub)
+        return -1;
+    strcat(pub, HUBKEYS_PUBLIC_SUFFIX);
+    zcert_t *cert = keys_exists(sec) ? zcert_load(sec) : NULL;
+    if (keys_exists(sec) && !cert) {
+        fprintf(stderr, "talkback-keys: %s is not a certificate; move it away first\n", sec);
+        return -1;
+    }
+    int rc = 0;
+    if (!cert) {
+        cert = zcert_new();
+        if (!cert)
+            return -1;
+        zcert_set_meta(cert, HUBKEYS_META_NAME, "%s", name);
+        zcert_set_meta(cert, HUBKEYS_META_KINDS, "%s", kind);
+        zcert_set_meta(cert, HUBKEYS_META_SUBMIT, "%s", submit);
+        rc = keys_save(cert, sec, true);
+    } else {
+        printf("kept %s\n", sec);
+    }
+    if (rc == 0 && !keys_exists(pub))
+        rc = keys_save(cert, pub, false);
+    zcert_destroy(&cert);
+    return rc;
+}
+
+/* DIR and DIR/allowed, mode 0700. */
+static int keys_dirs(void)
+{
+    char allowed[4096];
+    keys_path(allowed, sizeof allowed, HUBKEYS_ALLOWED, "");
+    if ((mkdir(keys_dir, 0700) != 0 && errno != EEXIST) ||
+        (mkdir(allowed, 0700) != 0 && errno != EEXIST)) {
+        fprintf(stderr, "talkback-keys: cannot make %s: %s\n", allowed, strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+/* The two ways to call it, on stderr; exit status 2. */
+static int keys_usage(void)
+{
+    fprintf(stderr, "usage: talkback-keys DIR             the hub's keys and one certificate per "
+                    "worker kind (sandbox, judge, reaper)\n"
+                    "       talkback-keys DIR KIND NAME   one more certificate for a worker of "
+                    "KIND, named NAME\n"
+                    "Existing files are kept.  README \"Security model\" says where each goes.\n");
+    return 2;
+}
+
+/* DIR: the hub and one certificate per kind; DIR KIND NAME: one more. */
+int main(int argc, char **argv)
+{
+    if (argc != 2 && argc != 4)
+        return keys_usage();
+    if (argv[1][0] == '-')
+        return keys_usage();
+    umask(077);
+    zsys_init();
+    keys_dir = argv[1];
+    if (keys_dirs() < 0 || keys_hub() < 0)
+        return 1;
+    if (argc == 4) {
+        const hubkeys_role_t *r = hubkeys_role(argv[2]);
+        if (!r || !hubkeys_meta_valid(argv[3], "") || strchr(argv[3], ',')) {
+            fprintf(stderr, "talkback-keys: KIND is sandbox, judge or reaper, and NAME is made of "
+                            "a-z, 0-9, _ and -\n");
+            return 2;
+        }
+        return keys_client(r->kind, argv[3], r->submit) < 0 ? 1 : 0;
+    }
+    for (const hubkeys_role_t *r = hubkeys_roles; r->kind; r++)
+        if (keys_client(r->kind, r->kind, r->submit) < 0)
+            return 1;
+    return 0;
+}
