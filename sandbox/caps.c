@@ -4,10 +4,12 @@
  * Counting running sandboxes asks Docker (one filtered container list):
  * it is done only when a sandbox is about to be created or started, never
  * on a call to a running one, and it is right after any restart of this
- * process or of Docker.  Two starts racing each other both hold a place
- * while they start, so together they cannot pass a cap; a sandbox that
- * just started may be counted twice for that moment, which errs on the
- * side of the cap.
+ * process or of Docker.  Every start under way holds a place (by the
+ * container's id, or none yet while it is being created), and still
+ * counts for a caller whose container list is older than its end; a
+ * sandbox created but not yet started counts as
+ * running; a container both listed and held counts once.  So racing first
+ * calls and resumes cannot pass a cap together.
  */
 #include "sandbox/caps.h"
 
@@ -22,6 +24,7 @@
 #include "common/config.h"
 #include "common/log.h"
 #include "docker/kept.h"
+#include "proto/proto.h"
 
 /* A chat with calls running. */
 typedef struct call_entry {
@@ -31,19 +34,25 @@ typedef struct call_entry {
     struct call_entry *next;
 } call_entry_t;
 
-/* Starts under way, per user ("" = all users without an id). */
-typedef struct start_entry {
+/* A start under way: of user ("" = no user id), of container id ("" while
+ * it is being created). */
+typedef struct hold {
     char *user;
-    int n;
-    struct start_entry *next;
-} start_entry_t;
+    char id[72];
+    int64_t ended;            /* 0 while under way; then when it ended */
+    struct hold *next;
+} hold_t;
+
+/* A finished start still counts for a caller whose container list was
+ * asked for before it ended (that list may not show it yet); after this
+ * long (monotonic ms) no list can be that old, and the hold goes. */
+#define HOLD_KEEP_MS 60000
 
 struct caps {
     docker_t *d;
     pthread_mutex_t mu;
     call_entry_t *calls;
-    start_entry_t *starts;
-    int starting;             /* starts under way, all users */
+    hold_t *holds;            /* starts under way */
 };
 
 caps_t *caps_new(docker_t *d)
@@ -67,11 +76,11 @@ void caps_destroy(caps_t **self_p)
         free(e->conv);
         free(e);
     }
-    while (c->starts) {
-        start_entry_t *s = c->starts;
-        c->starts = s->next;
-        free(s->user);
-        free(s);
+    while (c->holds) {
+        hold_t *h = c->holds;
+        c->holds = h->next;
+        free(h->user);
+        free(h);
     }
     pthread_mutex_destroy(&c->mu);
     free(c);
@@ -151,12 +160,14 @@ int caps_inflight(caps_t *c, const char *conv)
 
 /* ---- caps ------------------------------------------------------------------------- */
 
-/* Running talkback sandboxes on this manager's network, of user when not
- * NULL; -1 when Docker cannot say. */
-static int count_running(caps_t *c, const char *user)
+/* The ids of the running talkback sandboxes on this manager's network, of
+ * user when not NULL; NULL when Docker cannot say.  Created and paused
+ * ones count too: a sandbox made by a call that is about to start it is as
+ * good as running, and a racing start must see it. */
+static json_t *list_running(caps_t *c, const char *user)
 {
-    json_t *f = json_pack("{s:[s], s:[s], s:[s]}", "label", KEPT_LABEL_CONV, "status", "running",
-                          "network", config_str("network"));
+    json_t *f = json_pack("{s:[s], s:[s,s,s], s:[s]}", "label", KEPT_LABEL_CONV,
+                          "status", "running", "created", "paused", "network", config_str("network"));
     if (f && user) {
         char lab[600];
         snprintf(lab, sizeof lab, "%s=%s", KEPT_LABEL_USER, user);
@@ -165,9 +176,9 @@ static int count_running(caps_t *c, const char *user)
     char *fs = f ? json_dumps(f, JSON_COMPACT) : NULL;
     json_decref(f);
     if (!fs)
-        return -1;
+        return NULL;
     char path[2048];
-    size_t o = (size_t)snprintf(path, sizeof path, "/containers/json?filters=");
+    size_t o = (size_t)snprintf(path, sizeof path, "/containers/json?all=1&filters=");
     for (const unsigned char *p = (const unsigned char *)fs; *p && o + 4 < sizeof path; p++) {
         if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || *p == '.' ||
             *p == '_' || *p == '-')
@@ -179,12 +190,63 @@ static int count_running(caps_t *c, const char *user)
     free(fs);
     long st;
     json_t *ans = NULL;
-    int n = -1;
     if (docker_call(c->d, "GET", path, NULL, &st, &ans) == DOCKER_OK && json_is_array(ans))
-        n = (int)json_array_size(ans);
-    else
-        log_warn("cannot count running sandboxes: %s", docker_message(ans));
+        return ans;
+    log_warn("cannot count running sandboxes: %s", docker_message(ans));
     json_decref(ans);
+    return NULL;
+}
+
+static bool listed(json_t *list, const char *id)
+{
+    size_t i;
+    json_t *x;
+    json_array_foreach(list, i, x) {
+        if (strcmp(json_string_value(json_object_get(x, "Id")) ?: "", id) == 0)
+            return true;
+    }
+    return false;
+}
+
+/* Drop the holds no container list can still need (under the lock). */
+static void holds_prune(caps_t *c)
+{
+    int64_t now = proto_mono_ms();
+    for (hold_t **pp = &c->holds; *pp;) {
+        hold_t *h = *pp;
+        if (h->ended && now - h->ended > HOLD_KEEP_MS) {
+            *pp = h->next;
+            free(h->user);
+            free(h);
+            continue;
+        }
+        pp = &h->next;
+    }
+}
+
+/* Places taken (under the lock): the listed sandboxes, and the starts
+ * under way or ended since the list was asked for (at asked, monotonic
+ * ms), each once, of user when not NULL, but for container self (the one
+ * asking; NULL for a new one).  -1 when list is NULL (Docker did not say:
+ * then the cap is not applied rather than every call refused). */
+static int taken(caps_t *c, json_t *list, const char *user, const char *self, int64_t asked)
+{
+    if (!list)
+        return -1;
+    int n = 0;
+    size_t i;
+    json_t *x;
+    json_array_foreach(list, i, x) {
+        const char *id = json_string_value(json_object_get(x, "Id"));
+        if (!self || !id || strcmp(id, self) != 0)
+            n++;
+    }
+    for (hold_t *h = c->holds; h; h = h->next) {
+        if ((user && strcmp(h->user, user) != 0) || (h->ended && h->ended < asked))
+            continue;
+        if (!h->id[0] || ((!self || strcmp(h->id, self) != 0) && !listed(list, h->id)))
+            n++;
+    }
     return n;
 }
 
@@ -203,66 +265,64 @@ void caps_refusal_text(textbuf_t *err, bool per_user, int64_t cap)
                        "sandbox host is full.]", cap);
 }
 
-static start_entry_t **start_find(caps_t *c, const char *user)
-{
-    start_entry_t **pp = &c->starts;
-    while (*pp && strcmp((*pp)->user, user) != 0)
-        pp = &(*pp)->next;
-    return pp;
-}
-
-/* Hold a place for a start of user (under the lock). */
-static void start_hold(caps_t *c, const char *user)
-{
-    c->starting++;
-    start_entry_t **pp = start_find(c, user);
-    if (!*pp) {
-        start_entry_t *s = calloc(1, sizeof *s);
-        if (!s || !(s->user = strdup(user))) {
-            free(s);
-            return;
-        }
-        *pp = s;
-    }
-    (*pp)->n++;
-}
-
-bool caps_start_begin(caps_t *c, const char *user, textbuf_t *err)
+bool caps_start_begin(caps_t *c, const char *user, const char *id, textbuf_t *err)
 {
     int64_t max_all = config_int("max_running"), max_user = config_int("max_running_per_user");
     const char *u = user ? user : "";
     bool by_user = max_user > 0 && *u;
-    int all = max_all > 0 ? count_running(c, NULL) : 0;
-    int mine = by_user ? count_running(c, u) : 0;
+    int64_t asked = proto_mono_ms();
+    json_t *all = max_all > 0 ? list_running(c, NULL) : NULL;
+    json_t *mine = by_user ? list_running(c, u) : NULL;
+    hold_t *h = calloc(1, sizeof *h);
+    if (h && !(h->user = strdup(u))) {
+        free(h);
+        h = NULL;
+    }
+    if (h)
+        snprintf(h->id, sizeof h->id, "%s", id ? id : "");
     pthread_mutex_lock(&c->mu);
-    start_entry_t *s = *start_find(c, u);
-    int my_starting = s ? s->n : 0;
-    bool over_all = max_all > 0 && all >= 0 && all + c->starting >= max_all;
-    bool over_user = by_user && mine >= 0 && mine + my_starting >= max_user;
-    if (!over_all && !over_user)
-        start_hold(c, u);
+    holds_prune(c);
+    int n_all = taken(c, all, NULL, id, asked), n_mine = taken(c, mine, u, id, asked);
+    bool over_all = max_all > 0 && n_all >= max_all;
+    bool over_user = by_user && n_mine >= max_user;
+    if (!over_all && !over_user && h) {
+        h->next = c->holds;
+        c->holds = h;
+        h = NULL;
+    }
     pthread_mutex_unlock(&c->mu);
+    json_decref(all);
+    json_decref(mine);
+    if (h) {
+        free(h->user);
+        free(h);
+    }
     if (over_user || over_all) {
         log_info("not starting a sandbox of user \"%s\": %d running (%d of this user), caps %" PRId64
-                 " and %" PRId64 " per user", u, all, mine, max_all, max_user);
+                 " and %" PRId64 " per user", u, n_all, n_mine, max_all, max_user);
         caps_refusal_text(err, over_user, over_user ? max_user : max_all);
         return false;
     }
     return true;
 }
 
-void caps_start_end(caps_t *c, const char *user)
+void caps_start_end(caps_t *c, const char *user, const char *id, const char *made)
 {
     const char *u = user ? user : "";
     pthread_mutex_lock(&c->mu);
-    if (c->starting > 0)
-        c->starting--;
-    start_entry_t **pp = start_find(c, u);
-    if (*pp && --(*pp)->n <= 0) {
-        start_entry_t *s = *pp;
-        *pp = s->next;
-        free(s->user);
-        free(s);
+    for (hold_t **pp = &c->holds; *pp; pp = &(*pp)->next) {
+        hold_t *h = *pp;
+        if (h->ended || strcmp(h->user, u) != 0 || strcmp(h->id, id ? id : "") != 0)
+            continue;
+        if (made && kept_id_ok(made)) {
+            snprintf(h->id, sizeof h->id, "%s", made);
+            h->ended = proto_mono_ms();
+        } else {
+            *pp = h->next;
+            free(h->user);
+            free(h);
+        }
+        break;
     }
     pthread_mutex_unlock(&c->mu);
 }

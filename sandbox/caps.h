@@ -37,10 +37,13 @@ void caps_call_end(caps_t *c, const char *conv, const char *id);
 int caps_inflight(caps_t *c, const char *conv);
 
 /* Before a sandbox of user (may be "" or NULL: no per-user cap) is created
- * or started: true when the caps allow it -- then a place is held for it
- * until caps_start_end -- else false, with the text for the call in err. */
-bool caps_start_begin(caps_t *c, const char *user, textbuf_t *err);
-void caps_start_end(caps_t *c, const char *user);
+ * (id NULL) or started (id: its container, not counted against itself):
+ * true when the caps allow it -- then a place is held for it until
+ * caps_start_end -- else false, with the text for the call in err. */
+bool caps_start_begin(caps_t *c, const char *user, const char *id, textbuf_t *err);
+/* The create or start begun for (user, id) is over: made is the container
+ * it made or started, or NULL when it failed. */
+void caps_start_end(caps_t *c, const char *user, const char *id, const char *made);
 
 /* The refusal texts (exact sentences; tests match them). */
 void caps_refusal_text(textbuf_t *err, bool per_user, int64_t cap);

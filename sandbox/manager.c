@@ -313,7 +313,7 @@ static ensure_t ensure_started(manager_t *m, const char *id, json_t *info, const
 {
     json_t *state = json_object_get(info, "State");
     int64_t finished = kept_parse_time(json_string_value(json_object_get(state, "FinishedAt")));
-    if (!caps_start_begin(m->caps, label_user, err))
+    if (!caps_start_begin(m->caps, label_user, id, err))
         return ENSURE_REFUSED;
     /* Before every start: the sandbox then runs this manager's agent. */
     if (agent_in_config(info))
@@ -332,7 +332,7 @@ static ensure_t ensure_started(manager_t *m, const char *id, json_t *info, const
         repair_network(m->d, id);
         e = docker_call(m->d, "POST", path, NULL, &status, &ans);
     }
-    caps_start_end(m->caps, label_user);
+    caps_start_end(m->caps, label_user, id, e == DOCKER_OK ? id : NULL);
     if (e != DOCKER_OK) {
         textbuf_printf(err, "[talkback: this chat's sandbox exists but would not start (%s). Nothing ran. "
                        "Tell the user the sandbox host has a problem.]", docker_message(ans));
@@ -381,7 +381,7 @@ static ensure_t manager_ensure(manager_t *m, const char *conv, const char *user,
             return ENSURE_FAILED;
         }
         /* A new sandbox is one more running: the caps first (caps.h). */
-        if (!caps_start_begin(m->caps, user, err))
+        if (!caps_start_begin(m->caps, user, NULL, err))
             return ENSURE_REFUSED;
         json_t *tmpl = container_template(conv, user, agent_pool_enabled(m->agents));
         disk_template(m->disk, json_object_get(tmpl, "HostConfig"));
@@ -389,7 +389,7 @@ static ensure_t manager_ensure(manager_t *m, const char *conv, const char *user,
         snprintf(path, sizeof path, "/containers/create?name=%s", name);
         e = docker_call(m->d, "POST", path, tmpl, &status, &ans);
         json_decref(tmpl);
-        caps_start_end(m->caps, user); /* the start below holds its own place */
+        caps_start_end(m->caps, user, NULL, e == DOCKER_OK ? json_string_value(json_object_get(ans, "Id")) : NULL);
         if (e == DOCKER_OK) {
             created_now = true;
             log_info("created sandbox %s for conversation %s", name, conv);

@@ -3,6 +3,7 @@
 //     which cap and what to do; another user is not affected
 //   max_running: past it no sandbox is made or resumed, for anyone, and the
 //     call says so; a reset frees a place at once
+//   six first calls of one user at once, with a cap of two: two sandboxes
 // The instance has its own sandbox network, so the caps count only its
 // own sandboxes (they count running sandboxes on the sandbox network).
 
@@ -82,3 +83,26 @@ test('the caps refuse with their text; a reset frees a place; a stopped sandbox 
       await Promise.all([...ca, ...cb].map((c) => c.close()));
     }
   }));
+
+test('six first calls of one user at once cannot pass a per-user cap of two', withLogs(tb, async () => {
+  const race = new Talkback({ name: 'caps-race', env: {
+    TALKBACK_NETWORK: net, TALKBACK_MAX_RUNNING: '0', TALKBACK_MAX_RUNNING_PER_USER: '2',
+  } });
+  await race.start();
+  try {
+    const convs = Array.from({ length: 6 }, (_, i) => race.chat(`r${i}`));
+    const clients = await Promise.all(convs.map((conv) => connect(race, { conv, user: 'dave' })));
+    const results = await Promise.all(clients.map((c) => run(c, 'echo in')));
+    await Promise.all(clients.map((c) => c.close()));
+    const ok = results.filter((r) => !r.isError);
+    const refused = results.filter((r) => r.isError);
+    assert.equal(ok.length, 2, results.map((r) => r.text).join('\n'));
+    for (const r of ok) assert.equal(r.text, '$ echo in\nin\n');
+    for (const r of refused) assert.equal(r.text, PER_USER);
+    let made = 0;
+    for (const conv of convs) made += (await containersOf(conv)).length;
+    assert.equal(made, 2);
+  } finally {
+    await race.cleanup();
+  }
+}));

@@ -49,8 +49,8 @@ static void calls_and_stamps(void **state)
     assert_int_equal(config_set("max_running_per_user", "0"), 0);
     textbuf_t err;
     textbuf_init(&err);
-    assert_true(caps_start_begin(c, "alice", &err));
-    caps_start_end(c, "alice");
+    assert_true(caps_start_begin(c, "alice", NULL, &err));
+    caps_start_end(c, "alice", NULL, NULL);
     assert_int_equal(err.len, 0);
     textbuf_free(&err);
     caps_destroy(&c);
