@@ -24,7 +24,7 @@
 #include "common/log.h"
 #include "docker/kept.h"
 #include "sandbox/agent.h"
-#include "sandbox/caps.h"
+#include "sandbox/running.h"
 #include "sandbox/disk.h"
 #include "sandbox/hints.h"
 #include "sandbox/run.h"
@@ -44,7 +44,7 @@ struct manager {
     docker_t *d;
     pthread_mutex_t mu;       /* guards cache */
     cache_entry_t *cache;
-    caps_t *caps;             /* calls in flight, last-call records, caps (caps.h) */
+    running_t *running;       /* calls in flight, last-call records, caps (running.h) */
     disk_t *disk;             /* the disk cap (disk.h) */
     hints_retry_t *retry;     /* recent failed runs per chat (hints.h) */
     agent_pool_t *agents;     /* links to the agents in sandboxes (agent.h) */
@@ -307,13 +307,13 @@ static void create_failed(long status, const char *msg, textbuf_t *err)
 }
 
 /* Start the chat's stopped container id (inspected as info), within the
- * caps (caps.h); a resumed sandbox's notice goes into notice. */
+ * caps (running.h); a resumed sandbox's notice goes into notice. */
 static ensure_t ensure_started(manager_t *m, const char *id, json_t *info, const char *label_user,
                                bool created_now, textbuf_t *notice, textbuf_t *err)
 {
     json_t *state = json_object_get(info, "State");
     int64_t finished = kept_parse_time(json_string_value(json_object_get(state, "FinishedAt")));
-    if (!caps_start_begin(m->caps, label_user, id, err))
+    if (!running_start_begin(m->running, label_user, id, err))
         return ENSURE_REFUSED;
     /* Before every start: the sandbox then runs this manager's agent. */
     if (agent_in_config(info))
@@ -332,7 +332,7 @@ static ensure_t ensure_started(manager_t *m, const char *id, json_t *info, const
         repair_network(m->d, id);
         e = docker_call(m->d, "POST", path, NULL, &status, &ans);
     }
-    caps_start_end(m->caps, label_user, id, e == DOCKER_OK ? id : NULL);
+    running_start_end(m->running, label_user, id, e == DOCKER_OK ? id : NULL);
     if (e != DOCKER_OK) {
         textbuf_printf(err, "[talkback: this chat's sandbox exists but would not start (%s). Nothing ran. "
                        "Tell the user the sandbox host has a problem.]", docker_message(ans));
@@ -380,8 +380,8 @@ static ensure_t manager_ensure(manager_t *m, const char *conv, const char *user,
                            docker_strerror(e));
             return ENSURE_FAILED;
         }
-        /* A new sandbox is one more running: the caps first (caps.h). */
-        if (!caps_start_begin(m->caps, user, NULL, err))
+        /* A new sandbox is one more running: the caps first (running.h). */
+        if (!running_start_begin(m->running, user, NULL, err))
             return ENSURE_REFUSED;
         json_t *tmpl = container_template(conv, user, agent_pool_enabled(m->agents));
         disk_template(m->disk, json_object_get(tmpl, "HostConfig"));
@@ -389,7 +389,7 @@ static ensure_t manager_ensure(manager_t *m, const char *conv, const char *user,
         snprintf(path, sizeof path, "/containers/create?name=%s", name);
         e = docker_call(m->d, "POST", path, tmpl, &status, &ans);
         json_decref(tmpl);
-        caps_start_end(m->caps, user, NULL, e == DOCKER_OK ? json_string_value(json_object_get(ans, "Id")) : NULL);
+        running_start_end(m->running, user, NULL, e == DOCKER_OK ? json_string_value(json_object_get(ans, "Id")) : NULL);
         if (e == DOCKER_OK) {
             created_now = true;
             log_info("created sandbox %s for conversation %s", name, conv);
@@ -495,9 +495,9 @@ static proto_msg_t *with_container(manager_t *m, worker_job_t *job, with_fn fn, 
             }
         }
         int64_t deadline_s = (req->deadline_ms ? req->deadline_ms / 1000 : (int64_t)time(NULL) + 3600) + 1;
-        caps_call_begin(m->caps, req->conv, id, deadline_s);
+        running_call_begin(m->running, req->conv, id, deadline_s);
         docker_err_t e = fn(m, id, arg);
-        caps_call_end(m->caps, req->conv, id);
+        running_call_end(m->running, req->conv, id);
         disk_after_call(m->disk, id, req->conv, container_name(req->conv).s);
         if ((e == DOCKER_ENOTFOUND || e == DOCKER_ECONFLICT) && attempt == 0) {
             cache_drop(m, req->conv);
@@ -872,7 +872,7 @@ static proto_msg_t *op_forget(manager_t *m, worker_job_t *job)
  * even if the sandbox's stamp says otherwise. */
 static proto_msg_t *op_busy(manager_t *m, worker_job_t *job)
 {
-    int inflight = caps_inflight(m->caps, job->req->conv);
+    int inflight = running_inflight(m->running, job->req->conv);
     proto_msg_t *r = proto_reply_new(job->req, PROTO_ST_OK, false, "");
     if (r)
         proto_map_set_int(&r->data, "inflight", inflight);
@@ -941,7 +941,7 @@ static int ensure_network(docker_t *d)
 static int busy_conv(void *ctx, const char *conv)
 {
     manager_t *m = ctx;
-    return caps_inflight(m->caps, conv);
+    return running_inflight(m->running, conv);
 }
 
 /* The disk sizing removed a chat's sandbox: forget the chat. */
@@ -964,7 +964,7 @@ manager_t *manager_new(docker_t *d)
         free(m);
         return NULL;
     }
-    m->caps = caps_new(d);
+    m->running = running_new(d);
     m->retry = hints_retry_new(); /* NULL only means no retry lines */
     char agent[4096];
     m->agents = agent_pool_new(d, agent_find_binary(config_str("agent_path"), agent, sizeof agent) ? agent : NULL);
@@ -972,7 +972,7 @@ manager_t *manager_new(docker_t *d)
     pthread_mutex_init(&m->mu, NULL);
     m->disk = disk_new(d);
     disk_on_remove(m->disk, busy_conv, forget_conv, m);
-    if (!m->caps || !m->disk || ensure_network(d)) {
+    if (!m->running || !m->disk || ensure_network(d)) {
         manager_destroy(&m);
         return NULL;
     }
@@ -985,7 +985,7 @@ void manager_destroy(manager_t **self_p)
         return;
     manager_t *m = *self_p;
     disk_destroy(&m->disk); /* first: its thread may call forget_conv */
-    caps_destroy(&m->caps);
+    running_destroy(&m->running);
     while (m->cache) {
         cache_entry_t *e = m->cache;
         m->cache = e->next;

@@ -1,4 +1,4 @@
-/* test_caps.c -- the sandbox manager's own bookkeeping (sandbox/caps.c):
+/* test_running.c -- the sandbox manager's own bookkeeping (sandbox/running.c):
  * calls in flight move the last-call record forward and are forgotten
  * when the last one ends; the caps' refusal texts; and the disk cap's
  * size phrases and the line that says why a write failed (sandbox/disk.c). */
@@ -15,7 +15,7 @@
 
 #include "common/config.h"
 #include "docker/kept.h"
-#include "sandbox/caps.h"
+#include "sandbox/running.h"
 #include "sandbox/disk.h"
 
 static void calls_and_stamps(void **state)
@@ -25,35 +25,35 @@ static void calls_and_stamps(void **state)
     snprintf(dir, sizeof dir, "/tmp/talkback-unit-XXXXXX");
     assert_non_null(mkdtemp(dir));
     assert_int_equal(config_set("state_dir", dir), 0);
-    caps_t *c = caps_new(NULL);
+    running_t *c = running_new(NULL);
     assert_non_null(c);
     const char *id = "00112233445566778899aabb";
     /* A long call, then a short one beside it: the stamp is the later
      * deadline, and stays while either runs. */
-    caps_call_begin(c, "chat-a", id, 4102444800);
+    running_call_begin(c, "chat-a", id, 4102444800);
     assert_int_equal(kept_stamp_get(id), 4102444800);
-    caps_call_begin(c, "chat-a", id, 4000000000);
+    running_call_begin(c, "chat-a", id, 4000000000);
     assert_int_equal(kept_stamp_get(id), 4102444800);
-    assert_int_equal(caps_inflight(c, "chat-a"), 2);
-    assert_int_equal(caps_inflight(c, "chat-b"), 0);
-    caps_call_end(c, "chat-a", id);
-    assert_int_equal(caps_inflight(c, "chat-a"), 1);
+    assert_int_equal(running_inflight(c, "chat-a"), 2);
+    assert_int_equal(running_inflight(c, "chat-b"), 0);
+    running_call_end(c, "chat-a", id);
+    assert_int_equal(running_inflight(c, "chat-a"), 1);
     assert_int_equal(kept_stamp_get(id), 4102444800);
     /* The last one ends: "now", and the chat is forgotten. */
     int64_t before = (int64_t)time(NULL);
-    caps_call_end(c, "chat-a", id);
-    assert_int_equal(caps_inflight(c, "chat-a"), 0);
+    running_call_end(c, "chat-a", id);
+    assert_int_equal(running_inflight(c, "chat-a"), 0);
     assert_in_range(kept_stamp_get(id), before, before + 2);
     /* Without caps nothing is counted (and Docker is never asked). */
     assert_int_equal(config_set("max_running", "0"), 0);
     assert_int_equal(config_set("max_running_per_user", "0"), 0);
     textbuf_t err;
     textbuf_init(&err);
-    assert_true(caps_start_begin(c, "alice", NULL, &err));
-    caps_start_end(c, "alice", NULL, NULL);
+    assert_true(running_start_begin(c, "alice", NULL, &err));
+    running_start_end(c, "alice", NULL, NULL);
     assert_int_equal(err.len, 0);
     textbuf_free(&err);
-    caps_destroy(&c);
+    running_destroy(&c);
     assert_null(c);
     kept_record_drop(id);
     assert_int_equal(rmdir(dir), 0);
@@ -65,14 +65,14 @@ static void refusal_texts(void **state)
     assert_int_equal(config_set("idle_stop", "60m"), 0);
     textbuf_t t;
     textbuf_init(&t);
-    caps_refusal_text(&t, true, 20);
+    running_refusal_text(&t, true, 20);
     assert_string_equal(t.buf, "[talkback: this user already has 20 sandboxes running, the most one user may have "
                         "(setting `max_running_per_user`), so this chat's sandbox was not started and nothing ran. "
                         "Tell the user: a chat's sandbox stops after 60 minutes without calls, and `reset` in a "
                         "chat they no longer need frees one at once; then try again.]");
     textbuf_free(&t);
     textbuf_init(&t);
-    caps_refusal_text(&t, false, 100);
+    running_refusal_text(&t, false, 100);
     assert_string_equal(t.buf, "[talkback: the sandbox host already runs 100 sandboxes, its limit (setting "
                         "`max_running`), so this chat's sandbox was not started and nothing ran. Try again in a few "
                         "minutes, when idle sandboxes have stopped; if it keeps failing, tell the user the sandbox "

@@ -1,4 +1,4 @@
-/* caps.h -- the sandbox manager's own bookkeeping per chat: calls in
+/* running.h -- the sandbox manager's own bookkeeping per chat: calls in
  * flight, the last-call records, and the caps on running sandboxes.
  *
  *   calls     how many calls of each chat are running (the reaper asks
@@ -15,8 +15,8 @@
  *             stopped to make room: a sandbox of someone else, or one with
  *             a server the model left running, is not ours to end.
  */
-#ifndef TALKBACK_SANDBOX_CAPS_H
-#define TALKBACK_SANDBOX_CAPS_H
+#ifndef TALKBACK_SANDBOX_RUNNING_H
+#define TALKBACK_SANDBOX_RUNNING_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -24,28 +24,28 @@
 #include "common/textbuf.h"
 #include "docker/docker.h"
 
-typedef struct caps caps_t;
+typedef struct running running_t;
 
-caps_t *caps_new(docker_t *d);
-void caps_destroy(caps_t **self_p);
+running_t *running_new(docker_t *d);
+void running_destroy(running_t **self_p);
 
 /* A call of chat conv starts in container id, to end by deadline_s (unix
  * s); and ends.  Every begin has one end. */
-void caps_call_begin(caps_t *c, const char *conv, const char *id, int64_t deadline_s);
-void caps_call_end(caps_t *c, const char *conv, const char *id);
+void running_call_begin(running_t *c, const char *conv, const char *id, int64_t deadline_s);
+void running_call_end(running_t *c, const char *conv, const char *id);
 /* Calls of conv running now. */
-int caps_inflight(caps_t *c, const char *conv);
+int running_inflight(running_t *c, const char *conv);
 
 /* Before a sandbox of user (may be "" or NULL: no per-user cap) is created
  * (id NULL) or started (id: its container, not counted against itself):
  * true when the caps allow it -- then a place is held for it until
- * caps_start_end -- else false, with the text for the call in err. */
-bool caps_start_begin(caps_t *c, const char *user, const char *id, textbuf_t *err);
+ * running_start_end -- else false, with the text for the call in err. */
+bool running_start_begin(running_t *c, const char *user, const char *id, textbuf_t *err);
 /* The create or start begun for (user, id) is over: made is the container
  * it made or started, or NULL when it failed. */
-void caps_start_end(caps_t *c, const char *user, const char *id, const char *made);
+void running_start_end(running_t *c, const char *user, const char *id, const char *made);
 
 /* The refusal texts (exact sentences; tests match them). */
-void caps_refusal_text(textbuf_t *err, bool per_user, int64_t cap);
+void running_refusal_text(textbuf_t *err, bool per_user, int64_t cap);
 
 #endif

@@ -1,5 +1,5 @@
-/* caps.c -- calls in flight, last-call records and the running caps (see
- * caps.h).
+/* running.c -- calls in flight, last-call records and the running caps
+ * (see running.h).
  *
  * Counting running sandboxes asks Docker (one filtered container list):
  * it is done only when a sandbox is about to be created or started, never
@@ -11,7 +11,7 @@
  * running; a container both listed and held counts once.  So racing first
  * calls and resumes cannot pass a cap together.
  */
-#include "sandbox/caps.h"
+#include "sandbox/running.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -48,16 +48,16 @@ typedef struct hold {
  * long (monotonic ms) no list can be that old, and the hold goes. */
 #define HOLD_KEEP_MS 60000
 
-struct caps {
+struct running {
     docker_t *d;
     pthread_mutex_t mu;
     call_entry_t *calls;
     hold_t *holds;            /* starts under way */
 };
 
-caps_t *caps_new(docker_t *d)
+running_t *running_new(docker_t *d)
 {
-    caps_t *c = calloc(1, sizeof *c);
+    running_t *c = calloc(1, sizeof *c);
     if (!c)
         return NULL;
     c->d = d;
@@ -65,11 +65,11 @@ caps_t *caps_new(docker_t *d)
     return c;
 }
 
-void caps_destroy(caps_t **self_p)
+void running_destroy(running_t **self_p)
 {
     if (!self_p || !*self_p)
         return;
-    caps_t *c = *self_p;
+    running_t *c = *self_p;
     while (c->calls) {
         call_entry_t *e = c->calls;
         c->calls = e->next;
@@ -89,7 +89,7 @@ void caps_destroy(caps_t **self_p)
 
 /* ---- calls and stamps ------------------------------------------------------------ */
 
-static call_entry_t **call_find(caps_t *c, const char *conv)
+static call_entry_t **call_find(running_t *c, const char *conv)
 {
     call_entry_t **pp = &c->calls;
     while (*pp && strcmp((*pp)->conv, conv) != 0)
@@ -107,7 +107,7 @@ static void stamp(const char *id, int64_t t)
 /* The stamp moves forward to the latest deadline of the chat's calls, so a
  * 30-minute build is never idle; written under the lock, so a call's
  * "busy until" can never land after another's "done now". */
-void caps_call_begin(caps_t *c, const char *conv, const char *id, int64_t deadline_s)
+void running_call_begin(running_t *c, const char *conv, const char *id, int64_t deadline_s)
 {
     pthread_mutex_lock(&c->mu);
     call_entry_t **pp = call_find(c, conv);
@@ -133,7 +133,7 @@ void caps_call_begin(caps_t *c, const char *conv, const char *id, int64_t deadli
 }
 
 /* The chat's last call ended: the stamp is "now" and its entry goes. */
-void caps_call_end(caps_t *c, const char *conv, const char *id)
+void running_call_end(running_t *c, const char *conv, const char *id)
 {
     pthread_mutex_lock(&c->mu);
     call_entry_t **pp = call_find(c, conv);
@@ -149,7 +149,7 @@ void caps_call_end(caps_t *c, const char *conv, const char *id)
     pthread_mutex_unlock(&c->mu);
 }
 
-int caps_inflight(caps_t *c, const char *conv)
+int running_inflight(running_t *c, const char *conv)
 {
     pthread_mutex_lock(&c->mu);
     call_entry_t *e = *call_find(c, conv);
@@ -164,7 +164,7 @@ int caps_inflight(caps_t *c, const char *conv)
  * user when not NULL; NULL when Docker cannot say.  Created and paused
  * ones count too: a sandbox made by a call that is about to start it is as
  * good as running, and a racing start must see it. */
-static json_t *list_running(caps_t *c, const char *user)
+static json_t *list_running(running_t *c, const char *user)
 {
     json_t *f = json_pack("{s:[s], s:[s,s,s], s:[s]}", "label", KEPT_LABEL_CONV,
                           "status", "running", "created", "paused", "network", config_str("network"));
@@ -209,7 +209,7 @@ static bool listed(json_t *list, const char *id)
 }
 
 /* Drop the holds no container list can still need (under the lock). */
-static void holds_prune(caps_t *c)
+static void holds_prune(running_t *c)
 {
     int64_t now = proto_mono_ms();
     for (hold_t **pp = &c->holds; *pp;) {
@@ -229,7 +229,7 @@ static void holds_prune(caps_t *c)
  * ms), each once, of user when not NULL, but for container self (the one
  * asking; NULL for a new one).  -1 when list is NULL (Docker did not say:
  * then the cap is not applied rather than every call refused). */
-static int taken(caps_t *c, json_t *list, const char *user, const char *self, int64_t asked)
+static int taken(running_t *c, json_t *list, const char *user, const char *self, int64_t asked)
 {
     if (!list)
         return -1;
@@ -250,7 +250,7 @@ static int taken(caps_t *c, json_t *list, const char *user, const char *self, in
     return n;
 }
 
-void caps_refusal_text(textbuf_t *err, bool per_user, int64_t cap)
+void running_refusal_text(textbuf_t *err, bool per_user, int64_t cap)
 {
     if (per_user)
         textbuf_printf(err, "[talkback: this user already has %" PRId64 " sandboxes running, the most one user "
@@ -265,7 +265,7 @@ void caps_refusal_text(textbuf_t *err, bool per_user, int64_t cap)
                        "sandbox host is full.]", cap);
 }
 
-bool caps_start_begin(caps_t *c, const char *user, const char *id, textbuf_t *err)
+bool running_start_begin(running_t *c, const char *user, const char *id, textbuf_t *err)
 {
     int64_t max_all = config_int("max_running"), max_user = config_int("max_running_per_user");
     const char *u = user ? user : "";
@@ -300,13 +300,13 @@ bool caps_start_begin(caps_t *c, const char *user, const char *id, textbuf_t *er
     if (over_user || over_all) {
         log_info("not starting a sandbox of user \"%s\": %d running (%d of this user), caps %" PRId64
                  " and %" PRId64 " per user", u, n_all, n_mine, max_all, max_user);
-        caps_refusal_text(err, over_user, over_user ? max_user : max_all);
+        running_refusal_text(err, over_user, over_user ? max_user : max_all);
         return false;
     }
     return true;
 }
 
-void caps_start_end(caps_t *c, const char *user, const char *id, const char *made)
+void running_start_end(running_t *c, const char *user, const char *id, const char *made)
 {
     const char *u = user ? user : "";
     pthread_mutex_lock(&c->mu);
