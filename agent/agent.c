@@ -56,6 +56,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "agent/images.h"
 #include "proto/frame.h"
 
 /* How long output is still read after a command's exit: dockerd waits as
@@ -90,6 +91,7 @@ typedef struct job {
     bool exited;
     int status;
     int64_t drain_until;
+    uint64_t img_mark;     /* images.h: images written since this are its */
     struct job *next;
 } job_t;
 
@@ -353,6 +355,7 @@ static void do_run(const frame_msg_t *m)
         goto fail;
     }
     what = "spawn";
+    j->img_mark = images_mark();
     int report[2];
     if (pipe2(report, O_CLOEXEC) != 0) {
         err = errno;
@@ -541,11 +544,14 @@ static void finish_jobs(void)
             frame_set_num(&m, FN_STATUS, WEXITSTATUS(j->status));
             frame_set_num(&m, FN_SIGNAL, 0);
         }
+        images_attach(&m, j->img_mark);
         send_msg(&m);
         *pp = j->next;
         free(j->in_data);
         free(j->marker);
         free(j);
+        if (!jobs)
+            images_idle();
     }
 }
 
@@ -777,7 +783,7 @@ static int worker(void)
     say_ready(0);
 
     for (;;) {
-        size_t need = 2;
+        size_t need = 3;
         for (job_t *j = jobs; j; j = j->next)
             need += 3;
         if (need > pf_cap) {
@@ -796,6 +802,7 @@ static int worker(void)
         size_t n = 0;
         pf[n++] = (struct pollfd){ stdin_open ? STDIN_FILENO : -1, POLLIN, 0 };
         pf[n++] = (struct pollfd){ chld_pipe[0], POLLIN, 0 };
+        pf[n++] = (struct pollfd){ images_fd(), POLLIN, 0 };
         int64_t now = mono_ms(), wake = -1;
         for (job_t *j = jobs; j; j = j->next) {
             if (j->out >= 0) {
@@ -827,9 +834,11 @@ static int worker(void)
             while (read(chld_pipe[0], drain, sizeof drain) > 0)
                 ;
         }
+        if (pf[2].revents & POLLIN)
+            images_drain();
         reap();
         expire_jobs();
-        for (size_t i = 2; r > 0 && i < n; i++) {
+        for (size_t i = 3; r > 0 && i < n; i++) {
             if (!pf[i].revents)
                 continue;
             job_t *j = owner[i];

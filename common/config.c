@@ -56,7 +56,17 @@ static config_entry_t config_table[] = {
     { "max_body", CT_SIZE, "8M", "largest request body accepted; larger gets 413", NULL },
     { "sse_keepalive", CT_DURATION, "15s", "keep-alive comment interval on SSE answers", NULL },
     { "allowed_origins", CT_STR, "", "comma-separated Origin values allowed besides localhost", NULL },
+    /* --- MCP front: who may call, and what one client may hold --- */
+    { "auth_token", CT_STR, "", "bearer token POST /mcp must carry (Authorization: Bearer TOKEN), 16+ characters; required unless listen is loopback", NULL },
+    { "auth_token_file", CT_STR, "", "file whose first line is the bearer token (instead of auth_token)", NULL },
+    { "allowed_hosts", CT_STR, "", "comma-separated Host names accepted besides localhost, 127.0.0.1, [::1] and (off loopback) IP literals: NAME, NAME:PORT or *", NULL },
+    { "max_connections", CT_INT, "1024", "connections the MCP endpoint serves at once; past it requests get 503 (0 = no cap)", NULL },
+    { "max_client_connections", CT_INT, "256", "connections one client address may have open; past it requests get 429 (0 = no cap)", NULL },
+    { "header_timeout", CT_DURATION, "15s", "a connection must send a request's headers within this (also the keep-alive idle time); else it is closed", NULL },
+    { "body_timeout", CT_DURATION, "60s", "a request's body must arrive within this after its headers; else the connection is closed", NULL },
+    { "body_budget", CT_SIZE, "64M", "request-body bytes the gateway holds at once; a body past it gets 503", NULL },
     { "call_grace", CT_DURATION, "30s", "deadline slack beyond a command's own timeout (container start, copy-out)", NULL },
+    { "client_timeout", CT_DURATION, "600s", "how long the MCP client waits for one call (LibreChat's `timeout`); every timeout and deadline stays below it; 0 = no limit", NULL },
     /* --- tools --- */
     { "run_timeout", CT_DURATION, "300s", "default timeout of run", NULL },
     { "run_timeout_max", CT_DURATION, "1800s", "largest timeout run accepts", NULL },
@@ -65,6 +75,9 @@ static config_entry_t config_table[] = {
     { "code_run_timeout", CT_DURATION, "10s", "default run timeout of run_code", NULL },
     { "code_compile_timeout", CT_DURATION, "120s", "compile timeout of run_code", NULL },
     { "code_timeout_max", CT_DURATION, "300s", "largest run timeout run_code accepts", NULL },
+    { "image_max_count", CT_INT, "4", "images returned with one run or run_code result; more are only named", NULL },
+    { "image_max_bytes", CT_SIZE, "4M", "largest image returned; a larger one is named and not shown", NULL },
+    { "image_max_call_bytes", CT_SIZE, "8M", "bytes of images returned with one result, all together (at most 12M)", NULL },
     /* --- Docker and the sandbox template --- */
     { "docker_host", CT_STR, "", "Docker daemon address (unix:///... or tcp://...); empty = $DOCKER_HOST or unix:///var/run/docker.sock", NULL },
     { "image", CT_STR, "talkback-sandbox:latest", "image of new sandboxes", NULL },

@@ -58,6 +58,13 @@ bool convid_user_ok(const char *user)
     return true;
 }
 
+bool convid_owner_ok(const char *owner, const char *user)
+{
+    if (!owner || !*owner)
+        return true;
+    return user && strcmp(owner, user) == 0;
+}
+
 void convid_container_name(const char *id, char *out)
 {
     uint64_t h = 1469598103934665603ULL;

@@ -30,6 +30,11 @@ const char *convid_strerror(convid_err_t e);
 /* Check a user id: empty is fine; otherwise at most 128 bytes of printable
  * ASCII without a placeholder.  Returns true when usable. */
 bool convid_user_ok(const char *user);
+/* Whether a call by `user` may touch a sandbox whose owner label is
+ * `owner`: a sandbox without an owner (NULL or "") lets every call in; an
+ * owned one only the same user -- a call that names no user is refused
+ * like a call from another user. */
+bool convid_owner_ok(const char *owner, const char *user);
 
 /* Write the Docker container name for a conversation id into out (at
  * least CONVID_NAME_MAX bytes): "talkback-" + the id with characters

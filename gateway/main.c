@@ -53,12 +53,23 @@ static http_t *gateway_http(queue_t *q)
                 .code_timeout_max = config_int("code_timeout_max"),
                 .code_compile_timeout = config_int("code_compile_timeout"),
                 .call_grace = config_int("call_grace"),
+                .client_timeout = config_int("client_timeout"),
                 .write_file_max = config_int("write_file_max"),
             },
         },
         .max_body = (size_t)config_int("max_body"),
         .sse_keepalive_s = (int)config_int("sse_keepalive"),
         .allowed_origins = config_str("allowed_origins"),
+        .auth_token = config_str("auth_token"),
+        .auth_token_file = config_str("auth_token_file"),
+        .allowed_hosts = config_str("allowed_hosts"),
+        .limits = {
+            .max_connections = (unsigned)config_int("max_connections"),
+            .max_client_connections = (unsigned)config_int("max_client_connections"),
+            .header_timeout_s = (unsigned)config_int("header_timeout"),
+            .body_timeout_s = (unsigned)config_int("body_timeout"),
+            .body_budget = (size_t)config_int("body_budget"),
+        },
     };
     return http_start(&o);
 }

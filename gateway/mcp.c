@@ -5,7 +5,8 @@
  * result bodies), then the methods (initialize, ping, tools/list,
  * tools/call, notifications/cancelled), then mcp_handle which validates a
  * message and picks the method, and last mcp_call_reply which turns the
- * hub's reply into a tools/call result.  Nothing here does I/O.
+ * hub's reply into a tools/call result: its text block, then one image
+ * block per image the reply carries.  Nothing here does I/O.
  */
 #include "gateway/mcp.h"
 
@@ -427,6 +428,8 @@ static void mcp_tools_call(const json_t *id, const json_t *params, const mcp_hea
     out->call.id = json_incref((json_t *)id);
     out->call.tool = tool;
     out->call.wait_s = wait_s;
+    tools_ignored_note(tool, json_object_get(params, "arguments"), out->call.note,
+                       sizeof out->call.note);
 }
 
 /* A notification: only notifications/cancelled does anything. */
@@ -539,9 +542,29 @@ void mcp_handle(const char *body, size_t len, const mcp_headers_t *h, const mcp_
 
 /* ---- replies -------------------------------------------------------------------------- */
 
+/* text with the call's note (ignored arguments) in front, as one JSON
+ * string; text itself when there is no note.  Steals text. */
+static json_t *mcp_with_note(const mcp_call_t *call, json_t *text)
+{
+    if (!call->note[0] || !text)
+        return text;
+    size_t nl = strlen(call->note), tl = json_string_length(text);
+    char *both = malloc(nl + tl + 1);
+    json_t *j = NULL;
+    if (both) {
+        memcpy(both, call->note, nl);
+        memcpy(both + nl, json_string_value(text), tl);
+        both[nl + tl] = '\0';
+        j = json_stringn(both, nl + tl);
+        free(both);
+    }
+    json_decref(text);
+    return j;
+}
+
 char *mcp_call_failure(const mcp_call_t *call, const char *text)
 {
-    return mcp_text_result_body(call->id, json_string(text), true);
+    return mcp_text_result_body(call->id, mcp_with_note(call, json_string(text)), true);
 }
 
 /* ": <text>" when a worker explained itself, else "". */
@@ -550,11 +573,66 @@ static const char *mcp_colon(const proto_msg_t *r)
     return r->text && r->text_len > 0 ? ": " : "";
 }
 
+/* Standard base64 of len bytes, as a JSON string; NULL when out of memory. */
+static json_t *mcp_base64(const unsigned char *p, size_t len)
+{
+    static const char abc[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    size_t n = 4 * ((len + 2) / 3);
+    char *out = malloc(n + 1);
+    if (!out)
+        return NULL;
+    size_t o = 0;
+    for (size_t i = 0; i < len; i += 3) {
+        uint32_t v = (uint32_t)p[i] << 16 | (i + 1 < len ? (uint32_t)p[i + 1] << 8 : 0) |
+                     (i + 2 < len ? p[i + 2] : 0);
+        out[o++] = abc[v >> 18 & 63];
+        out[o++] = abc[v >> 12 & 63];
+        out[o++] = i + 1 < len ? abc[v >> 6 & 63] : '=';
+        out[o++] = i + 2 < len ? abc[v & 63] : '=';
+    }
+    json_t *j = json_stringn_nocheck(out, o);
+    free(out);
+    return j;
+}
+
+/* The images a worker sent back, as MCP image content blocks after the
+ * text ({"type":"image","data":base64,"mimeType":...}).  Only the four
+ * kinds talkback detects pass. */
+static int mcp_add_images(json_t *content, const proto_msg_t *reply)
+{
+    static const char *const mimes[] = { "image/png", "image/jpeg", "image/gif", "image/webp" };
+    for (size_t i = 0; i < reply->n_images; i++) {
+        const proto_image_t *im = &reply->images[i];
+        bool known = false;
+        for (size_t k = 0; k < sizeof mimes / sizeof mimes[0]; k++)
+            known = known || strcmp(im->mime, mimes[k]) == 0;
+        if (!known)
+            continue;
+        json_t *data = mcp_base64((const unsigned char *)im->data, im->len);
+        json_t *block = data ? json_pack("{s:s, s:o, s:s}", "type", "image", "data", data,
+                                         "mimeType", im->mime) : NULL;
+        if (!block || json_array_append_new(content, block) != 0)
+            return -1;
+    }
+    return 0;
+}
+
 char *mcp_call_reply(const mcp_call_t *call, const proto_msg_t *reply)
 {
-    if (reply->status == PROTO_ST_OK)
-        return mcp_text_result_body(call->id, mcp_json_text(reply->text, reply->text_len),
+    if (reply->status == PROTO_ST_OK && reply->n_images == 0)
+        return mcp_text_result_body(call->id,
+                                    mcp_with_note(call, mcp_json_text(reply->text, reply->text_len)),
                                     reply->is_error);
+    if (reply->status == PROTO_ST_OK) {
+        json_t *text = mcp_with_note(call, mcp_json_text(reply->text, reply->text_len));
+        json_t *res = text ? json_pack("{s:[{s:s, s:o}], s:b}", "content", "type", "text", "text", text,
+                                       "isError", reply->is_error) : NULL;
+        if (res && mcp_add_images(json_object_get(res, "content"), reply) != 0) {
+            json_decref(res);
+            res = NULL;
+        }
+        return mcp_result_body(call->id, res);
+    }
 
     const char *who = call->tool ? call->tool->worker_label : "worker";
     const char *kind = call->tool ? call->tool->kind : "sandbox";
@@ -596,7 +674,7 @@ char *mcp_call_reply(const mcp_call_t *call, const proto_msg_t *reply)
     free(words);
     if (r < 0)
         return NULL;
-    char *body = mcp_text_result_body(call->id, json_string(text), true);
+    char *body = mcp_text_result_body(call->id, mcp_with_note(call, json_string(text)), true);
     free(text);
     return body;
 }

@@ -62,6 +62,9 @@ typedef struct {
     json_t *id;                 /* the JSON-RPC id (owned reference) */
     const tools_def_t *tool;
     int64_t wait_s;             /* seconds from submit to the deadline */
+    char note[320];             /* lines put before the result: arguments that
+                                   were ignored (tools_ignored_note); "" = none.
+                                   An array, so copying the struct copies it */
 } mcp_call_t;
 
 typedef struct {

@@ -7,7 +7,8 @@
  * or give it another endpoint the workers connect to), waits for workers,
  * then sends each recorded request in order with the same arguments and a
  * deadline as long as the original had, and compares the reply with the
- * recorded one: status, is_error and text.  Timings are not compared: they
+ * recorded one: status, is_error, text and images (path, type and bytes
+ * of each, in order).  Timings are not compared: they
  * are not part of a reply.  Exit status 0 when every reply matched, 1 when
  * one differed, 2 on a usage or file error.
  */
@@ -57,11 +58,27 @@ static int on_event(void *ctx, int64_t ts, const char *dir, proto_msg_t *m)
     return 0;
 }
 
+/* Whether two replies carry the same images, byte for byte, in order. */
+static bool same_images(const proto_msg_t *a, const proto_msg_t *b)
+{
+    if (a->n_images != b->n_images)
+        return false;
+    for (size_t i = 0; i < a->n_images; i++) {
+        const proto_image_t *x = &a->images[i], *y = &b->images[i];
+        if (strcmp(x->path, y->path) != 0 || strcmp(x->mime, y->mime) != 0 || x->len != y->len ||
+            (x->len && memcmp(x->data, y->data, x->len) != 0))
+            return false;
+    }
+    return true;
+}
+
 static void show_text(const char *label, const proto_msg_t *m)
 {
     printf("    %s (status %d, is_error %d):\n", label, (int)m->status, (int)m->is_error);
     const char *t = m->text ? m->text : "";
     printf("      %.*s\n", (int)(m->text_len > 2000 ? 2000 : m->text_len), t);
+    for (size_t i = 0; i < m->n_images; i++)
+        printf("      image %s (%s, %zu bytes)\n", m->images[i].path, m->images[i].mime, m->images[i].len);
 }
 
 int main(int argc, char **argv)
@@ -112,7 +129,8 @@ int main(int argc, char **argv)
         const proto_msg_t *r = t ? queue_wait(t, (int)(span > 0 ? span : 600000) + 5000) : NULL;
         bool ok = r && r->status == p->rep->status && r->is_error == p->rep->is_error &&
                   r->text_len == p->rep->text_len &&
-                  (r->text_len == 0 || memcmp(r->text, p->rep->text, r->text_len) == 0);
+                  (r->text_len == 0 || memcmp(r->text, p->rep->text, r->text_len) == 0) &&
+                  same_images(r, p->rep);
         if (ok) {
             same++;
         } else {

@@ -3,9 +3,13 @@
  * The table below is the single place a tool is defined.  Adding a tool
  * is one row: its texts, its inputSchema, its annotations, the worker kind
  * that serves it.  tools_build_request checks a call's arguments against
- * the row's own inputSchema (types, "required", "enum"), ignores arguments
- * the schema does not name, and copies the rest byte-exact into the proto
- * request.  No I/O happens here.
+ * the row's own inputSchema (types, "required", "enum"), and copies the
+ * arguments it names byte-exact into the proto request.  Arguments it does
+ * not name talk back: a table of names models use by mistake (`cmd`,
+ * `stdin`, `filename`...) says which was meant, and the call is refused
+ * when running it would lose what the model asked for, or runs with a line
+ * saying what was ignored.  Every `timeout` stays below the client's own
+ * limit (client_timeout).  No I/O happens here.
  */
 #include "gateway/tools.h"
 
@@ -23,8 +27,12 @@ static const tools_def_t tools_rows[] = {
         .name = "run",
         .title = "Run a command",
         .description =
-            "Run a bash command in this chat's Linux machine (Debian 13, root, "
-            "working directory /work). Returns its output and exit code.",
+            "Run a bash command on this chat's own Linux machine (Debian 13, root). "
+            "Each call is a new bash that starts in /work: cd, export and activate do not "
+            "last to the next call, so chain steps with && (cd app && make). stdin is "
+            "closed and nobody can type: give answers in the command. Start servers in "
+            "the background (CMD > server.log 2>&1 &) and use them in a later run. Files "
+            "and installs stay. Returns the output and the exit code.",
         .use = "run for shell commands",
         .input_schema =
             "{\"type\":\"object\","
@@ -43,8 +51,9 @@ static const tools_def_t tools_rows[] = {
         .name = "write_file",
         .title = "Write a file",
         .description =
-            "Create or overwrite a file. Relative paths are under /work; "
-            "missing folders are created.",
+            "Create or overwrite a file with exactly `content` (the whole file). "
+            "Relative paths are under /work; missing folders are created. Use it instead "
+            "of an editor or a heredoc, then build or run the file with run.",
         .use = "write_file to create files",
         .input_schema =
             "{\"type\":\"object\","
@@ -64,8 +73,9 @@ static const tools_def_t tools_rows[] = {
         .name = "reset",
         .title = "Reset the machine",
         .description =
-            "Delete this chat's machine (all files and installs) so the next "
-            "call starts from a clean one.",
+            "Delete this chat's machine (all files, installs and running programs) so "
+            "the next call starts from a clean one. Only when the machine is broken: "
+            "everything in it is lost.",
         .use = "reset to start again from a clean machine",
         .input_schema = "{\"type\":\"object\",\"properties\":{}}",
         .read_only = false, .destructive = true, .idempotent = true, .open_world = false,
@@ -77,9 +87,10 @@ static const tools_def_t tools_rows[] = {
         .name = "run_code",
         .title = "Run and check a program",
         .description =
-            "Save, compile and run a program in this chat's machine (as /work/main.<ext>), "
-            "feed it the input, and compare its output with the expected output. "
-            "Answers PASS, or FAIL with what differs.",
+            "Save, compile and run a program on this chat's machine (as /work/main.<ext>) "
+            "with `input` as its stdin, and compare what it prints with `expected`. PASS "
+            "means the output matched. FAIL shows what differs; a compile error shows the "
+            "compiler's message. Until it says PASS, fix the code and call run_code again.",
         .use = "run_code to compile, run and check a program",
         .input_schema =
             "{\"type\":\"object\","
@@ -121,6 +132,42 @@ const tools_def_t *tools_find(const char *name)
     return NULL;
 }
 
+/* ---- timeouts the client leaves room for ----------------------------------- */
+
+/* Seconds kept between talkback's own deadline and the client's: the
+ * HTTP round trip and the queue, so talkback's text arrives first. */
+#define TOOLS_CLIENT_MARGIN_S 10
+
+/* Seconds of a call's deadline beyond its `timeout`: run_code saves and
+ * compiles first; every call gets call_grace. */
+static int64_t tools_setup_s(const tools_def_t *t, const tools_limits_t *lim)
+{
+    return lim->call_grace + (t->code_timeouts ? lim->code_compile_timeout + 60 : 0);
+}
+
+/* The default and largest `timeout` a tool advertises and accepts: the
+ * configured ones, lowered so that timeout plus set-up ends before the
+ * client (client_timeout) gives up on the call.  *capped says whether the
+ * client's limit is what set the maximum. */
+static void tools_timeout_bounds(const tools_def_t *t, const tools_limits_t *lim,
+                                 int64_t *dflt, int64_t *max, bool *capped)
+{
+    *dflt = t->code_timeouts ? lim->code_run_timeout : lim->run_timeout;
+    *max = t->code_timeouts ? lim->code_timeout_max : lim->run_timeout_max;
+    *capped = false;
+    if (lim->client_timeout > 0) {
+        int64_t room = lim->client_timeout - TOOLS_CLIENT_MARGIN_S - tools_setup_s(t, lim);
+        if (room < 1)
+            room = 1;
+        if (room < *max) {
+            *max = room;
+            *capped = true;
+        }
+    }
+    if (*dflt > *max)
+        *dflt = *max;
+}
+
 /* ---- tools/list ---------------------------------------------------------- */
 
 /* Parse a row's schema; for a timeout tool, state the limits in it. */
@@ -135,8 +182,9 @@ static json_t *tools_schema(const tools_def_t *t, const tools_limits_t *lim)
     if (!json_is_object(prop))
         return schema;
     const char *d = json_string_value(json_object_get(prop, "description"));
-    int64_t dflt = t->code_timeouts ? lim->code_run_timeout : lim->run_timeout;
-    int64_t max = t->code_timeouts ? lim->code_timeout_max : lim->run_timeout_max;
+    int64_t dflt, max;
+    bool capped;
+    tools_timeout_bounds(t, lim, &dflt, &max, &capped);
     char *text = NULL;
     if (asprintf(&text, "%s Default %lld, at most %lld.", d ? d : "Seconds.",
                  (long long)dflt, (long long)max) < 0)
@@ -283,6 +331,182 @@ static tools_err_t tools_fail(char **err_text, const char *fmt, ...)
     return TOOLS_EARG;
 }
 
+/* ---- arguments under the wrong name ---------------------------------------- */
+
+/* Names models send for an argument that has another name.  A row says
+ * which argument was meant (`right`), or, when the tool has nothing like
+ * it, what to do instead (`instead`).  The call does not run when the
+ * model's intent would be lost: the meant argument is missing (a `cmd`
+ * without `command` would run nothing the model asked for), or the row is
+ * `never` (a `stdin` for run_code: running without it would answer a
+ * different question).  Otherwise the wrong name is ignored, and the result
+ * says so. */
+typedef struct {
+    const char *tool;     /* the tool it applies to; NULL = every tool */
+    const char *wrong;    /* the name the model sent */
+    const char *right;    /* the argument it meant, or NULL */
+    const char *instead;  /* without a right one: what to do, one sentence */
+    bool never;           /* nothing runs, even when `right` is given too */
+} tools_alias_t;
+
+static const tools_alias_t tools_aliases[] = {
+    /* run */
+    { "run", "cmd", "command", NULL, false },
+    { "run", "commands", "command", NULL, false },
+    { "run", "command_line", "command", NULL, false },
+    { "run", "cmdline", "command", NULL, false },
+    { "run", "script", "command", NULL, false },
+    { "run", "bash", "command", NULL, false },
+    { "run", "shell", "command", NULL, false },
+    { "run", "code", "command", NULL, false },
+    { "run", "args", NULL, "Put the arguments in `command` itself, e.g. \"python3 app.py --port 8000\".", true },
+    { "run", "stdin", NULL, "stdin is closed: pipe the input in `command`, e.g. printf 'LINE1\\nLINE2\\n' | CMD, or CMD < input.txt.", true },
+    { "run", "input", NULL, "stdin is closed: pipe the input in `command`, e.g. printf 'LINE1\\nLINE2\\n' | CMD, or CMD < input.txt.", true },
+    { "run", "cwd", NULL, "Every call starts in /work: put cd DIR && in front of `command`.", true },
+    { "run", "workdir", NULL, "Every call starts in /work: put cd DIR && in front of `command`.", true },
+    { "run", "working_dir", NULL, "Every call starts in /work: put cd DIR && in front of `command`.", true },
+    { "run", "directory", NULL, "Every call starts in /work: put cd DIR && in front of `command`.", true },
+    { "run", "env", NULL, "Set variables in `command` itself: VAR=value CMD, or export VAR=value && CMD.", true },
+    { "run", "background", NULL, "Start it in the background in `command` itself: CMD > out.log 2>&1 &", true },
+    /* run_code */
+    { "run_code", "stdin", "input", NULL, true },
+    { "run_code", "input_data", "input", NULL, true },
+    { "run_code", "test_input", "input", NULL, true },
+    { "run_code", "inputs", "input", NULL, true },
+    { "run_code", "expected_output", "expected", NULL, false },
+    { "run_code", "expected_stdout", "expected", NULL, false },
+    { "run_code", "expected_result", "expected", NULL, false },
+    { "run_code", "output", "expected", NULL, false },
+    { "run_code", "lang", "language", NULL, false },
+    { "run_code", "programming_language", "language", NULL, false },
+    { "run_code", "source", "code", NULL, false },
+    { "run_code", "source_code", "code", NULL, false },
+    { "run_code", "program", "code", NULL, false },
+    { "run_code", "command", NULL, "run_code runs `code`; for a shell command use the run tool.", true },
+    { "run_code", "args", NULL, "run_code passes no arguments: read them from `input`.", true },
+    /* write_file */
+    { "write_file", "file", "path", NULL, false },
+    { "write_file", "filename", "path", NULL, false },
+    { "write_file", "file_name", "path", NULL, false },
+    { "write_file", "file_path", "path", NULL, false },
+    { "write_file", "filepath", "path", NULL, false },
+    { "write_file", "name", "path", NULL, false },
+    { "write_file", "contents", "content", NULL, false },
+    { "write_file", "text", "content", NULL, false },
+    { "write_file", "data", "content", NULL, false },
+    { "write_file", "code", "content", NULL, false },
+    { "write_file", "body", "content", NULL, false },
+    { "write_file", "append", NULL, "write_file always writes the whole file: send the full new content, or append with run (printf 'TEXT\\n' >> FILE).", true },
+    { "write_file", "mode", NULL, "write_file writes the content only: set the mode with run (chmod +x FILE).", true },
+    /* every tool */
+    { NULL, "timeout_seconds", "timeout", NULL, false },
+    { NULL, "timeout_sec", "timeout", NULL, false },
+    { NULL, "timeout_s", "timeout", NULL, false },
+    { NULL, "time_limit", "timeout", NULL, false },
+    { NULL, "timeout_ms", NULL, "`timeout` is in seconds.", true },
+};
+
+#define TOOLS_ALIASES_N (sizeof tools_aliases / sizeof tools_aliases[0])
+
+/* The alias row for argument name of tool t, or NULL. */
+static const tools_alias_t *tools_alias_find(const tools_def_t *t, const char *name)
+{
+    for (size_t i = 0; i < TOOLS_ALIASES_N; i++) {
+        const tools_alias_t *a = &tools_aliases[i];
+        if ((!a->tool || strcmp(a->tool, t->name) == 0) && strcmp(a->wrong, name) == 0)
+            return a;
+    }
+    return NULL;
+}
+
+/* Whether the tool's schema names this argument. */
+static bool tools_knows_arg(const json_t *schema, const char *name)
+{
+    return json_object_get(json_object_get(schema, "properties"), name) != NULL;
+}
+
+/* The tool's argument names, "command, timeout". */
+static void tools_arg_names(const json_t *schema, char *buf, size_t len)
+{
+    const char *name;
+    json_t *prop;
+    size_t at = 0;
+    buf[0] = '\0';
+    json_object_foreach(json_object_get(schema, "properties"), name, prop) {
+        int n = snprintf(buf + at, len - at, "%s`%s`", at ? ", " : "", name);
+        if (n < 0 || (size_t)n >= len - at)
+            break;
+        at += (size_t)n;
+    }
+}
+
+/* A refusal for an argument sent under a name whose meaning would be lost,
+ * or TOOLS_OK when there is none. */
+static tools_err_t tools_check_aliases(const tools_def_t *t, const json_t *schema,
+                                       const json_t *arguments, char **err_text)
+{
+    const char *name;
+    json_t *v;
+    json_object_foreach((json_t *)arguments, name, v) {
+        if (tools_knows_arg(schema, name) || json_is_null(v))
+            continue;
+        const tools_alias_t *a = tools_alias_find(t, name);
+        if (!a)
+            continue;
+        if (!a->right)
+            return tools_fail(err_text, "[talkback: %s has no argument `%s`. %s Nothing ran.]",
+                              t->name, name, a->instead);
+        const json_t *r = json_object_get(arguments, a->right);
+        if (!a->never && r && !json_is_null(r))
+            continue; /* the right one is there too: the wrong one is only ignored */
+        if (r && !json_is_null(r))
+            return tools_fail(err_text, "[talkback: %s has no argument `%s`; send only `%s`. "
+                              "Nothing ran.]", t->name, name, a->right);
+        return tools_fail(err_text, "[talkback: %s has no argument `%s`: it is called `%s`. "
+                          "Nothing ran: call %s again with `%s`.]",
+                          t->name, name, a->right, t->name, a->right);
+    }
+    return TOOLS_OK;
+}
+
+/* One line per argument the tool does not know, naming the right one when
+ * the table knows it (tools.h). */
+void tools_ignored_note(const tools_def_t *t, const json_t *arguments, char *note, size_t len)
+{
+    note[0] = '\0';
+    if (!t || !json_is_object(arguments) || len < 2)
+        return;
+    json_t *schema = json_loads(t->input_schema, 0, NULL);
+    if (!schema)
+        return;
+    char names[160];
+    tools_arg_names(schema, names, sizeof names);
+    size_t at = 0;
+    const char *name;
+    json_t *v;
+    json_object_foreach((json_t *)arguments, name, v) {
+        if (tools_knows_arg(schema, name))
+            continue;
+        const tools_alias_t *a = tools_alias_find(t, name);
+        int n;
+        if (a && a->right)
+            n = snprintf(note + at, len - at, "[talkback: argument `%.40s` was ignored: %s takes "
+                         "`%s` instead.]\n", name, t->name, a->right);
+        else if (names[0])
+            n = snprintf(note + at, len - at, "[talkback: argument `%.40s` was ignored: %s takes "
+                         "only %s.]\n", name, t->name, names);
+        else
+            n = snprintf(note + at, len - at, "[talkback: argument `%.40s` was ignored: %s takes "
+                         "no arguments.]\n", name, t->name);
+        if (n < 0 || (size_t)n >= len - at) {
+            note[at] = '\0'; /* keep whole lines only */
+            break;
+        }
+        at += (size_t)n;
+    }
+    json_decref(schema);
+}
+
 /* Check one present, non-null argument against its property schema and copy
  * it into args. */
 static tools_err_t tools_take_arg(const char *name, const json_t *prop, const json_t *v,
@@ -368,6 +592,12 @@ tools_err_t tools_build_request(const tools_def_t *tool, const json_t *arguments
     }
 
     tools_err_t rc = TOOLS_OK;
+    /* Arguments under a wrong name, when running would lose what they say. */
+    if (arguments && json_is_object(arguments)) {
+        rc = tools_check_aliases(tool, schema, arguments, err_text);
+        if (rc != TOOLS_OK)
+            goto done;
+    }
     /* Required arguments first, in the order the schema names them. */
     size_t i;
     json_t *r;
@@ -408,12 +638,17 @@ tools_err_t tools_build_request(const tools_def_t *tool, const json_t *arguments
 
     int64_t wait = tool->fixed_wait_s;
     if (tool->takes_timeout) {
-        int64_t dflt = tool->code_timeouts ? lim->code_run_timeout : lim->run_timeout;
-        int64_t max = tool->code_timeouts ? lim->code_timeout_max : lim->run_timeout_max;
+        int64_t dflt, max;
+        bool capped;
+        tools_timeout_bounds(tool, lim, &dflt, &max, &capped);
         int64_t t = proto_map_int(&req->args, "timeout", dflt);
         if (t < 1 || t > max) {
             rc = tools_fail(err_text, "[talkback: argument `timeout` must be between 1 and %lld "
-                            "seconds (default %lld). Nothing ran.]", (long long)max, (long long)dflt);
+                            "seconds (default %lld).%s Nothing ran.]", (long long)max,
+                            (long long)dflt,
+                            capped ? " For longer work, start it in the background "
+                                     "(CMD > work.log 2>&1 &) and read work.log in later calls."
+                                   : "");
             goto done;
         }
         if (proto_map_set_int(&req->args, "timeout", t) != 0) {
@@ -426,6 +661,11 @@ tools_err_t tools_build_request(const tools_def_t *tool, const json_t *arguments
             wait += lim->code_compile_timeout + 60;
     }
     wait += lim->call_grace;
+    /* Whatever happens, talkback's deadline text comes before the client
+     * gives up on the call. */
+    if (lim->client_timeout > 0 && wait > lim->client_timeout - TOOLS_CLIENT_MARGIN_S)
+        wait = lim->client_timeout - TOOLS_CLIENT_MARGIN_S > 1
+                   ? lim->client_timeout - TOOLS_CLIENT_MARGIN_S : 1;
 
     if (proto_msg_set_kind(req, tool->kind) != 0 || proto_msg_set_name(req, tool->name) != 0
         || proto_msg_set_conv(req, conv ? conv : "") != 0

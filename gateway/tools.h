@@ -10,7 +10,8 @@
  * callable: that is how a tool is prepared before its worker exists.
  *
  * Everything here is pure (no I/O, no config reads): limits come in a
- * tools_limits_t filled by the caller.  Unit-tested in tests/unit/test_mcp.c.
+ * tools_limits_t filled by the caller.  Unit-tested in tests/unit/test_mcp.c
+ * and tests/unit/test_tools.c.
  */
 #ifndef TALKBACK_TOOLS_H
 #define TALKBACK_TOOLS_H
@@ -29,6 +30,9 @@ typedef struct {
     int64_t code_run_timeout;     /* run_code: default `timeout` */
     int64_t code_timeout_max;     /* run_code: largest `timeout` */
     int64_t code_compile_timeout; /* run_code: compile time added to the deadline */
+    int64_t client_timeout;   /* seconds the MCP client waits for one call (its own
+                                 hard limit); 0 = no limit.  Every `timeout`
+                                 and deadline stays below it. */
 } tools_limits_t;
 
 /* One tool. */
@@ -92,5 +96,13 @@ tools_err_t tools_build_request(const tools_def_t *tool, const json_t *arguments
                                 const tools_limits_t *lim, int64_t now_ms,
                                 proto_msg_t **out, int64_t *wait_s,
                                 char **err_text);
+
+/* The lines that tell the model which of its arguments were ignored
+ * because the tool has no such argument ("[talkback: argument `cmd` was
+ * ignored: run takes `command` instead.]\n"), at most len - 1 bytes of whole
+ * lines, into note; "" when every argument is known.  tools_build_request
+ * refuses the calls where an ignored argument would change their meaning;
+ * this says the rest. */
+void tools_ignored_note(const tools_def_t *t, const json_t *arguments, char *note, size_t len);
 
 #endif

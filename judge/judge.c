@@ -430,11 +430,17 @@ static proto_msg_t *op_run_code(worker_job_t *job)
         verdict = failed ? "fail" : "pass";
         compare_result_free(&cr);
     }
+    size_t plen = 0;   /* the images the program drew: named, then sent along */
+    const char *pics = proto_map_str(&r->data, "images", &plen);
+    if (pics)
+        textbuf_append(&t, pics, plen);
     if (failed)
         textbuf_puts(&t, DONT_ANSWER);
     reply = proto_reply_new(req, PROTO_ST_OK, failed, t.buf);
     if (reply)
         proto_map_set_cstr(&reply->data, "verdict", verdict);
+    if (reply)
+        proto_msg_take_images(reply, r);
     remember(job, "last-ran", lang, verdict, code, clen);
     if (strcmp(verdict, "pass") == 0)
         remember(job, "last-passed", lang, verdict, code, clen);

@@ -18,7 +18,7 @@ static const char *const num_keys[FN__COUNT] = {
     "v", "n", "pid", "st", "sig", "err", "s", "mode", "mt", "mem", "swap", "pids", "cq", "cp", "tmo", "merge",
 };
 static const char *const str_keys[FS__COUNT] = {
-    "argv", "env", "cwd", "in", "d", "path", "msg", "mk",
+    "argv", "env", "cwd", "in", "d", "path", "msg", "mk", "img",
 };
 
 /* ---- fields ------------------------------------------------------------- */

@@ -69,7 +69,8 @@ typedef enum {
     FRAME_READY = 16,    /* v, pid, n (0 when a new agent says hello unasked) */
     FRAME_STARTED = 17,  /* id, pid: the command runs */
     FRAME_OUT = 18,      /* id, s (1 stdout, 2 stderr), d */
-    FRAME_EXIT = 19,     /* id, st (exit status; 128+signal), sig (0 or signal) */
+    FRAME_EXIT = 19,     /* id, st (exit status; 128+signal), sig (0 or signal),
+                            img (the images the command wrote, if any) */
     FRAME_DONE = 20,     /* id: a WRITE or KILL is done */
     FRAME_FAIL = 21,     /* id, err (errno), msg: nothing was done */
     FRAME_LIMITS_OK = 22 /* id, mem, swap, pids, cq, cp (-1: unlimited) */
@@ -107,6 +108,10 @@ typedef enum {
     FS_PATH,   /* "path" */
     FS_MSG,    /* "msg" */
     FS_MARKER, /* "mk"   K=V every process of the command carries */
+    FS_IMAGES, /* "img"  EXIT: image files the command created or changed
+                  under /work, in the order written, as NUL-terminated
+                  items "BYTES WIDTHxHEIGHT KIND PATH", KIND one of
+                  PNG JPEG GIF WebP (0x0: size unknown) */
     FS__COUNT
 } frame_str_t;
 
@@ -132,6 +137,10 @@ int64_t frame_num(const frame_msg_t *m, frame_num_t f, int64_t dflt);
 
 /* Whether t is one of frame_type_t. */
 bool frame_type_known(uint32_t t);
+
+/* The stream number under which the manager's side hands an EXIT's image
+ * list to a run's output callback (1 and 2 are stdout and stderr). */
+#define FRAME_STREAM_IMAGES 3
 
 /* A growable output buffer. */
 typedef struct {

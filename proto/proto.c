@@ -210,6 +210,12 @@ void proto_msg_destroy(proto_msg_t **self_p)
     free(m->text);
     proto_map_clear(&m->args);
     proto_map_clear(&m->data);
+    for (size_t i = 0; i < m->n_images; i++) {
+        free(m->images[i].path);
+        free(m->images[i].mime);
+        free(m->images[i].data);
+    }
+    free(m->images);
     free(m);
     *self_p = NULL;
 }
@@ -240,6 +246,50 @@ int proto_msg_set_text(proto_msg_t *m, const char *s, size_t len)
     return 0;
 }
 
+int proto_msg_add_image(proto_msg_t *m, const char *path, const char *mime, const void *data,
+                        size_t len)
+{
+    if (!path || !mime || (!data && len) || m->n_images >= PROTO_MAX_IMAGES)
+        return -1;
+    if (!m->images && !(m->images = calloc(PROTO_MAX_IMAGES, sizeof *m->images)))
+        return -1;
+    proto_image_t *im = &m->images[m->n_images];
+    im->path = strdup(path);
+    im->mime = strdup(mime);
+    im->data = dup_bytes(data ? data : "", len);
+    im->len = len;
+    if (!im->path || !im->mime || !im->data) {
+        free(im->path);
+        free(im->mime);
+        free(im->data);
+        memset(im, 0, sizeof *im);
+        return -1;
+    }
+    m->n_images++;
+    return 0;
+}
+
+void proto_msg_take_images(proto_msg_t *dst, proto_msg_t *src)
+{
+    for (size_t i = 0; i < src->n_images; i++) {
+        proto_image_t *im = &src->images[i];
+        if (!dst->images && !(dst->images = calloc(PROTO_MAX_IMAGES, sizeof *dst->images)))
+            break;
+        if (dst->n_images >= PROTO_MAX_IMAGES)
+            break;
+        dst->images[dst->n_images++] = *im;
+        memset(im, 0, sizeof *im);
+    }
+    for (size_t i = 0; i < src->n_images; i++) {
+        free(src->images[i].path);
+        free(src->images[i].mime);
+        free(src->images[i].data);
+    }
+    free(src->images);
+    src->images = NULL;
+    src->n_images = 0;
+}
+
 proto_msg_t *proto_msg_dup(const proto_msg_t *src)
 {
     proto_msg_t *m = proto_msg_new(src->type);
@@ -255,6 +305,13 @@ proto_msg_t *proto_msg_dup(const proto_msg_t *src)
         proto_map_copy(&m->args, &src->args) || proto_map_copy(&m->data, &src->data)) {
         proto_msg_destroy(&m);
         return NULL;
+    }
+    for (size_t i = 0; i < src->n_images; i++) {
+        const proto_image_t *im = &src->images[i];
+        if (proto_msg_add_image(m, im->path, im->mime, im->data, im->len) != 0) {
+            proto_msg_destroy(&m);
+            return NULL;
+        }
     }
     return m;
 }
@@ -333,6 +390,7 @@ proto_err_t proto_encode(const proto_msg_t *m, char **buf, size_t *len)
     if (m->type == PROTO_REPLY) n += 2; /* s, e */
     if (m->text) n++;
     if (m->data.n) n++;
+    if (m->n_images) n++;
 
     msgpack_pack_map(&pk, n);
     pack_key(&pk, "v");
@@ -362,6 +420,19 @@ proto_err_t proto_encode(const proto_msg_t *m, char **buf, size_t *len)
         msgpack_pack_bin_body(&pk, m->text, m->text_len);
     }
     if (m->data.n) pack_map(&pk, "d", &m->data);
+    if (m->n_images) {
+        pack_key(&pk, "i");
+        msgpack_pack_array(&pk, 3 * m->n_images);
+        for (size_t i = 0; i < m->n_images; i++) {
+            const proto_image_t *im = &m->images[i];
+            msgpack_pack_bin(&pk, strlen(im->path));
+            msgpack_pack_bin_body(&pk, im->path, strlen(im->path));
+            msgpack_pack_bin(&pk, strlen(im->mime));
+            msgpack_pack_bin_body(&pk, im->mime, strlen(im->mime));
+            msgpack_pack_bin(&pk, im->len);
+            msgpack_pack_bin_body(&pk, im->data, im->len);
+        }
+    }
 
     if (!sb.data) {
         msgpack_sbuffer_destroy(&sb);
@@ -467,6 +538,30 @@ static proto_err_t take_map(const msgpack_object *o, proto_map_t *m)
     return PROTO_OK;
 }
 
+/* "i": path, MIME type and bytes of each image; names may not hold NUL. */
+static proto_err_t take_images(const msgpack_object *o, proto_msg_t *m)
+{
+    if (o->type != MSGPACK_OBJECT_ARRAY || o->via.array.size % 3 ||
+        o->via.array.size > 3 * PROTO_MAX_IMAGES || m->n_images)
+        return PROTO_EFORMAT;
+    for (uint32_t i = 0; i < o->via.array.size; i += 3) {
+        const char *pp, *mp, *dp;
+        size_t pn, mn, dn;
+        if (!obj_bytes(&o->via.array.ptr[i], &pp, &pn) || !obj_bytes(&o->via.array.ptr[i + 1], &mp, &mn) ||
+            !obj_bytes(&o->via.array.ptr[i + 2], &dp, &dn) || pn == 0 || pn > 4096 || mn == 0 ||
+            mn > 64 || memchr(pp, '\0', pn) || memchr(mp, '\0', mn))
+            return PROTO_EFORMAT;
+        char path[4097], mime[65];
+        memcpy(path, pp, pn);
+        path[pn] = '\0';
+        memcpy(mime, mp, mn);
+        mime[mn] = '\0';
+        if (proto_msg_add_image(m, path, mime, dp, dn) != 0)
+            return PROTO_ENOMEM;
+    }
+    return PROTO_OK;
+}
+
 static proto_err_t decode_obj(const msgpack_object *root, proto_msg_t *m)
 {
     if (root->type != MSGPACK_OBJECT_MAP)
@@ -506,6 +601,8 @@ static proto_err_t decode_obj(const msgpack_object *root, proto_msg_t *m)
             err = take_map(v, &m->args);
         } else if (obj_key_is(k, "d")) {
             err = take_map(v, &m->data);
+        } else if (obj_key_is(k, "i")) {
+            err = take_images(v, m);
         } else if (obj_key_is(k, "s")) {
             if (!obj_int(v, &iv) || iv < 0 || iv > PROTO_ST_INTERNAL)
                 return PROTO_EFORMAT;

@@ -22,7 +22,7 @@
  *   v  version      t  type         id  request id     k  worker kind
  *   n  tool/op name c  conversation u   user id        dl deadline (unix ms)
  *   a  arguments    e  is_error     x   text           d  data
- *   s  status       w  worker name
+ *   s  status       w  worker name    i   images (REPLY)
  *
  * This module depends on msgpack-c only.  It does no I/O.
  */
@@ -39,6 +39,8 @@
  * refused before msgpack sees it. */
 #define PROTO_MAX_FRAME   (32u * 1024u * 1024u)
 #define PROTO_MAX_FIELDS  256u
+/* Most images one reply carries (see proto_image_t). */
+#define PROTO_MAX_IMAGES  16u
 
 typedef enum {
     PROTO_HELLO   = 1, /* worker -> hub: I am alive, kind k, name w */
@@ -108,6 +110,16 @@ bool proto_map_has(const proto_map_t *m, const char *key, proto_vtype_t type);
 void proto_map_clear(proto_map_t *m);
 int proto_map_copy(proto_map_t *dst, const proto_map_t *src);
 
+/* An image a command drew, returned with its reply (the gateway turns it
+ * into an MCP image content block).  On the wire, "i" is one array of
+ * three byte strings per image: path, MIME type, the file's bytes. */
+typedef struct {
+    char *path;   /* where it is in the sandbox, e.g. /work/plot.png */
+    char *mime;   /* image/png, image/jpeg, image/gif or image/webp */
+    char *data;   /* the file's bytes */
+    size_t len;
+} proto_image_t;
+
 /* One message.  Fields not used by a type stay zero/NULL.  All strings are
  * owned by the message. */
 typedef struct {
@@ -124,6 +136,8 @@ typedef struct {
     char *text;           /* REPLY: what the model reads */
     size_t text_len;
     proto_map_t data;     /* REPLY: structured fields for programs */
+    proto_image_t *images;/* REPLY: images, in the order they were written */
+    size_t n_images;
 } proto_msg_t;
 
 /* Allocate a zeroed message of a type.  NULL when out of memory. */
@@ -139,6 +153,11 @@ int proto_msg_set_name(proto_msg_t *m, const char *s);
 int proto_msg_set_conv(proto_msg_t *m, const char *s);
 int proto_msg_set_user(proto_msg_t *m, const char *s);
 int proto_msg_set_text(proto_msg_t *m, const char *s, size_t len);
+/* Append a copy of an image (at most PROTO_MAX_IMAGES).  0 or -1. */
+int proto_msg_add_image(proto_msg_t *m, const char *path, const char *mime, const void *data,
+                        size_t len);
+/* Move src's images to the end of dst (as many as fit); src keeps none. */
+void proto_msg_take_images(proto_msg_t *dst, proto_msg_t *src);
 
 /* Build a reply to req carrying the same id: status, is_error and a
  * NUL-terminated text.  NULL when out of memory. */

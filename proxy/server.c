@@ -241,8 +241,12 @@ static repair_program_t *server_program(const server_t *s, const char *method, c
 static enum MHD_Result server_forward(server_t *s, struct MHD_Connection *c, const char *method, server_req_t *r)
 {
     upstream_req_t q = { .method = method, .connect_timeout_s = s->o.connect_timeout_s };
-    if (asprintf(&q.url, "%s%s", s->root, r->uri) < 0)
-        q.url = NULL;
+    upstream_url_err_t ue = upstream_url(s->root, r->uri, &q.url);
+    if (ue != UPSTREAM_URL_OK && ue != UPSTREAM_URL_NOMEM) {
+        log_info("refused %s %.200s: %s", method, r->uri, upstream_url_strerror(ue));
+        return server_error(c, 400, "invalid_request_error", "talkback-proxy: %s",
+                            upstream_url_strerror(ue));
+    }
     q.headers = server_request_headers(c);
     if (r->body.len)
         q.body = textbuf_take(&r->body, &q.body_len);
@@ -378,7 +382,11 @@ server_t *server_start(const server_opts_t *o)
         return NULL;
     s->o = *o;
     s->root = server_upstream_root(o->upstream);
-    if (!s->root || strncmp(s->root, "http", 4) != 0) {
+    char *probe = NULL;
+    bool usable = s->root && strncmp(s->root, "http", 4) == 0
+                  && upstream_url(s->root, "/", &probe) == UPSTREAM_URL_OK;
+    free(probe);
+    if (!usable) {
         log_error("proxy_upstream \"%s\" is not an http:// or https:// URL", o->upstream ? o->upstream : "");
         free(s->root);
         free(s);

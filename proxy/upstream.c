@@ -31,6 +31,92 @@
 #define UPSTREAM_QUEUE_MAX (4u << 20)
 #define UPSTREAM_POLL_MS 500
 
+/* ---- the upstream URL ------------------------------------------------------------- */
+
+const char *upstream_url_strerror(upstream_url_err_t e)
+{
+    switch (e) {
+    case UPSTREAM_URL_OK: return "usable";
+    case UPSTREAM_URL_NOT_ORIGIN: return "the request-target must be a path that starts with /";
+    case UPSTREAM_URL_BAD_BYTE:
+        return "the request-target holds a control byte, a space, '#', '\\' or a non-ASCII byte";
+    case UPSTREAM_URL_DOT_SEGMENT: return "the request-target holds a . or .. path segment";
+    case UPSTREAM_URL_NOMEM: return "the upstream URL could not be built";
+    }
+    return "unusable";
+}
+
+/* Check an origin-form target: "/" first, printable ASCII, no '#', no
+ * '\\', and no "." / ".." segment in the path (before any '?'). */
+static upstream_url_err_t upstream_target_check(const char *t)
+{
+    if (!t || t[0] != '/')
+        return UPSTREAM_URL_NOT_ORIGIN;
+    for (const char *p = t; *p; p++)
+        if (*p <= 0x20 || *p >= 0x7f || *p == '#' || *p == '\\')
+            return UPSTREAM_URL_BAD_BYTE;
+    size_t plen = strcspn(t, "?");
+    for (size_t i = 0; i < plen; i++) {
+        if (t[i] != '/')
+            continue;
+        size_t n = strcspn(t + i + 1, "/?");
+        if ((n == 1 && t[i + 1] == '.') || (n == 2 && t[i + 1] == '.' && t[i + 2] == '.'))
+            return UPSTREAM_URL_DOT_SEGMENT;
+    }
+    return UPSTREAM_URL_OK;
+}
+
+/* The root's path (without its trailing '/') followed by the target's
+ * path; malloc'ed. */
+static char *upstream_join_path(CURLU *u, const char *target, size_t tlen)
+{
+    char *rp = NULL;
+    if (curl_url_get(u, CURLUPART_PATH, &rp, 0) != CURLUE_OK)
+        rp = NULL;
+    size_t rl = rp ? strlen(rp) : 0;
+    while (rl > 0 && rp[rl - 1] == '/')
+        rl--;
+    char *path = malloc(rl + tlen + 1);
+    if (path) {
+        if (rl)
+            memcpy(path, rp, rl);
+        memcpy(path + rl, target, tlen);
+        path[rl + tlen] = '\0';
+    }
+    curl_free(rp);
+    return path;
+}
+
+upstream_url_err_t upstream_url(const char *root, const char *target, char **out)
+{
+    *out = NULL;
+    upstream_url_err_t e = upstream_target_check(target);
+    if (e != UPSTREAM_URL_OK)
+        return e;
+    CURLU *u = curl_url();
+    if (!u)
+        return UPSTREAM_URL_NOMEM;
+    const char *q = strchr(target, '?');
+    size_t tlen = q ? (size_t)(q - target) : strlen(target);
+    char *path = NULL, *url = NULL;
+    e = UPSTREAM_URL_NOMEM;
+    if (curl_url_set(u, CURLUPART_URL, root, 0) != CURLUE_OK)
+        goto done;
+    path = upstream_join_path(u, target, tlen);
+    if (!path || curl_url_set(u, CURLUPART_PATH, path, 0) != CURLUE_OK
+        || curl_url_set(u, CURLUPART_QUERY, q && q[1] ? q + 1 : NULL, 0) != CURLUE_OK
+        || curl_url_set(u, CURLUPART_FRAGMENT, NULL, 0) != CURLUE_OK
+        || curl_url_get(u, CURLUPART_URL, &url, 0) != CURLUE_OK)
+        goto done;
+    *out = strdup(url);
+    e = *out ? UPSTREAM_URL_OK : UPSTREAM_URL_NOMEM;
+done:
+    curl_free(url);
+    free(path);
+    curl_url_cleanup(u);
+    return e;
+}
+
 /* ---- process-wide -------------------------------------------------------------- */
 
 static CURLSH *upstream_share;

@@ -42,6 +42,25 @@ typedef struct {
     long connect_timeout_s;
 } upstream_req_t;
 
+/* Why upstream_url refused a request-target. */
+typedef enum {
+    UPSTREAM_URL_OK,
+    UPSTREAM_URL_NOT_ORIGIN,   /* does not start with "/" (absolute-form, "@host", "*", ...) */
+    UPSTREAM_URL_BAD_BYTE,     /* a control byte, space, '#', '\\' or a non-ASCII byte */
+    UPSTREAM_URL_DOT_SEGMENT,  /* a "." or ".." path segment */
+    UPSTREAM_URL_NOMEM         /* out of memory, or curl refused the URL */
+} upstream_url_err_t;
+
+/* The URL to ask the model server for a client's request-target: only an
+ * origin-form target ("/path[?query]") is taken, and it is put on the
+ * configured root with curl's URL API (CURLUPART_PATH / CURLUPART_QUERY),
+ * so the scheme, host and port are always the root's -- "@otherhost/x"
+ * or "http://otherhost/x" never become another host.  The root's own
+ * path is kept as a prefix.  *out is malloc'ed on UPSTREAM_URL_OK. */
+upstream_url_err_t upstream_url(const char *root, const char *target, char **out);
+/* A sentence for a refusal ("the request-target must start with /"). */
+const char *upstream_url_strerror(upstream_url_err_t e);
+
 /* Process-wide set-up (curl_global_init, the shared connection cache) and
  * its end.  upstream_shutdown makes every wait give up within a second. */
 int upstream_global_init(void);

@@ -311,6 +311,8 @@ static bool dispatch(agent_link_t *l, const frame_msg_t *m)
     case FRAME_EXIT:
         c->done = true;
         c->status = (int)frame_num(m, FN_STATUS, -1);
+        if (!c->muted && c->on_output && frame_has_str(m, FS_IMAGES))   /* images.c's list */
+            c->on_output(c->ctx, FRAME_STREAM_IMAGES, m->str[FS_IMAGES], m->str_len[FS_IMAGES]);
         break;
     case FRAME_DONE:
         if (c->kind == C_RUN)

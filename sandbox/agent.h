@@ -85,7 +85,8 @@ typedef struct {
     int64_t timeout_ms;        /* the agent SIGKILLs the command after this; 0: never */
     bool merge_stderr;         /* stderr into the stdout pipe (2>&1) */
     size_t stdin_len;
-    docker_output_fn on_output;
+    docker_output_fn on_output;  /* streams 1 and 2; FRAME_STREAM_IMAGES: the
+                                    images the command wrote (frame.h) */
     docker_cancel_fn cancelled;  /* polled about every 100 ms */
     void *ctx;
 } agent_run_t;

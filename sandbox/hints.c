@@ -1,48 +1,5 @@
-/* hints.c -- the hint table, the one loop that applies it, and the retry
- * memory (see hints.h).
- *
- * An entry of the table:
- *
- *   name      what the situation is called (tests refer to it)
- *   on        HK_RUN: matched against a run's command and output;
- *             HK_WRITE: against a write_file's path and content
- *   group     entries sharing a group are alternatives: the first of them
- *             that says something wins, the rest are skipped
- *   cmd       ERE the command (the path) must match; NULL = any
- *   not_cmd   ERE it must not match
- *   out       ERE the output (the content) must match; NULL = any
- *   not_out   ERE it must not match ("[^[:space:]]" = the output is empty)
- *   exit      HX_ANY, HX_ZERO, HX_NONZERO or HX_CODE (with code)
- *   probe     bash run in the sandbox when everything above matched; its
- *             exit code picks the text: 0 -> say[0], 1 -> say[1],
- *             2 -> say[2]; any other code, or a NULL text, says nothing
- *   say       the line(s), "[...]"; without a probe, say[0]
- *
- * Regexes are POSIX extended as glibc implements them (with \< \> \`),
- * compiled once, with REG_NEWLINE: ^ and $ match at every line of the
- * output.  Placeholders, replaced in probes (as one single-quoted shell
- * word) and in texts (as is):
- *
- *   {cmd}            the command (for a write: the path)
- *   {out}            the last 4 KiB of the output (probes only)
- *   {c1}..{c9}       groups of the cmd regex;  {o1}..{o9} of the out regex
- *   {probe}          the probe's output, trailing blank space trimmed
- *   {p1}..{p9}       its lines
- *   {memory} {cpus} {pids} {disk_cap} {limits}
- *                    the sandbox's limits as phrases: "256 MiB of memory
- *                    plus 768 MiB of swap", "1 CPU", "at most 512
- *                    processes", "2 GiB of disk", and all four together.
- *                    What its cgroup says when the limits callback can
- *                    tell (swap only as far as the host has any), else the
- *                    sandbox template's limits from the configuration
- *
- * Rules every text keeps: it is short, concrete and true (a probe checks
- * what the output alone cannot tell); it says what to do next; it never
- * asks to work out by hand what a program computed, or to make up tests;
- * error hints never fire on a success.  The exceptions are deliberate and
- * state facts: chmod/chown/chgrp show the mode after, free/nproc/df show
- * the real limits, ShellCheck reports what it finds, and running an empty
- * file says it was empty.
+/* hints.c -- the first hint table and the one loop that applies every
+ * table (see hints.h; what an entry is: hints_table.h).
  */
 #include "sandbox/hints.h"
 
@@ -56,178 +13,7 @@
 
 #include "common/config.h"
 #include "common/log.h"
-
-typedef enum { HK_RUN = 0, HK_WRITE } hint_on_t;
-typedef enum { HX_ANY = 0, HX_ZERO, HX_NONZERO, HX_CODE } hint_exit_t;
-
-typedef struct {
-    const char *name;
-    hint_on_t on;
-    const char *group;
-    const char *cmd, *not_cmd;
-    const char *out, *not_out;
-    hint_exit_t exit;
-    int code;
-    const char *probe;
-    const char *say[3];
-} hint_t;
-
-/* ---- building blocks of the table ------------------------------------------- */
-
-/* Where a command word starts: the line's start, after ; & | ( ` or $(, or
- * after a word that runs the next one.  One regex group. */
-#define AT_CMD "(^|[;&|(`]|\\$\\(|\\<sudo|\\<then|\\<do|\\<else|\\<time|\\<nohup|\\<exec|\\<xargs|\\<env" \
-               "|\\<timeout[[:space:]]+[0-9.]+[smhd]?)[[:space:]]*"
-
-/* Relative paths in a probe are resolved in /work, where commands start; a
- * command that changes folder first leaves them unknown.  Probes using
- * CD_GUARD(n) exit with n when the command has a cd or pushd. */
-#define CD_GUARD(n) \
-    "c={cmd}; re='(^|[;&|(])[[:space:]]*(cd|pushd)[[:space:]]'; [[ $c =~ $re ]] && exit " #n "; "
-
-/* Source files the missing-file hint looks for in a command. */
-#define SRC_EXT "c|cc|cpp|cxx|h|hpp|py|kt|kts|java|rs|go|js|mjs|cjs|ts|cs|hs|lua|rb|pl|php|sh|bash|scala|swift|r|R|jl|dart|zig|ml|ex|exs|f90"
-
-/* Print "F does not exist (no file /abs/F)[; there is one at ...]" or
- * "F is empty (0 bytes)" for the first source file of the command that is
- * missing or empty, and exit 0; exit 1 when all of them are there. */
-#define MISSING_FILE_PROBE(check_missing) \
-    CD_GUARD(3) \
-    "c=$(printf '%s\\n' \"$c\" | sed -E 's/[0-9]*>>?[[:space:]]*[^[:space:];&|]+//g'); " \
-    "while IFS= read -r f; do " \
-    "  case $f in *://*) continue;; esac; " \
-    "  if " check_missing " [ ! -e \"$f\" ]; then " \
-    "    w=$(find /work /tmp /root -maxdepth 3 -type f -name \"${f##*/}\" 2>/dev/null | head -n 1); " \
-    "    printf '%s does not exist (no file %s)' \"$f\" \"$(realpath -m -- \"$f\")\"; " \
-    "    [ -n \"$w\" ] && printf '; there is one at %s' \"$w\"; echo; exit 0; " \
-    "  elif [ -f \"$f\" ] && [ ! -s \"$f\" ]; then echo \"$f is empty (0 bytes)\"; exit 0; fi; " \
-    "done < <(printf '%s\\n' \"$c\" | grep -oE '[^][[:space:];&|<>()\"'\\''=,]+\\.(" SRC_EXT ")\\>'); exit 1"
-
-/* Every TCP listener: "0.0.0.0:8000 (python3, pid 12); ..." or "nothing".
- * Docker's DNS resolver (127.0.0.11, on a user-defined network) is not a
- * server of the sandbox's own and is left out. */
-#define LISTENERS \
-    "ss -Hltnp 2>/dev/null | awk '$4 ~ /^127\\.0\\.0\\.11:/ { next } { a = $4; p = \"\"; " \
-    "if (match($0, /\"[^\"]+\",pid=[0-9]+/)) { s = substr($0, RSTART + 1, RLENGTH - 1); " \
-    "sub(/\",pid=/, \", pid \", s); p = \" (\" s \")\" } " \
-    "printf \"%s%s%s\", (n++ ? \"; \" : \"\"), a, p } END { if (!n) printf \"nothing\"; print \"\" }'"
-
-/* Which local port a refused connection went to, from the command and the
- * output.  Exit 0: nothing listens there (lines: port, listeners); 2: it
- * listens now (port, listeners); 1: no local port named (listeners). */
-#define REFUSED_PROBE \
-    "t={cmd}$'\\n'{out}; " \
-    "loc='(localhost|127(\\.[0-9]+){3}|0\\.0\\.0\\.0|\\[::1\\]|::1)'; " \
-    "port=$(printf '%s\\n' \"$t\" | grep -oE \"$loc\\|?:[0-9]+|$loc[^0-9]{0,40}port[ =]*[0-9]+|$loc['\\\"]?, *[0-9]+|" \
-    "\\<(nc|ncat|netcat|telnet)( +-[A-Za-z]+)* +$loc +[0-9]+\" | head -n 1 | grep -oE '[0-9]+$'); " \
-    "if [ -z \"$port\" ]; then printf '%s\\n' \"$t\" | grep -qE \"http://$loc(/|$|[[:space:]\\\"'])\" && port=80; fi; " \
-    "l=$(" LISTENERS "); " \
-    "[ -n \"$port\" ] || { echo \"$l\"; exit 1; }; " \
-    "echo \"$port\"; echo \"$l\"; " \
-    "ss -Hltn 2>/dev/null | awk -v p=\":$port\" 'substr($4, length($4) - length(p) + 1) == p { f = 1 } END { exit !f }' " \
-    "&& exit 2; exit 0"
-
-/* ShellCheck's errors and warnings on one shell script, plus its notes
- * SC2030/SC2031 (a variable changed in a pipeline's subshell), at most 10
- * lines.  A script without a #! line is checked as bash (it is run with
- * bash, and ShellCheck would otherwise only complain that it cannot tell
- * the shell).  Exit 0 with the report, 1 when it finds none of those, 3
- * when the file is not a shell script or ShellCheck is missing. */
-#define SHELLCHECK_PROBE(file) \
-    "f=" file "; [ -f \"$f\" ] || exit 3; IFS= read -r l < \"$f\"; l=${l%$'\\r'}; " \
-    "sh='^#![[:space:]]*(/usr)?/bin/(env[[:space:]]+)?(ba|da|k)?sh([[:space:]]|$)'; " \
-    "s=; case $l in '#!'*) [[ $l =~ $sh ]] || exit 3;; *) case $f in *.sh|*.bash) s=--shell=bash;; *) exit 3;; esac;; esac; " \
-    "command -v shellcheck >/dev/null || exit 3; " \
-    "r=$(shellcheck $s -f gcc -- \"$f\" 2>/dev/null | grep -E ': (error|warning): |\\[SC203[01]\\]$' " \
-    "| sed -E 's/^[^:]*:([0-9]+):[0-9]+: /line \\1: /'); " \
-    "[ -n \"$r\" ] || exit 1; n=$(printf '%s\\n' \"$r\" | wc -l); " \
-    "echo \"ShellCheck on $f:\"; printf '%s\\n' \"$r\" | head -n 10; " \
-    "[ \"$n\" -gt 10 ] && echo \"... $((n - 10)) more: shellcheck $f\"; " \
-    "printf '%s\\n' \"$r\" | grep -q 'SC203[01]' && echo \"(Each part of a pipeline runs in a subshell: a variable " \
-    "set in cmd | while read ... is lost after the loop. Use while read ...; done < <(cmd) instead.)\"; exit 0"
-
-/* Which Debian package (or other install line) gives a missing command. */
-#define COMMAND_PROBE(var) \
-    "c=" var "; " \
-    "[ -f \"$c\" ] && { echo \"$c is a file here, not an installed command: run it as ./$c\"; exit 2; }; " \
-    "case $c in " \
-    "dotnet|csc) echo \"There is no $c here: C# builds with Mono: mcs -out:NAME.exe FILE.cs, then mono NAME.exe\"; exit 2;; " \
-    "python2|python2.7) echo 'Debian 13 has no Python 2: use python3'; exit 2;; " \
-    "tsc) echo 'npm install -g typescript'; exit 0;; " \
-    "ts-node) echo 'npm install -g ts-node typescript'; exit 0;; " \
-    "yarn|pnpm) echo \"npm install -g $c\"; exit 0;; " \
-    "esac; " \
-    "p=$(case $c in " \
-    "ssh|scp|sftp|ssh-keygen|ssh-keyscan|ssh-copy-id|ssh-agent) echo openssh-client;; sshd) echo openssh-server;; " \
-    "ifconfig|netstat|route|arp) echo net-tools;; ping) echo iputils-ping;; traceroute) echo traceroute;; " \
-    "dig|nslookup|host|nsupdate) echo bind9-dnsutils;; telnet) echo inetutils-telnet;; " \
-    "nc|netcat) echo netcat-openbsd;; ip|ss) echo iproute2;; " \
-    "ps|top|free|pgrep|pkill|watch|uptime) echo procps;; killall|pstree|fuser) echo psmisc;; " \
-    "vi|vim) echo vim;; xxd) echo xxd;; hexdump|column) echo bsdextrautils;; 7z) echo 7zip;; " \
-    "java|javac|jar|jshell) echo default-jdk-headless;; kotlin|kotlinc) echo kotlin;; " \
-    "go|gofmt) echo golang-go;; rustc) echo rustc;; cargo) echo cargo;; ghc|ghci|runghc) echo ghc;; " \
-    "lua) echo lua5.4;; mono) echo mono-runtime;; mcs) echo mono-mcs;; node|nodejs) echo nodejs;; " \
-    "npm|npx) echo npm;; pip|pip3) echo python3-pip;; python|python3) echo python3;; " \
-    "ruby|irb|gem) echo ruby;; php) echo php-cli;; R|Rscript) echo r-base-core;; scala) echo scala;; " \
-    "clang|clang++) echo clang;; gcc|cc) echo gcc;; g++|c++) echo g++;; " \
-    "gpg) echo gnupg;; mysql|mariadb) echo mariadb-client;; " \
-    "mysqld|mariadbd|mysql_secure_installation) echo mariadb-server;; psql) echo postgresql-client;; " \
-    "redis-cli) echo redis-tools;; crontab) echo cron;; man) echo man-db;; " \
-    "convert|identify|magick) echo imagemagick;; " \
-    "*) apt-cache show -- \"$c\" >/dev/null 2>&1 && echo \"$c\";; esac); " \
-    "[ -n \"$p\" ] || exit 1; echo \"apt-get update && apt-get install -y $p\"; exit 0"
-
-#define NOT_INSTALLED_SAY(o)                                                                       \
-    {                                                                                              \
-        [0] = "[" o " is not installed in this sandbox. Install it: {p1}]",                        \
-        [1] = "[" o " is not installed in this sandbox. Find its package with apt-get update && "  \
-              "apt-cache search " o ", then apt-get install -y PACKAGE.]",                         \
-        [2] = "[{p1}.]",                                                                           \
-    }
-
-#define OOM_PROBE \
-    "for f in /sys/fs/cgroup/memory.events /sys/fs/cgroup/memory/memory.oom_control; do " \
-    "[ -r \"$f\" ] || continue; " \
-    "awk '$1 == \"oom_kill\" && $2 > 0 { k = 1 } END { exit !k }' \"$f\" && exit 0; exit 1; done; exit 2"
-
-#define OOM_SAY                                                                                    \
-    {                                                                                              \
-        [0] = "[Killed for lack of memory: this sandbox has {memory}, and the program needed "     \
-              "more. Make it use less memory; running it again as is ends the same way.]",         \
-        [2] = "[Killed (SIGKILL), most likely for lack of memory: this sandbox has {memory}. "     \
-              "Make the program use less memory.]",                                                \
-    }
-
-#define REFUSED_SAY_NOT_LISTENING                                                                  \
-    "[Nothing listens on port {p1} in this sandbox, so the connection was refused: the server is " \
-    "not running (or listens on another port). Listening now: {p2}. Start the server first, in "  \
-    "the background (CMD > server.log 2>&1 &), then check with ss -ltnp.]"
-#define REFUSED_SAY_NOT_READY                                                                      \
-    "[Port {p1} has a listener now ({p2}), but it was not ready when this connected. Wait for it " \
-    "(sleep 1, or retry a few times) before connecting.]"
-#define REFUSED_SAY                                                                                \
-    {                                                                                              \
-        [0] = REFUSED_SAY_NOT_LISTENING,                                                           \
-        [1] = "[Connection refused: nothing listened at the address and port this connected to. "  \
-              "Listening in this sandbox now: {p1}. If the server should run here, start it "      \
-              "first, in the background (CMD > server.log 2>&1 &), then check with ss -ltnp.]",    \
-        [2] = REFUSED_SAY_NOT_READY,                                                               \
-    }
-
-#define MISSING_SAY "[{probe}, so there was nothing to compile or run. Write it first (write_file), " \
-                    "then run this command again.]"
-
-#define NO_TTY_SAY "[Nobody types here: there is no terminal and stdin is closed, so this command " \
-                   "could not ask for input and did not do what it asks for. Pass the answers in " \
-                   "the command instead (a --batch, --yes or --password style option, or pipe them " \
-                   "in: printf 'answer\\n' | CMD).]"
-
-#define SCRIPT_INTERP_PROBE(var) \
-    "f=" var "; [ -f \"$f\" ] && [ ! -x \"$f\" ] || exit 3; i=; IFS= read -r l < \"$f\"; l=${l%$'\\r'}; " \
-    "case $l in '#!'*) set -f; set -- ${l#??}; i=${1##*/}; [ \"$i\" = env ] && i=$2;; esac; " \
-    "if [ -z \"$i\" ]; then case $f in *.sh|*.bash) i=bash;; *.py) i=python3;; *.js|*.mjs|*.cjs) i=node;; " \
-    "*.pl) i=perl;; *.rb) i=ruby;; *.lua) i=lua;; *.php) i=php;; esac; fi; " \
-    "[ -n \"$i\" ] || exit 1; echo \"$i $f\"; exit 0"
+#include "sandbox/hints_table.h"
 
 /* ---- the table ----------------------------------------------------------------- */
 
@@ -591,7 +377,17 @@ static const hint_t hints_table[] = {
     },
 };
 
-#define HINTS_N (sizeof hints_table / sizeof hints_table[0])
+#define HINTS_MAIN_N (sizeof hints_table / sizeof hints_table[0])
+#define HINTS_CAP (HINTS_HABITS_MAX + HINTS_MAIN_N)
+/* Entries of every table, hints_habits first (hints_table.h says why). */
+#define HINTS_HABITS_USED (hints_habits_n < HINTS_HABITS_MAX ? hints_habits_n : HINTS_HABITS_MAX)
+#define HINTS_N (HINTS_HABITS_USED + HINTS_MAIN_N)
+
+/* Entry i of all tables in reading order. */
+static const hint_t *hint_at(size_t i)
+{
+    return i < HINTS_HABITS_USED ? &hints_habits[i] : &hints_table[i - HINTS_HABITS_USED];
+}
 #define NGROUPS 10  /* regex groups kept per match: \0 and {c1}..{c9} */
 #define PROBE_OUT_TAIL 4096
 #define PLACEHOLDER_MAX 300
@@ -604,7 +400,7 @@ typedef struct {
     bool ok;
 } compiled_t;
 
-static compiled_t compiled[HINTS_N];
+static compiled_t compiled[HINTS_CAP];
 static pthread_mutex_t compile_mu = PTHREAD_MUTEX_INITIALIZER;
 static bool compiled_done;
 static char compile_err[512];
@@ -633,7 +429,7 @@ static void ensure_compiled(void)
     pthread_mutex_lock(&compile_mu);
     if (!compiled_done) {
         for (size_t i = 0; i < HINTS_N; i++) {
-            const hint_t *h = &hints_table[i];
+            const hint_t *h = hint_at(i);
             compiled_t *c = &compiled[i];
             c->ok = compile_one(&c->cmd, &c->has_cmd, h->cmd, h->name, "cmd") &
                     compile_one(&c->not_cmd, &c->has_not_cmd, h->not_cmd, h->name, "not_cmd") &
@@ -670,7 +466,7 @@ void hints_shutdown(void)
 
 const char *hints_entry_name(size_t i)
 {
-    return i < HINTS_N ? hints_table[i].name : NULL;
+    return i < HINTS_N ? hint_at(i)->name : NULL;
 }
 
 /* ---- limits as phrases ------------------------------------------------------------ */
@@ -937,8 +733,13 @@ static int check_template(const char *name, const char *tmpl, bool is_say, char 
 int hints_check(char *err, size_t errlen)
 {
     ensure_compiled();
+    if (hints_habits_n > HINTS_HABITS_MAX) {
+        snprintf(err, errlen, "hints_habits has %zu entries, over HINTS_HABITS_MAX (%d)",
+                 hints_habits_n, HINTS_HABITS_MAX);
+        return -1;
+    }
     for (size_t i = 0; i < HINTS_N; i++) {
-        const hint_t *h = &hints_table[i];
+        const hint_t *h = hint_at(i);
         if (!compiled[i].ok) {
             snprintf(err, errlen, "%s", compile_err[0] ? compile_err : "a regex did not compile");
             return -1;
@@ -948,7 +749,7 @@ int hints_check(char *err, size_t errlen)
             return -1;
         }
         for (size_t j = 0; j < i; j++)
-            if (strcmp(hints_table[j].name, h->name) == 0) {
+            if (strcmp(hint_at(j)->name, h->name) == 0) {
                 snprintf(err, errlen, "hint name %s is used twice", h->name);
                 return -1;
             }
@@ -1014,12 +815,12 @@ static void apply(hint_on_t on, const char *command, const char *output, size_t 
      * says them. */
     hints_limits_t lim = { 0 };
     bool have_lim = false;
-    const char *fired[HINTS_N];
+    const char *fired[HINTS_CAP];
     size_t nfired = 0;
     /* Lines added by this call start here: no line is said twice. */
     size_t start = out->len;
     for (size_t i = 0; i < HINTS_N; i++) {
-        const hint_t *h = &hints_table[i];
+        const hint_t *h = hint_at(i);
         const compiled_t *c = &compiled[i];
         if (h->on != on || !c->ok)
             continue;
@@ -1089,13 +890,14 @@ void hints_for_run(const char *command, const char *output, size_t output_len, i
                    bool timed_out, hints_probe_fn probe, hints_limits_fn limits, void *ctx,
                    textbuf_t *out)
 {
-    if (timed_out || !command)
+    if (!command)
         return;
     if (!output) {
         output = "";
         output_len = 0;
     }
-    apply(HK_RUN, command, output, output_len, exit_code, probe, limits, ctx, out);
+    apply(timed_out ? HK_TIMEOUT : HK_RUN, command, output, output_len, exit_code, probe, limits,
+          ctx, out);
 }
 
 void hints_for_write(const char *abspath, const char *content, size_t len,
@@ -1115,173 +917,3 @@ void hints_for_write(const char *abspath, const char *content, size_t len,
     free(copy);
 }
 
-/* ---- retry memory ------------------------------------------------------------------ */
-
-#define RETRY_PER_CONV 16
-#define RETRY_CONVS 4096
-
-typedef struct {
-    uint64_t cmd_hash, out_hash;
-    int exit_code;
-} retry_item_t;
-
-typedef struct retry_conv {
-    char *conv;
-    retry_item_t items[RETRY_PER_CONV];
-    size_t n, next;           /* used slots; the slot to overwrite next */
-    struct retry_conv *prev, *nextc;
-} retry_conv_t;
-
-struct hints_retry {
-    pthread_mutex_t mu;
-    retry_conv_t *head, *tail;  /* most recently used first */
-    size_t count;
-};
-
-static uint64_t fnv1a(const void *data, size_t len, uint64_t h)
-{
-    const unsigned char *p = data;
-    for (size_t i = 0; i < len; i++) {
-        h ^= p[i];
-        h *= 1099511628211ULL;
-    }
-    return h;
-}
-
-#define FNV_OFFSET 1469598103934665603ULL
-
-hints_retry_t *hints_retry_new(void)
-{
-    hints_retry_t *s = calloc(1, sizeof *s);
-    if (s)
-        pthread_mutex_init(&s->mu, NULL);
-    return s;
-}
-
-static void retry_unlink(hints_retry_t *s, retry_conv_t *c)
-{
-    if (c->prev)
-        c->prev->nextc = c->nextc;
-    else
-        s->head = c->nextc;
-    if (c->nextc)
-        c->nextc->prev = c->prev;
-    else
-        s->tail = c->prev;
-    c->prev = c->nextc = NULL;
-}
-
-static void retry_push_front(hints_retry_t *s, retry_conv_t *c)
-{
-    c->prev = NULL;
-    c->nextc = s->head;
-    if (s->head)
-        s->head->prev = c;
-    s->head = c;
-    if (!s->tail)
-        s->tail = c;
-}
-
-static void retry_conv_free(retry_conv_t *c)
-{
-    free(c->conv);
-    free(c);
-}
-
-void hints_retry_free(hints_retry_t **self_p)
-{
-    if (!self_p || !*self_p)
-        return;
-    hints_retry_t *s = *self_p;
-    while (s->head) {
-        retry_conv_t *c = s->head;
-        s->head = c->nextc;
-        retry_conv_free(c);
-    }
-    pthread_mutex_destroy(&s->mu);
-    free(s);
-    *self_p = NULL;
-}
-
-static retry_conv_t *retry_find(hints_retry_t *s, const char *conv)
-{
-    for (retry_conv_t *c = s->head; c; c = c->nextc)
-        if (strcmp(c->conv, conv) == 0)
-            return c;
-    return NULL;
-}
-
-bool hints_retry_note(hints_retry_t *s, const char *conv, const char *command, int exit_code,
-                      const char *output, size_t output_len)
-{
-    if (!s || !conv || !command)
-        return false;
-    uint64_t ch = fnv1a(command, strlen(command), FNV_OFFSET);
-    uint64_t oh = fnv1a(output ? output : "", output ? output_len : 0, FNV_OFFSET);
-    bool repeated = false;
-    pthread_mutex_lock(&s->mu);
-    retry_conv_t *c = retry_find(s, conv);
-    if (c) {
-        retry_unlink(s, c);
-        retry_push_front(s, c);
-    }
-    long slot = -1;
-    if (c)
-        for (size_t i = 0; i < c->n; i++)
-            if (c->items[i].cmd_hash == ch) {
-                slot = (long)i;
-                break;
-            }
-    if (exit_code == 0) {
-        /* A success forgets the command's failure. */
-        if (slot >= 0) {
-            c->items[slot] = c->items[c->n - 1];
-            c->n--;
-            c->next = c->n;
-        }
-        pthread_mutex_unlock(&s->mu);
-        return false;
-    }
-    if (slot >= 0) {
-        retry_item_t *it = &c->items[slot];
-        repeated = it->out_hash == oh && it->exit_code == exit_code;
-        it->out_hash = oh;
-        it->exit_code = exit_code;
-        pthread_mutex_unlock(&s->mu);
-        return repeated;
-    }
-    if (!c) {
-        c = calloc(1, sizeof *c);
-        if (!c || !(c->conv = strdup(conv))) {
-            free(c);
-            pthread_mutex_unlock(&s->mu);
-            return false;
-        }
-        retry_push_front(s, c);
-        if (++s->count > RETRY_CONVS) {
-            retry_conv_t *old = s->tail;
-            retry_unlink(s, old);
-            retry_conv_free(old);
-            s->count--;
-        }
-    }
-    size_t at = c->n < RETRY_PER_CONV ? c->n++ : c->next;
-    c->next = (at + 1) % RETRY_PER_CONV;
-    c->items[at] = (retry_item_t){ .cmd_hash = ch, .out_hash = oh, .exit_code = exit_code };
-    pthread_mutex_unlock(&s->mu);
-    return false;
-}
-
-void hints_retry_clear(hints_retry_t *s, const char *conv)
-{
-    if (!s || !conv)
-        return;
-    pthread_mutex_lock(&s->mu);
-    retry_conv_t *c = retry_find(s, conv);
-    if (c) {
-        retry_unlink(s, c);
-        retry_conv_free(c);
-        s->count--;
-    }
-    pthread_mutex_unlock(&s->mu);
-}

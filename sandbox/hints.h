@@ -13,7 +13,9 @@
  *     [TwoSum.kt does not exist (no file /work/TwoSum.kt), so there was nothing to
  *     compile or run. Write it first (write_file), then run this command again.]
  *
- * The hints are data: one table in hints.c.  An entry matches on the
+ * The hints are data: tables of entries (hints_table.h says what an entry
+ * is; hints.c holds the first table and the engine, hints_habits.c the
+ * habits a model brings from a real machine).  An entry matches on the
  * command (for a write: the path), the output (for a write: the content)
  * and the exit code, may run a PROBE command in the same sandbox to check a
  * fact before it says anything (is the file really empty? does anything
@@ -61,9 +63,10 @@ typedef struct {
 typedef int (*hints_limits_fn)(void *ctx, hints_limits_t *out);
 
 /* Hints for a finished `run`: appends zero or more lines "[...]\n" to out.
- * output is what the model sees (after the head+tail cap).  Nothing is
- * added for a command that timed out or was cancelled (pass timed_out),
- * whose own line already says what to do.  probe may be NULL: entries that
+ * output is what the model sees (after the head+tail cap).  For a command
+ * its timeout killed (pass timed_out) only the entries about timeouts
+ * speak (a server run in the foreground); a cancelled command gets no
+ * hints at all (do not call this).  probe may be NULL: entries that
  * need one stay silent.  limits may be NULL: the configuration's limits
  * are said.  Both get ctx. */
 void hints_for_run(const char *command, const char *output, size_t output_len, int exit_code,

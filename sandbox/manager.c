@@ -24,10 +24,12 @@
 #include "common/log.h"
 #include "docker/kept.h"
 #include "sandbox/agent.h"
-#include "sandbox/running.h"
+#include "sandbox/caps.h"
 #include "sandbox/disk.h"
 #include "sandbox/hints.h"
+#include "sandbox/pictures.h"
 #include "sandbox/run.h"
+#include "sandbox/running.h"
 
 #define LABEL_CONV KEPT_LABEL_CONV
 #define LABEL_USER KEPT_LABEL_USER
@@ -209,6 +211,7 @@ static json_t *container_template(const char *conv, const char *user, bool agent
         json_object_set_new(host, "LogConfig", json_pack("{s:s, s:{}}", "Type", "none", "Config"));
     if (*config_str("runtime"))
         json_object_set_new(host, "Runtime", json_string(config_str("runtime")));
+    json_object_set_new(host, "CapDrop", sandbox_cap_drop_json());
     json_t *t = json_pack("{s:s, s:[s,s], s:s, s:s, s:s, s:b, s:b, s:{s:s, s:s, s:s}, s:o}",
                           "Image", config_str("image"),
                           "Cmd", "sleep", "infinity",
@@ -419,7 +422,7 @@ static ensure_t manager_ensure(manager_t *m, const char *conv, const char *user,
         json_decref(info);
         return ENSURE_REFUSED;
     }
-    if (user && *user && label_user && *label_user && strcmp(user, label_user) != 0) {
+    if (!convid_owner_ok(label_user, user)) {
         textbuf_puts(err, "[talkback refused this call: this chat's sandbox belongs to another user. "
                           "Nothing ran.]");
         json_decref(info);
@@ -477,8 +480,7 @@ static proto_msg_t *with_container(manager_t *m, worker_job_t *job, with_fn fn, 
     textbuf_t err;
     textbuf_init(&err);
     bool have = cache_get(m, req->conv, id, &cached_user);
-    if (have && req->user && *req->user && cached_user && *cached_user &&
-        strcmp(req->user, cached_user) != 0) {
+    if (have && !convid_owner_ok(cached_user, req->user)) {
         free(cached_user);
         return proto_reply_new(req, PROTO_ST_OK, true,
                                "[talkback refused this call: this chat's sandbox belongs to another user. "
@@ -540,6 +542,21 @@ static docker_err_t do_run(manager_t *m, const char *id, void *arg)
     return run_command(m->d, id, &o, &a->res);
 }
 
+/* The largest timeout the gateway accepts for run: run_timeout_max, kept
+ * below what the client waits for a call (client_timeout) less set-up,
+ * as gateway/tools.c advertises it. */
+static int64_t run_timeout_max(void)
+{
+    int64_t max = config_int("run_timeout_max");
+    int64_t client = config_int("client_timeout");
+    if (client > 0) {
+        int64_t room = client - 10 - config_int("call_grace");
+        if (room < max)
+            max = room > 1 ? room : 1;
+    }
+    return max;
+}
+
 static void render_run(const run_arg_t *a, textbuf_t *t, bool with_command)
 {
     if (with_command)
@@ -552,7 +569,7 @@ static void render_run(const run_arg_t *a, textbuf_t *t, bool with_command)
         textbuf_printf(t, "[timed out after %d s: the command and everything it started were killed. "
                        "If it needs longer, call run again with a larger timeout (up to %" PRId64 " s); "
                        "if it waits for input, give it the input in the command.]\n",
-                       a->timeout_s, config_int("run_timeout_max"));
+                       a->timeout_s, run_timeout_max());
     else if (a->res.cancelled)
         textbuf_puts(t, "[cancelled: the command and everything it started were killed]\n");
     else if (a->res.exit_code != 0)
@@ -599,16 +616,19 @@ static int hint_limits(void *ctx, hints_limits_t *out)
  * command just failed the same way again. */
 static void run_hints(manager_t *m, worker_job_t *job, const run_arg_t *a, textbuf_t *t)
 {
-    if (a->res.timed_out || a->res.cancelled)
+    if (a->res.cancelled)
         return;
     textbuf_t out;
     textbuf_init(&out);
     capbuf_render(&a->res.out, &out);
     hint_probe_ctx_t pc = { .m = m, .id = a->id, .job = job };
-    hints_for_run(a->command, out.buf ? out.buf : "", out.len, a->res.exit_code, false, hint_probe, hint_limits,
-                  &pc, t);
+    /* A timed-out run gets only the hints about timeouts (a server run in
+     * the foreground), and is no retry. */
+    hints_for_run(a->command, out.buf ? out.buf : "", out.len, a->res.exit_code, a->res.timed_out,
+                  hint_probe, hint_limits, &pc, t);
     disk_hint(m->disk, out.buf, out.len, t);
-    if (hints_retry_note(m->retry, job->req->conv, a->command, a->res.exit_code, out.buf, out.len))
+    if (!a->res.timed_out
+        && hints_retry_note(m->retry, job->req->conv, a->command, a->res.exit_code, out.buf, out.len))
         textbuf_puts(t, HINTS_RETRY_LINE "\n");
     textbuf_free(&out);
 }
@@ -641,6 +661,7 @@ static proto_msg_t *tool_run(manager_t *m, worker_job_t *job, bool structured)
     }
     textbuf_t t;
     textbuf_init(&t);
+    proto_msg_t *pics = NULL;
     if (a.res.err != DOCKER_OK) {
         textbuf_printf(&t, "%s$ %s\n[talkback: the command could not be started in the sandbox (%s). "
                        "Try again; if it keeps failing, call reset.]\n",
@@ -650,6 +671,10 @@ static proto_msg_t *tool_run(manager_t *m, worker_job_t *job, bool structured)
         if (notice.len)
             textbuf_append(&t, notice.buf, notice.len);
         render_run(&a, &t, !structured);
+        /* The images it drew (pictures.h): named in the text, sent along. */
+        pics = pictures_collect(m->d, a.id, a.res.images, a.res.images_len);
+        if (pics && !structured)
+            textbuf_append(&t, pics->text, pics->text_len);
         if (!structured)
             run_hints(m, job, &a, &t);
         bool failed = a.res.timed_out || a.res.cancelled || a.res.exit_code != 0;
@@ -694,7 +719,12 @@ static proto_msg_t *tool_run(manager_t *m, worker_job_t *job, bool structured)
         char *text = textbuf_take(&t, &len);
         proto_msg_set_text(r, text, len);
         free(text);
+        if (pics && structured)
+            proto_map_set_str(&r->data, "images", pics->text, pics->text_len);
+        if (pics)
+            proto_msg_take_images(r, pics);
     }
+    proto_msg_destroy(&pics);
     textbuf_free(&t);
     textbuf_free(&notice);
     if (a.ran)
@@ -833,7 +863,7 @@ static proto_msg_t *tool_reset(manager_t *m, worker_job_t *job)
     const char *label_conv = json_string_value(json_object_get(labels, LABEL_CONV));
     const char *label_user = json_string_value(json_object_get(labels, LABEL_USER));
     if (!label_conv || strcmp(label_conv, req->conv) != 0 ||
-        (req->user && *req->user && label_user && *label_user && strcmp(req->user, label_user) != 0)) {
+        !convid_owner_ok(label_user, req->user)) {
         json_decref(info);
         return proto_reply_new(req, PROTO_ST_OK, true,
                                "[talkback refused this call: this chat's sandbox belongs to another user. "
@@ -922,8 +952,9 @@ static int ensure_network(docker_t *d)
         log_error("cannot inspect network %s: %s", net, docker_strerror(e));
         return -1;
     }
-    json_t *body = json_pack("{s:s, s:s, s:b, s:{s:s}}", "Name", net, "Driver", "bridge",
-                             "CheckDuplicate", 1, "Labels", "talkback.network", "sandboxes");
+    json_t *body = json_pack("{s:s, s:s, s:b, s:{s:s}, s:{s:s}}", "Name", net, "Driver", "bridge",
+                             "CheckDuplicate", 1, "Labels", "talkback.network", "sandboxes",
+                             "Options", "com.docker.network.bridge.enable_icc", "false");
     json_t *ans = NULL;
     e = docker_call(d, "POST", "/networks/create", body, &status, &ans);
     json_decref(body);

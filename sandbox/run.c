@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "common/log.h"
+#include "proto/frame.h"
 #include "sandbox/agent.h"
 
 /* The manager's links to agents (run_use_agents); NULL: exec only. */
@@ -58,6 +59,14 @@ typedef struct {
 static void on_output(void *ctx, int stream, const char *data, size_t len)
 {
     run_ctx_t *c = ctx;
+    if (stream == FRAME_STREAM_IMAGES) {
+        free(c->res->images);
+        c->res->images = malloc(len);
+        c->res->images_len = c->res->images ? len : 0;
+        if (c->res->images)
+            memcpy(c->res->images, data, len);
+        return;
+    }
     if (stream == 2 && c->o->separate_stderr)
         capbuf_append(&c->res->errout, data, len);
     else
@@ -223,6 +232,60 @@ docker_err_t run_put_file(docker_t *d, const char *id, const char *abspath, cons
     return docker_put_file(d, id, abspath, data, len, mode, mtime, status, out);
 }
 
+typedef struct {
+    textbuf_t buf;
+    size_t max;
+    bool over;
+    int64_t until;
+} read_ctx_t;
+
+static void read_output(void *ctx, int stream, const char *data, size_t len)
+{
+    read_ctx_t *r = ctx;
+    if (stream != 1 || r->over)
+        return;
+    if (r->buf.len + len > r->max) {
+        r->over = true;
+        return;
+    }
+    textbuf_append(&r->buf, data, len);
+}
+
+static bool read_late(void *ctx)
+{
+    read_ctx_t *r = ctx;
+    return r->over || proto_mono_ms() >= r->until;
+}
+
+int run_read_file(docker_t *d, const char *id, const char *abspath, size_t max, char **data, size_t *len)
+{
+    *data = NULL;
+    *len = 0;
+    agent_link_t *link = agent_get(run_agents, id);
+    if (!link)
+        return docker_get_file(d, id, abspath, max, data, len, NULL) == DOCKER_OK ? 0 : -1;
+    const char *argv[] = { "cat", "--", abspath, NULL };
+    const char *env[] = { "LC_ALL=C", NULL };
+    read_ctx_t r = { .max = max, .until = proto_mono_ms() + 10000 };
+    textbuf_init(&r.buf);
+    agent_run_t ar = {
+        .argv = argv, .env = env, .workdir = "/", .timeout_ms = 10000,
+        .on_output = read_output, .cancelled = read_late, .ctx = &r,
+    };
+    int code = -1;
+    agent_err_t ae = agent_run(link, &ar, &code);
+    agent_release(&link);
+    if (ae != AGENT_OK || code != 0 || r.over || r.buf.oom) {
+        textbuf_free(&r.buf);
+        return -1;
+    }
+    *data = textbuf_take(&r.buf, len);
+    if (!*data)
+        *data = calloc(1, 1);
+    textbuf_free(&r.buf);
+    return *data ? 0 : -1;
+}
+
 int run_limits(const char *id, agent_limits_t *out)
 {
     agent_link_t *link = agent_get(run_agents, id);
@@ -237,4 +300,6 @@ void run_result_free(run_result_t *res)
 {
     capbuf_free(&res->out);
     capbuf_free(&res->errout);
+    free(res->images);
+    res->images = NULL;
 }

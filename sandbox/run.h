@@ -30,6 +30,9 @@ typedef struct {
     capbuf_t out;        /* stdout and stderr interleaved, or stdout alone */
     capbuf_t errout;     /* stderr, when kept apart (separate_stderr) */
     int64_t elapsed_ms;
+    char *images;        /* the agent's list of images the command wrote
+                            (frame.h FS_IMAGES), or NULL: see pictures.h */
+    size_t images_len;
 } run_result_t;
 
 typedef struct {
@@ -64,6 +67,13 @@ void run_use_agents(agent_pool_t *p);
  * docker_put_file; mtime 0 means now. */
 docker_err_t run_put_file(docker_t *d, const char *id, const char *abspath, const void *data,
                           size_t len, unsigned mode, int64_t mtime, long *status, json_t **out);
+
+/* Read a regular file of at most max bytes from container id: through its
+ * agent (`cat`, a fork in the sandbox) when it has a live one, else through
+ * Docker's archive API, which costs about a hundred milliseconds.  0 with
+ * *data malloc'ed (NUL-terminated) and *len set, or -1 (missing, not
+ * readable, or over max). */
+int run_read_file(docker_t *d, const char *id, const char *abspath, size_t max, char **data, size_t *len);
 
 /* The sandbox's cgroup limits as its agent reads them; -1 without one. */
 int run_limits(const char *id, agent_limits_t *out);

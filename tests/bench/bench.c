@@ -20,9 +20,27 @@
  *      program on both (the exec instance needs a judge of its own).
  *   8. the agent's memory: RSS and PSS of its two processes per sandbox
  *      (measured from the host, over every sandbox running it).
+ *   9. with --guard-url URL: a second talkback whose sandbox manager
+ *      reaches Docker through the Docker guard (deploy/docker-proxy), so a
+ *      new chat's first call and a resume of a stopped sandbox are measured
+ *      through the guard (URL) and straight to dockerd (--url) side by
+ *      side, calls interleaved (run itself goes through the agent, not the
+ *      guard: it is the container calls around it that cross it).
+ *  10. with --pictures (alone: the other figures are skipped): what finding
+ *      the images a command drew costs.  run("true") in a chat whose /work
+ *      holds 50 000 files next to a bare chat, calls interleaved; then, in
+ *      the bare chat, the same copy of a 640x480 plot to /tmp (no image),
+ *      to /work under a name and bytes that are no image, and to /work as
+ *      the PNG it is (returned with the result): the added cost per call
+ *      without and with an image.  Needs a sandbox image with matplotlib.
+ *      With --plain-url URL, a second talkback whose sandboxes run an agent
+ *      that finds no images (one built without agent/images.c, given as
+ *      TALKBACK_AGENT_PATH): run("true") on both, interleaved, is what
+ *      finding images adds to a call that draws nothing.
  * Every chat it makes is reset at the end.
  *
- * usage: talkback-bench [--url URL] [--exec-url URL] [--n N] [--chats N] [--judge] [--reaper N]
+ * usage: talkback-bench [--url URL] [--exec-url URL] [--guard-url URL] [--n N] [--chats N] [--judge]
+ *                       [--reaper N] [--pictures [--plain-url URL]]
  * (run it from the repository root: --reaper runs build/talkback-reaper)
  */
 #include <curl/curl.h>
@@ -43,6 +61,8 @@
 
 static const char *url = "http://127.0.0.1:8080/mcp";
 static const char *exec_url;   /* --exec-url: the instance without the agent */
+static const char *guard_url;  /* --guard-url: the instance behind the Docker guard */
+static const char *plain_url;  /* --plain-url: an agent that finds no images */
 static char prefix[64];
 
 static size_t sink(char *p, size_t s, size_t n, void *ud)
@@ -300,6 +320,50 @@ static void parallel_spread(const chat_t *chats, int n)
            (last - first) / 1000.0, pct(lat, n, 0.5), pct(lat, n, 1.0));
 }
 
+/* ---- the Docker guard ---------------------------------------------------------------- */
+
+#define GUARD_N 10
+
+/* Stop the sandbox of conv (straight to dockerd), so its next call resumes. */
+static void stop_sandbox(docker_t *d, const char *conv)
+{
+    char name[CONVID_NAME_MAX], path[512];
+    long st;
+    convid_container_name(conv, name);
+    snprintf(path, sizeof path, "/containers/%s/stop?t=1", name);
+    docker_call(d, "POST", path, NULL, &st, NULL);
+}
+
+/* A new chat's first call and a resume, through the guard (gurl) and
+ * straight to dockerd (url), interleaved; every chat reset at the end. */
+static void bench_guard(docker_t *d, const char *gurl)
+{
+    int64_t first[2][GUARD_N], resume[2][GUARD_N];
+    const char *urls[2] = { url, gurl };
+    char conv[2][GUARD_N][96];
+    for (int i = 0; i < GUARD_N; i++)
+        for (int k = 0; k < 2; k++) {
+            snprintf(conv[k][i], sizeof conv[k][i], "%s-g%d-%d", prefix, k, i);
+            int64_t t0 = now_us();
+            free(call_tool_at(urls[k], conv[k][i], "run", json_pack("{s:s}", "command", "true"), NULL));
+            first[k][i] = now_us() - t0;
+        }
+    for (int i = 0; i < GUARD_N; i++)
+        for (int k = 0; k < 2; k++) {
+            stop_sandbox(d, conv[k][i]);
+            int64_t t0 = now_us();
+            free(call_tool_at(urls[k], conv[k][i], "run", json_pack("{s:s}", "command", "true"), NULL));
+            resume[k][i] = now_us() - t0;
+        }
+    printf("Docker guard (n=%d, interleaved): new chat's first call p50 %.0f ms direct | %.0f ms through "
+           "the guard; resume of a stopped sandbox + run(\"true\") p50 %.0f ms direct | %.0f ms through "
+           "the guard\n", GUARD_N, pct(first[0], GUARD_N, 0.5), pct(first[1], GUARD_N, 0.5),
+           pct(resume[0], GUARD_N, 0.5), pct(resume[1], GUARD_N, 0.5));
+    for (int i = 0; i < GUARD_N; i++)
+        for (int k = 0; k < 2; k++)
+            free(call_tool_at(urls[k], conv[k][i], "reset", json_object(), NULL));
+}
+
 /* ---- reaper figures ------------------------------------------------------------------- */
 
 static void bench_reaper(docker_t *d, const char *conv, int n)
@@ -474,20 +538,112 @@ static void bench_parallel_exec(int nchats)
     free(chats);
 }
 
+/* 9. (see the top) */
+static void bench_pictures(int n)
+{
+    char bare[96], big[96];
+    snprintf(bare, sizeof bare, "%s-pbare", prefix);
+    snprintf(big, sizeof big, "%s-pfiles", prefix);
+    free(run_cmd(bare, "true"));
+    free(run_cmd(big, "true"));
+    int64_t t0 = now_us();
+    char *t = run_cmd(big, "mkdir -p files && cd files && for d in $(seq 500); do mkdir d$d && "
+                           "(cd d$d && touch $(seq -f f%g 100)); done; find /work -type f | wc -l");
+    printf("pictures: /work of one chat filled in %.1f s; %s", (now_us() - t0) / 1e6, t ? t : "(no answer)\n");
+    free(t);
+    int64_t *a = calloc((size_t)n, sizeof *a), *b = calloc((size_t)n, sizeof *b);
+    for (int i = 0; i < 5; i++) {
+        free(run_cmd(bare, "true"));
+        free(run_cmd(big, "true"));
+    }
+    for (int i = 0; i < n; i++) {
+        /* Alternate which goes first, so neither always follows the other. */
+        const char *first = i % 2 ? big : bare, *second = i % 2 ? bare : big;
+        int64_t *fv = i % 2 ? b : a, *sv = i % 2 ? a : b;
+        t0 = now_us();
+        free(run_cmd(first, "true"));
+        fv[i] = now_us() - t0;
+        t0 = now_us();
+        free(run_cmd(second, "true"));
+        sv[i] = now_us() - t0;
+    }
+    double ap = pct(a, n, 0.5), bp = pct(b, n, 0.5);
+    printf("run(\"true\") (n=%d): bare chat p50 %.1f ms p99 %.1f ms | /work with 50 000 files p50 %.1f ms "
+           "p99 %.1f ms | p50 %+.1f%%\n", n, ap, pct(a, n, 0.99), bp, pct(b, n, 0.99), (bp - ap) * 100 / ap);
+    free(a);
+    free(b);
+    t = run_cmd(bare, "python3 -c \"import matplotlib.pyplot as plt; plt.plot([1, 3, 2, 4]); "
+                      "plt.savefig('/tmp/pic.png')\" && tr -c x y < /tmp/pic.png > /tmp/pic.bin && "
+                      "stat -c %s /tmp/pic.png");
+    const char *nl = t ? strchr(t, '\n') : NULL;
+    long psize = nl ? strtol(nl + 1, NULL, 10) : 0;
+    printf("pictures: a 640x480 plot of %ld bytes (0: no matplotlib in the image?), copied:\n", psize);
+    free(t);
+    /* The three interleaved call by call, so load hits all alike. */
+    static const char *const cmds[3] = { "cp /tmp/pic.png /tmp/out.png", "cp /tmp/pic.bin /work/out.bin",
+                                         "cp /tmp/pic.png /work/out.png" };
+    int64_t *v[3];
+    int shown = 0;
+    for (int k = 0; k < 3; k++)
+        v[k] = calloc((size_t)n, sizeof *v[k]);
+    for (int i = 0; i < n; i++)
+        for (int k = 0; k < 3; k++) {
+            t0 = now_us();
+            char *r = run_cmd(bare, cmds[k]);
+            v[k][i] = now_us() - t0;
+            shown += k == 2 && r && strstr(r, "[image /work/out.png: 640x480 PNG") != NULL;
+            free(r);
+        }
+    double tmp = pct(v[0], n, 0.5), other = pct(v[1], n, 0.5), image = pct(v[2], n, 0.5);
+    printf("  to /tmp (no image): p50 %.1f ms | to /work, not an image: p50 %.1f ms (%+.1f ms) | "
+           "to /work as a PNG, returned (%d of %d): p50 %.1f ms (%+.1f ms) (n=%d, interleaved)\n", tmp, other,
+           other - tmp, shown, n, image, image - tmp, n);
+    for (int k = 0; k < 3; k++)
+        free(v[k]);
+    if (plain_url) {
+        char pconv[96];
+        snprintf(pconv, sizeof pconv, "%s-pplain", prefix);
+        int64_t *mine = calloc((size_t)n, sizeof *mine), *plain = calloc((size_t)n, sizeof *plain);
+        for (int i = 0; i < 5; i++) {
+            free(run_cmd(bare, "true"));
+            free(call_tool_at(plain_url, pconv, "run", json_pack("{s:s}", "command", "true"), NULL));
+        }
+        for (int i = 0; i < n; i++) {
+            t0 = now_us();
+            free(run_cmd(bare, "true"));
+            mine[i] = now_us() - t0;
+            t0 = now_us();
+            free(call_tool_at(plain_url, pconv, "run", json_pack("{s:s}", "command", "true"), NULL));
+            plain[i] = now_us() - t0;
+        }
+        double mp = pct(mine, n, 0.5), pp = pct(plain, n, 0.5);
+        printf("run(\"true\") (n=%d): agent finding images p50 %.1f ms p99 %.1f ms | agent without it p50 %.1f ms "
+               "p99 %.1f ms | p50 %+.1f ms\n", n, mp, pct(mine, n, 0.99), pp, pct(plain, n, 0.99), mp - pp);
+        free(call_tool_at(plain_url, pconv, "reset", json_object(), NULL));
+        free(mine);
+        free(plain);
+    }
+    free(call_tool(bare, "reset", json_object(), NULL));
+    free(call_tool(big, "reset", json_object(), NULL));
+}
+
 int main(int argc, char **argv)
 {
     int n = 100, nchats = 64, reap = 0;
-    bool judge = false;
+    bool judge = false, pictures = false;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--url") && i + 1 < argc) url = argv[++i];
         else if (!strcmp(argv[i], "--exec-url") && i + 1 < argc) exec_url = argv[++i];
+        else if (!strcmp(argv[i], "--guard-url") && i + 1 < argc) guard_url = argv[++i];
         else if (!strcmp(argv[i], "--n") && i + 1 < argc) n = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--chats") && i + 1 < argc) nchats = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--judge")) judge = true;
+        else if (!strcmp(argv[i], "--pictures")) pictures = true;
+        else if (!strcmp(argv[i], "--plain-url") && i + 1 < argc) plain_url = argv[++i];
         else if (!strcmp(argv[i], "--reaper") && i + 1 < argc) reap = atoi(argv[++i]);
         else {
-            fprintf(stderr, "usage: talkback-bench [--url URL] [--exec-url URL] [--n N] [--chats N] [--judge] "
-                            "[--reaper N]\n");
+            fprintf(stderr, "usage: talkback-bench [--url URL] [--exec-url URL] [--guard-url URL] [--n N] "
+                            "[--chats N] [--judge] [--reaper N] [--pictures [--plain-url URL]]\n");
             return 2;
         }
     }
@@ -504,6 +660,12 @@ int main(int argc, char **argv)
         return 1;
     }
     printf("talkback-bench against %s (Docker API %s)\n", url, docker_api_version(d));
+    if (pictures) {
+        bench_pictures(n);
+        docker_destroy(&d);
+        curl_global_cleanup();
+        return 0;
+    }
     print_rss("idle");
 
     /* 2. first call of a new chat, vs docker run --rm */
@@ -629,6 +791,8 @@ int main(int argc, char **argv)
         bench_judge(5);
     if (reap > 0)
         bench_reaper(d, conv, reap > 2000 ? 2000 : reap);
+    if (guard_url)
+        bench_guard(d, guard_url);
 
     /* clean up */
     for (int i = 0; i < nchats; i++)

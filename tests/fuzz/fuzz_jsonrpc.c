@@ -7,8 +7,9 @@
  * arrives.
  *
  * Input layout: byte 0 picks the header values (conversation id present,
- * usable or not; user id; MCP-Protocol-Version absent, supported or not),
- * the rest is the POST body.  When the outcome is a tools/call, the harness
+ * usable or not; user id; MCP-Protocol-Version absent, supported or not)
+ * and, with its two top bits, the client's own timeout (none, 600 s, or
+ * 20 s, shorter than any set-up); the rest is the POST body.  When the outcome is a tools/call, the harness
  * also turns a made-up hub reply (each status, error or not) into the
  * JSON-RPC answer with mcp_call_reply and mcp_call_failure, as the HTTP
  * front would.  Every answer body must be one line of valid JSON.  The
@@ -64,7 +65,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         .conversation_header = "X-Conversation-Id",
         .user_header = "X-User-Id",
         .limits = { .run_timeout = 300, .run_timeout_max = 1800, .call_grace = 30,
-                    .write_file_max = 8 << 20 },
+                    .write_file_max = 8 << 20, .code_run_timeout = 10, .code_timeout_max = 300,
+                    .code_compile_timeout = 120,
+                    /* no client limit, LibreChat's 600 s, one shorter than set-up */
+                    .client_timeout = (sel & 0x40) ? ((sel & 0x80) ? 20 : 600) : 0 },
     };
     const char *body = (const char *)data + 1;
     size_t len = size - 1;

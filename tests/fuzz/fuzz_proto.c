@@ -74,7 +74,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
      * from any frame, the encoder writes them for PROTO_REPLY alone. */
     if (again->type != m->type || again->id != m->id || again->deadline_ms != m->deadline_ms ||
         again->args.n != m->args.n || again->data.n != m->data.n ||
-        again->text_len != m->text_len ||
+        again->text_len != m->text_len || again->n_images != m->n_images ||
         (m->type == PROTO_REPLY && (again->status != m->status || again->is_error != m->is_error)))
         fuzz_fail("a field changed across encode and decode");
 

@@ -134,7 +134,7 @@ test('cancellation reads the same and kills the command', both(async () => {
     const id = tid();
     const pending = post(tb, {
       jsonrpc: '2.0', id, method: 'tools/call',
-      params: { name: 'run', arguments: { command: 'echo begun; sleep 779', timeout: 600 } },
+      params: { name: 'run', arguments: { command: 'echo begun; sleep 779', timeout: 500 } },
     }, { headers, accept: 'application/json' });
     await waitFor(async () => (await rawPs(tb, conv, USER)).includes('sleep 779'),
       { timeoutMs: 20000, intervalMs: 200, what: 'sleep 779 to be running' });

@@ -14,9 +14,7 @@
 //      no capabilities, that the gateway cannot even resolve the proxy, and
 //      that `down` then `up` keeps the chat's sandbox and its files.
 //
-// The proxy image: haproxy:3.2 when it is here, else (no registry) a
-// stand-in built from debian:trixie with Debian's haproxy (3.0.11, which
-// passes exec with stdin), running the same deploy/haproxy.cfg.
+// The proxy is the Docker guard from talkback:latest (deploy/docker-proxy).
 //
 // Needs `docker compose` or `docker-compose` (Debian: docker-compose);
 // skipped without one.  TALKBACK_SKIP_COMPOSE_UP=1 skips part 2.
@@ -26,8 +24,6 @@ import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import crypto from 'node:crypto';
-import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -41,6 +37,8 @@ const project = `tbct-${tag}`;
 const conv = `ct-${tag}`;
 const TALKBACK_SERVICES = ['gateway', 'sandbox', 'judge', 'reaper'];
 
+// The MCP endpoint's bearer token (compose.yaml requires TALKBACK_TOKEN).
+const TOKEN = `it-compose-${process.pid}-0123456789abcdef`;
 let compose = null; // [cmd, ...prefixArgs]
 let composeEnv;
 let port;
@@ -87,6 +85,7 @@ before(async () => {
   composeEnv = {
     ...process.env,
     TALKBACK_PUBLISH: `127.0.0.1:${port}`,
+    TALKBACK_TOKEN: TOKEN,
     TALKBACK_NET_PREFIX: project,
   };
 });
@@ -134,6 +133,8 @@ test('compose: the file validates and says what the deployment needs', async (t)
     assert.ok(JSON.stringify(svc[name].volumes).includes('/etc/talkback/keys:ro'), `${name}: the keys, read-only`);
     assert.equal(svc[name].depends_on.keys.condition, 'service_completed_successfully', `${name}: after keys`);
   }
+  assert.equal(svc.gateway.environment.TALKBACK_AUTH_TOKEN, TOKEN);
+  assert.equal(svc.gateway.environment.TALKBACK_ALLOWED_HOSTS, 'gateway');
   assert.equal(cfg.networks['docker-api'].internal, true);
   assert.equal(cfg.networks.hub.internal, true);
   assert.ok(!Object.keys(cfg.networks).some((n) => n.includes('sandboxes')), 'talkback-sandboxes is not declared');
@@ -154,23 +155,6 @@ test('compose: the stack runs, hardened, and down/up keeps a chat\'s sandbox', {
   // The talkback image (cached layers make this quick after the first time).
   await run('docker', ['build', '-q', '-f', 'deploy/Dockerfile', '-t', 'talkback:latest', '.'],
     { cwd: ROOT, timeout: 900000 });
-  // The proxy image.
-  let proxyImage = 'haproxy:3.2';
-  if (!(await imageExists(proxyImage))) {
-    proxyImage = 'talkback-test/haproxy:trixie';
-    if (!(await imageExists(proxyImage))) {
-      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'talkback-ct-'));
-      fs.writeFileSync(path.join(dir, 'Dockerfile'),
-        'FROM debian:trixie\nRUN apt-get update && apt-get install -y --no-install-recommends haproxy ' +
-        '&& rm -rf /var/lib/apt/lists/*\n');
-      try {
-        await run('docker', ['build', '-q', '-t', proxyImage, dir], { timeout: 600000 });
-      } finally {
-        fs.rmSync(dir, { recursive: true, force: true });
-      }
-    }
-  }
-  composeEnv.TALKBACK_PROXY_IMAGE = proxyImage;
 
   up = true;
   await dc('up', '-d');
@@ -189,7 +173,9 @@ test('compose: the stack runs, hardened, and down/up keeps a chat\'s sandbox', {
   };
   await healthy();
 
-  const callTool = (name, args) => toolCallHttp(`${url}/mcp`, conv, name, args);
+  const callTool = (name, args) => toolCallHttp(`${url}/mcp`, conv, name, args,
+    { headers: { Authorization: `Bearer ${TOKEN}` } });
+  await assert.rejects(toolCallHttp(`${url}/mcp`, conv, 'run', { command: 'true' }), /HTTP 401/);
 
   assert.equal((await callTool('run', { command: 'echo hi' })).text, '$ echo hi\nhi\n');
   const rc = await callTool('run_code', {

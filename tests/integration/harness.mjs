@@ -216,6 +216,9 @@ export class Talkback {
       TALKBACK_MAX_RUNNING: '0',
       TALKBACK_MAX_RUNNING_PER_USER: '0',
       TALKBACK_LOG_LEVEL: 'debug',
+      // TALKBACK_TEST_IMAGE: try the tests on another sandbox image (e.g.
+      // one built with TALKBACK_SANDBOX_IMAGE=... deploy/image/build).
+      ...(process.env.TALKBACK_TEST_IMAGE ? { TALKBACK_IMAGE: process.env.TALKBACK_TEST_IMAGE } : {}),
       ...this.baseEnv,
       ...extra,
     };
@@ -494,11 +497,12 @@ export function memoryPhrase(memMiB, swapMiB) {
 let httpCallId = 0;
 /** One tools/call as a plain HTTP POST (Accept: application/json) to the
  *  MCP endpoint at url (".../mcp"), for tests of talkback started some other
- *  way than Talkback (Compose, behind the socket proxy): {text, isError}. */
-export async function toolCallHttp(url, conv, name, args) {
+ *  way than Talkback (Compose, behind the socket proxy): {text, isError}.
+ *  headers: extra request headers (e.g. Authorization). */
+export async function toolCallHttp(url, conv, name, args, { headers = {} } = {}) {
   const r = await fetch(url, {
     method: 'POST',
-    headers: { 'Content-Type': 'application/json', Accept: 'application/json', 'X-Conversation-Id': conv },
+    headers: { 'Content-Type': 'application/json', Accept: 'application/json', 'X-Conversation-Id': conv, ...headers },
     body: JSON.stringify({ jsonrpc: '2.0', id: ++httpCallId, method: 'tools/call', params: { name, arguments: args } }),
     signal: AbortSignal.timeout(180000),
   });

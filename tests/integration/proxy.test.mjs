@@ -337,6 +337,30 @@ test('the request body reaches the model server byte for byte', async () => {
   assert.equal(upstream.last().headers.authorization, 'Bearer sk-test-key');
 });
 
+test('image blocks pass through untouched: a turn whose tool result and user message carry images reaches the model server byte for byte, and the verdict beside the image is still read', async () => {
+  // A run_code result with a plot, as LibreChat hands it on: the text
+  // blocks, then the image as an image_url part with a data URL; then the
+  // same image in an earlier user message.
+  const png = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==';
+  const image = { type: 'image_url', image_url: { url: `data:image/png;base64,${png}` } };
+  const turn = runCode('lua', PROGRAM_LUA, PASS_TEXT(PROGRAM_LUA, '7'));
+  turn[1].content = [{ type: 'text', text: turn[1].content + '[image /work/plot.png: 1x1 PNG, 70 bytes, shown below]\n' }, image];
+  const turnWithUser = chatRequest(turn);
+  const raw = JSON.stringify(turnWithUser);
+  const r = await chat('no-code', turnWithUser);
+  const j = await r.json();
+  assert.equal(upstream.last().raw, raw);
+  assert.ok(upstream.last().raw.includes(png));
+  assert.equal(j.choices[0].message.content,
+    'The program adds the two numbers and passed the test.\n\n' +
+      '**The program that passed its test:**\n\n```lua\n' + PROGRAM_LUA + '```\n');
+  // A user message with an image before the turn passes as well.
+  const withHistory = chatRequest(turn, { history: [{ role: 'user', content: [{ type: 'text', text: 'Like this one:' }, image] }] });
+  const raw2 = JSON.stringify(withHistory);
+  await (await chat('no-code', withHistory)).text();
+  assert.equal(upstream.last().raw, raw2);
+});
+
 // ---- repair ----------------------------------------------------------------------------------------
 
 for (const stream of [false, true]) {

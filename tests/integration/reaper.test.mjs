@@ -75,7 +75,7 @@ test('idle stop, then resume: files and installs kept, processes gone, the notic
   const c = await connect(tb, { conv });
   await runOk(c, 'echo kept > /work/kept.txt');
   await runOk(c, 'apt-get update -qq >/dev/null 2>&1; apt-get install -y -qq --no-install-recommends sl >/dev/null 2>&1; test -x /usr/games/sl && echo installed',
-    { timeout: 600 });
+    { timeout: 500 });
   await runOk(c, 'setsid nohup sleep 4242 >/dev/null 2>&1 & echo started');
   assert.match(await runOk(c, 'ps -eo args'), /sleep 4242/);
 

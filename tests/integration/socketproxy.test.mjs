@@ -1,34 +1,44 @@
-// socketproxy.test.mjs -- the Docker socket proxy of deploy/haproxy.cfg, run
-// for real: Debian's haproxy with that file, listening on a free loopback
-// port, forwarding to this machine's /var/run/docker.sock.
+// socketproxy.test.mjs -- the Docker guard (deploy/docker-proxy, which
+// starts talkback-guard), run for real: listening on a free loopback port,
+// forwarding to this machine's /var/run/docker.sock.
 //
 // It checks that:
-//   - every call talkback makes passes, bare and with a version prefix: ping,
-//     version, container list, create, start, exec (output-only, and with
-//     stdin over a 101 upgrade and a half-close, which needs HAProxy's
-//     tunnel), exec inspect, archive PUT/HEAD/GET, stop, kill, wait, remove,
-//     and the sandbox network's inspect;
-//   - everything else is refused with 403 and a JSON message, before it
-//     reaches Docker: images, builds, volumes, other networks, swarm,
-//     plugins, /info, /events, /system/df, prune, update, export, escaped
-//     and dot-segment paths;
+//   - the sandbox template itself passes, and every trick on it is refused
+//     with 403 before it reaches Docker: Privileged (also spelled
+//     "privileged", "Privil\u0065ged", or after a folded "Bindſ"),
+//     duplicate keys (the last one, which Docker would use, is the one
+//     checked), Binds, Mounts, Volumes, CapAdd, Devices, DeviceRequests,
+//     PidMode/NetworkMode/IpcMode/UTSMode/UsernsMode/CgroupnsMode host or
+//     container:..., SecurityOpt, Sysctls, another image, runtime or
+//     limits, a missing CapDrop, a chunked body, a name not talkback-...;
+//   - per-container calls (inspect, start, stop, kill, restart, wait,
+//     attach, archive, exec, exec start/inspect, delete, network connect)
+//     to a container that is not talkback's -- by name, by id, by id
+//     prefix, and one named talkback-... without the labels -- are refused;
+//   - an exec with Privileged is refused; API versions before 1.24 are;
+//   - everything talkback calls passes: ping, version, list, create,
+//     start, exec (output-only, and with stdin over a 101 upgrade and a
+//     half-close), exec inspect, archive PUT/HEAD/GET, stop, restart, kill,
+//     wait, remove, the sandbox network's create (with inter-container
+//     traffic off), inspect and connect;
+//   - everything else is refused with 403 and a JSON message: images,
+//     builds, volumes, other networks, swarm, plugins, /info, /events,
+//     /system/df, prune, update, export, escaped and dot-segment paths;
 //   - talkback works through it: talkback-sandbox with
 //     TALKBACK_DOCKER_HOST=tcp://127.0.0.1:PORT and talkback-gateway on a
-//     hub of its own answer tools/call run and write_file, and run_code
-//     with an input on stdin (when talkback-judge is built).
+//     hub of its own answer run, write_file, reset and run_code with an
+//     input on stdin (when talkback-judge is built);
+//   - two sandboxes on the sandbox network cannot reach each other (a
+//     listener in one, a connect from the other), while each reaches its
+//     own listener, and a sandbox has no NET_RAW or MKNOD.
 //
-// Exec with stdin needs an HAProxy that passes the Upgrade of a request with
-// a body: 3.1 and later, and 3.0 from the backported fix (Debian 13's 3.0.11
-// does).  2.4 to 3.0 before it drop the header (haproxy/haproxy issue
-// #2684), and Docker's exec start always has a body, so Docker answers 200
-// instead of 101 and stdin never arrives.  When the haproxy under test is
-// older than 3.1 and does that (Debian 12's 2.6.12 does), those two tests
-// are skipped and say why; 3.1 and later must pass them.  TALKBACK_HAPROXY
-// names another haproxy binary to test with.
+// TALKBACK_GUARD names another talkback-guard binary to test (an ASan
+// build, say); deploy/docker-proxy runs it.
 //
-// Only plain fetch, net and child_process: no packages.  Containers are
-// labelled talkback.conversation=sp-<rand>...; every one of them is removed
-// at the end.
+// The sandbox network is one of this test's own (tbguard-<rand>, through
+// the `network` config key), made by the guard-checked create and removed
+// at the end; so are the containers (labelled
+// talkback.conversation=sp-<rand>..., and tbguard-<rand>-foreign*).
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -45,23 +55,22 @@ import { waitFor as pollUntil, freePort, toolCallHttp } from './harness.mjs';
 const execFileP = promisify(execFile);
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const BUILD = process.env.TALKBACK_BUILD_DIR || path.join(ROOT, 'build');
-const CFG = path.join(ROOT, 'deploy', 'haproxy.cfg');
+const PROXY = path.join(ROOT, 'deploy', 'docker-proxy');
 const IMAGE = 'talkback-sandbox:latest';
-const HAPROXY = process.env.TALKBACK_HAPROXY || 'haproxy';
 
 const tag = crypto.randomBytes(4).toString('hex');
 const prefix = `sp-${tag}`;
+const NET = `tbguard-${tag}`;
+const FOREIGN = `tbguard-${tag}-foreign`;
+const FAKE = `talkback-tbguard-${tag}-nolabels`;
 const dir = fs.mkdtempSync(`/tmp/talkback-sp-${tag}-`);
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-const OLD_HAPROXY = () => `haproxy ${haproxyVersion} drops the Upgrade of a request with a body ` +
-  '(haproxy/haproxy issue #2684; fixed in 3.1 and later 3.0 releases): exec with stdin cannot pass it; ' +
-  'deploy/compose.yaml uses haproxy:3.2';
+const CAP_DROP = ['AUDIT_WRITE', 'MKNOD', 'NET_RAW', 'SETFCAP', 'SETPCAP', 'SYS_CHROOT'];
+const REFUSED = /refused by the talkback Docker guard/;
 
 let proxyPort;
 let proxyBase;
 let proxy;
-let haproxyVersion = '';
-let newHaproxy = false; // HAProxy >= 3.1: must pass exec with stdin
 const procs = [];
 let failed = false;
 
@@ -210,36 +219,238 @@ async function removeOurContainers() {
   const ids = out.split('\n').filter(Boolean).map((l) => l.split(' ')).filter(([, c]) => c && c.startsWith(prefix))
     .map(([id]) => id);
   if (ids.length) await docker('rm', '-f', '-v', ...ids).catch(() => {});
+  await docker('rm', '-f', FOREIGN, FAKE).catch(() => {});
+}
+
+/** The sandbox template of sandbox/manager.c with the default config keys
+ *  (no agent: sleep infinity and a json-file log), for conversation conv. */
+function template(conv) {
+  return {
+    Image: IMAGE, Cmd: ['sleep', 'infinity'], WorkingDir: '/work', User: 'root', Hostname: 'sandbox',
+    Tty: false, OpenStdin: false,
+    Labels: { 'talkback.conversation': conv, 'talkback.user': '', 'talkback.created': '2026-01-01T00:00:00Z' },
+    HostConfig: {
+      Init: true, Memory: 256 << 20, MemorySwap: 1 << 30, NanoCpus: 1000000000, CpuShares: 256,
+      PidsLimit: 512, NetworkMode: NET, LogConfig: { Type: 'json-file', Config: { 'max-size': '1m', 'max-file': '1' } },
+      RestartPolicy: { Name: 'no' }, CapDrop: CAP_DROP,
+    },
+  };
+}
+
+/** POST /containers/create through the guard with a raw body string. */
+async function create(name, body) {
+  return api('POST', `/v1.41/containers/create?name=${name}`, {
+    body: typeof body === 'string' ? body : JSON.stringify(body), headers: { 'Content-Type': 'application/json' },
+  });
 }
 
 before(async () => {
-  const { stdout: v } = await execFileP(HAPROXY, ['-v']).catch(() => {
-    throw new Error(`${HAPROXY} is not installed (Debian package haproxy; deploy/setup installs it)`);
-  });
-  const m = /version (\d+)\.(\d+)[.\d]*/i.exec(v);
-  haproxyVersion = m ? m[0].replace(/^version /i, '') : 'unknown';
-  newHaproxy = !!m && (Number(m[1]) > 3 || (Number(m[1]) === 3 && Number(m[2]) >= 1));
   await docker('image', 'inspect', IMAGE).catch(() => {
     throw new Error(`${IMAGE} is missing (deploy/setup builds it)`);
   });
   proxyPort = await freePort();
   proxyBase = `http://127.0.0.1:${proxyPort}`;
-  proxy = startProc('haproxy', HAPROXY, ['-db', '-f', CFG],
-    { ...process.env, TALKBACK_PROXY_BIND: `127.0.0.1:${proxyPort}` });
+  const env = { ...process.env };
+  for (const k of Object.keys(env)) if (k.startsWith('TALKBACK_') && k !== 'TALKBACK_GUARD') delete env[k];
+  proxy = startProc('guard', PROXY, [],
+    { ...env, TALKBACK_PROXY_BIND: `127.0.0.1:${proxyPort}`, TALKBACK_NETWORK: NET, TALKBACK_LOG_LEVEL: 'debug' });
   await waitFor(async () => {
-    if (proxy.child.exitCode !== null) throw new Error(`haproxy exited ${proxy.child.exitCode}${logTail()}`);
-    return (await api('GET', '/_ping')).status === 200;
-  }, 'haproxy to answer /_ping');
+    if (proxy.child.exitCode !== null) throw new Error(`the guard exited ${proxy.child.exitCode}${logTail()}`);
+    return (await api('GET', '/_ping').catch(() => ({ status: 0 }))).status === 200;
+  }, 'the guard to answer /_ping');
+  // The test's sandbox network, made through the guard as the manager does.
+  const n = await api('POST', '/v1.41/networks/create', {
+    json: { Name: NET, Driver: 'bridge', CheckDuplicate: true, Labels: { 'talkback.network': 'sandboxes' } },
+  });
+  assert.equal(n.status, 201, n.text);
 });
 
 after(async () => {
   for (const p of [...procs].reverse()) await stopProc(p);
   await removeOurContainers();
-  if (failed) process.stderr.write(`socket proxy test logs kept in ${dir}\n`);
+  await docker('network', 'rm', NET).catch(() => {});
+  if (failed) process.stderr.write(`guard test logs kept in ${dir}\n`);
   else fs.rmSync(dir, { recursive: true, force: true });
 });
 
 // ---------------------------------------------------------------------------
+
+test('the sandbox network is made with inter-container traffic off', withLogs(async () => {
+  const opts = JSON.parse(await docker('network', 'inspect', '-f', '{{json .Options}}', NET));
+  assert.equal(opts['com.docker.network.bridge.enable_icc'], 'false');
+  // Another network, or the sandbox network with another driver, is not made.
+  for (const body of [{ Name: `${NET}x`, Driver: 'bridge' }, { Name: NET, Driver: 'macvlan' },
+    { Name: NET, Driver: 'bridge', Internal: false }, { Name: NET, Driver: 'bridge', Options: { 'com.docker.network.bridge.enable_icc': 'true' } }]) {
+    const r = await api('POST', '/v1.41/networks/create', { json: body });
+    assert.equal(r.status, 403, `${JSON.stringify(body)}: ${r.text}`);
+  }
+}));
+
+test('the sandbox template passes, and is what Docker made', withLogs(async () => {
+  const name = `talkback-${prefix}-tpl`;
+  const c = await create(name, template(`${prefix}-tpl`));
+  assert.equal(c.status, 201, c.text);
+  const hc = JSON.parse(await docker('inspect', '-f', '{{json .HostConfig}}', c.json.Id));
+  assert.equal(hc.Privileged, false);
+  assert.deepEqual(hc.CapDrop, CAP_DROP);
+  assert.equal(hc.CapAdd, null);
+  assert.equal(hc.Binds, null);
+  assert.equal(hc.NetworkMode, NET);
+  assert.equal(hc.Memory, 256 << 20);
+  assert.equal((await api('DELETE', `/v1.41/containers/${c.json.Id}?force=1`)).status, 204);
+}));
+
+test('refused: every trick in a container create body', withLogs(async () => {
+  const t = () => template(`${prefix}-trick`);
+  const withHost = (extra) => { const b = t(); Object.assign(b.HostConfig, extra); return b; };
+  const withTop = (extra) => ({ ...t(), ...extra });
+  const s = (b) => JSON.stringify(b);
+  const hostStr = (raw) => s(t()).replace('"HostConfig":{', `"HostConfig":{${raw},`);
+  const tricks = {
+    privileged: withHost({ Privileged: true }),
+    'privileged lowercase': withHost({ privileged: true }),
+    'PRIVILEGED upper': withHost({ PRIVILEGED: true }),
+    'escaped key': hostStr('"Privil\\u0065ged":true'),
+    'escaped key, second spelling': hostStr('"\\u0050rivileged":true'),
+    'duplicate NetworkMode, last host': s(t()).replace('"RestartPolicy"', '"NetworkMode":"host","RestartPolicy"'),
+    'duplicate Image, last another': s(t()) .replace(/}$/, ',"Image":"debian:12"}'),
+    'folded duplicate Memory': hostStr('"memory":0'),
+    'folded long-s key': hostStr('"Bind\u017f":["/:/host"]'),
+    'Kelvin-sign key': hostStr('"\u212aernelMemory":1'),
+    binds: withHost({ Binds: ['/:/host'] }),
+    'binds lowercase': withHost({ binds: ['/:/host'] }),
+    mounts: withHost({ Mounts: [{ Type: 'bind', Source: '/', Target: '/host' }] }),
+    volumes: withTop({ Volumes: { '/data': {} } }),
+    'volumes from': withHost({ VolumesFrom: ['x'] }),
+    capadd: withHost({ CapAdd: ['SYS_ADMIN'] }),
+    'capdrop missing': (() => { const b = t(); delete b.HostConfig.CapDrop; return b; })(),
+    'capdrop empty': withHost({ CapDrop: [] }),
+    devices: withHost({ Devices: [{ PathOnHost: '/dev/sda', PathInContainer: '/dev/sda', CgroupPermissions: 'rwm' }] }),
+    'device requests': withHost({ DeviceRequests: [{ Count: -1, Capabilities: [['gpu']] }] }),
+    'device cgroup rules': withHost({ DeviceCgroupRules: ['a *:* rwm'] }),
+    'pid host': withHost({ PidMode: 'host' }),
+    'network host': withHost({ NetworkMode: 'host' }),
+    'network of another container': withHost({ NetworkMode: `container:${FOREIGN}` }),
+    'ipc host': withHost({ IpcMode: 'host' }),
+    'uts host': withHost({ UTSMode: 'host' }),
+    'userns host': withHost({ UsernsMode: 'host' }),
+    'cgroupns host': withHost({ CgroupnsMode: 'host' }),
+    'seccomp unconfined': withHost({ SecurityOpt: ['seccomp=unconfined'] }),
+    'apparmor unconfined': withHost({ SecurityOpt: ['apparmor=unconfined'] }),
+    sysctls: withHost({ Sysctls: { 'net.ipv4.ip_forward': '1' } }),
+    'another image': withTop({ Image: 'debian:12' }),
+    'image with a digest suffix': withTop({ Image: `${IMAGE}@sha256:0` }),
+    'another runtime': withHost({ Runtime: 'runc' }),
+    'no memory limit': withHost({ Memory: 0 }),
+    'memory as a float': withHost({ Memory: 268435456.5 }),
+    'unlimited pids': withHost({ PidsLimit: -1 }),
+    'more cpu': withHost({ NanoCpus: 4000000000 }),
+    'restart always': withHost({ RestartPolicy: { Name: 'always' } }),
+    'another log driver': withHost({ LogConfig: { Type: 'syslog', Config: {} } }),
+    'oom kill off': withHost({ OomKillDisable: true }),
+    'read-write cgroup parent': withHost({ CgroupParent: '/' }),
+    entrypoint: withTop({ Entrypoint: ['sh', '-c', 'id'] }),
+    'another cmd': withTop({ Cmd: ['sh', '-c', 'id'] }),
+    env: withTop({ Env: ['LD_PRELOAD=/x.so'] }),
+    'networking config': withTop({ NetworkingConfig: { EndpointsConfig: { bridge: {} } } }),
+    'extra label': (() => { const b = t(); b.Labels.x = 'y'; return b; })(),
+    'user not root': withTop({ User: '0:0' }),
+    'not an object': '[]',
+    'not JSON': '{"Image":',
+    'HostConfig not an object': s(withTop({ HostConfig: [] })),
+  };
+  for (const [what, body] of Object.entries(tricks)) {
+    const r = await create(`talkback-${prefix}-trick`, body);
+    assert.equal(r.status, 403, `${what} must be refused, got ${r.status} ${r.text}`);
+    assert.match(r.json?.message ?? '', REFUSED, `${what}: ${r.text}`);
+  }
+  // A name that is not talkback's, or none.
+  for (const q of ['?name=evil', '', '?name=talkback-x&platform=linux', '?name=talkback-%2e%2e']) {
+    const r = await api('POST', `/v1.41/containers/create${q}`, { json: t() });
+    assert.equal(r.status, 403, `create${q}: ${r.text}`);
+  }
+  // A chunked body cannot pass either.
+  const raw = await rawRequest(`POST /v1.41/containers/create?name=talkback-${prefix}-trick HTTP/1.1\r\nHost: d\r\n` +
+    'Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n');
+  assert.match(raw, /^HTTP\/1\.1 400 /);
+  // None of them reached Docker.
+  assert.equal((await docker('ps', '-a', '-q', '--filter', `name=talkback-${prefix}-trick`)).trim(), '');
+}));
+
+/** Send a raw request; resolves with everything the guard answered. */
+function rawRequest(text) {
+  return new Promise((resolve, reject) => {
+    const sock = net.connect(proxyPort, '127.0.0.1', () => sock.write(text));
+    const chunks = [];
+    sock.on('data', (d) => chunks.push(d));
+    sock.on('error', reject);
+    sock.on('close', () => resolve(Buffer.concat(chunks).toString('latin1')));
+    sock.setTimeout(10000, () => sock.destroy());
+  });
+}
+
+test('refused: per-container calls to containers that are not talkback\'s', withLogs(async () => {
+  await docker('create', '--name', FOREIGN, IMAGE, 'sleep', 'infinity');
+  await docker('start', FOREIGN);
+  await docker('create', '--name', FAKE, '--network', 'none', IMAGE, 'sleep', 'infinity');
+  const id = (await docker('inspect', '-f', '{{.Id}}', FOREIGN)).trim();
+  const fakeId = (await docker('inspect', '-f', '{{.Id}}', FAKE)).trim();
+  // An exec in the foreign container, made straight at dockerd.
+  const { stdout: ex } = await execFileP('curl', ['-s', '--unix-socket', '/var/run/docker.sock', '-X', 'POST',
+    '-H', 'Content-Type: application/json', '-d', '{"Cmd":["true"]}', `http://d/v1.41/containers/${id}/exec`]);
+  const execId = JSON.parse(ex).Id;
+  const archive = `archive?path=${encodeURIComponent('/etc/hostname')}`;
+  for (const ref of [FOREIGN, id, id.slice(0, 12), FAKE, fakeId]) {
+    const calls = [
+      ['GET', `/v1.41/containers/${ref}/json`], ['GET', `/containers/${ref}/json`],
+      ['POST', `/v1.41/containers/${ref}/start`], ['POST', `/v1.41/containers/${ref}/stop?t=1`],
+      ['POST', `/v1.41/containers/${ref}/kill`], ['POST', `/v1.41/containers/${ref}/restart?t=1`],
+      ['POST', `/v1.41/containers/${ref}/wait`], ['POST', `/v1.41/containers/${ref}/attach?stream=1&stdout=1`],
+      ['GET', `/v1.41/containers/${ref}/${archive}`], ['HEAD', `/v1.41/containers/${ref}/${archive}`],
+      ['PUT', `/v1.41/containers/${ref}/archive?path=/tmp`, tarOne('x', 'x')],
+      ['POST', `/v1.41/containers/${ref}/exec`, JSON.stringify({ Cmd: ['id'] })],
+      ['DELETE', `/v1.41/containers/${ref}?force=1`],
+      ['POST', `/v1.41/networks/${NET}/connect`, JSON.stringify({ Container: ref })],
+      ['POST', `/v1.41/networks/${NET}/disconnect`, JSON.stringify({ Container: ref, Force: true })],
+    ];
+    for (const [method, p, body] of calls) {
+      const r = await api(method, p, body !== undefined ? { body, headers: { 'Content-Type': 'application/json' } } : {});
+      assert.equal(r.status, 403, `${method} ${p} must be refused, got ${r.status} ${r.text}`);
+      if (method !== 'HEAD') assert.match(r.json?.message ?? '', /is not a talkback sandbox/, `${method} ${p}: ${r.text}`);
+    }
+  }
+  for (const [method, p, body] of [['GET', `/v1.41/exec/${execId}/json`],
+    ['POST', `/v1.41/exec/${execId}/start`, '{"Detach":false,"Tty":false}']]) {
+    const r = await api(method, p, body ? { body, headers: { 'Content-Type': 'application/json' } } : {});
+    assert.equal(r.status, 403, `${method} ${p}: ${r.text}`);
+  }
+  // Both are still there, untouched: running, and not on the sandbox network.
+  assert.equal((await docker('inspect', '-f', '{{.State.Running}}', FOREIGN)).trim(), 'true');
+  const nets = JSON.parse(await docker('inspect', '-f', '{{json .NetworkSettings.Networks}}', FOREIGN));
+  assert.ok(!(NET in nets), 'the foreign container was not connected to the sandbox network');
+  assert.equal((await docker('inspect', '-f', '{{.State.Status}}', FAKE)).trim(), 'created');
+}));
+
+test('refused: a privileged exec, a body where none belongs, an old API version', withLogs(async () => {
+  const name = `talkback-${prefix}-exec`;
+  const c = await create(name, template(`${prefix}-exec`));
+  assert.equal(c.status, 201, c.text);
+  assert.equal((await api('POST', `/v1.41/containers/${name}/start`)).status, 204);
+  for (const body of ['{"Cmd":["id"],"Privileged":true}', '{"Cmd":["id"],"privileged":true}',
+    '{"Cmd":["id"],"Privil\\u0065ged":true}', '{"Cmd":["id"],"Privileged":false,"Privileged":true}']) {
+    const r = await api('POST', `/v1.41/containers/${name}/exec`, { body, headers: { 'Content-Type': 'application/json' } });
+    assert.equal(r.status, 403, `${body}: ${r.text}`);
+  }
+  const hc = await api('POST', `/v1.41/containers/${name}/start`, {
+    body: JSON.stringify({ Binds: ['/:/host'], Privileged: true }), headers: { 'Content-Type': 'application/json' },
+  });
+  assert.equal(hc.status, 403, hc.text);
+  for (const v of ['/v1.12', '/v1.23', '/v0.9', '/v1']) {
+    const r = await api('POST', `${v}/containers/${name}/start`);
+    assert.equal(r.status, 403, `${v}: ${r.text}`);
+  }
+  assert.equal((await api('DELETE', `/v1.41/containers/${name}?force=1`)).status, 204);
+}));
 
 test('allowed: ping and version, bare and with a version prefix', withLogs(async () => {
   for (const p of ['/_ping', '/v1.41/_ping']) {
@@ -263,20 +474,14 @@ test('allowed: container list and the sandbox network inspect', withLogs(async (
     assert.equal(r.status, 200, r.text);
     assert.ok(Array.isArray(r.json), r.text);
   }
-  const n = await api('GET', '/v1.41/networks/talkback-sandboxes');
-  assert.ok(n.status === 200 || n.status === 404, `network inspect passes the proxy: ${n.status} ${n.text}`);
+  const n = await api('GET', `/v1.41/networks/${NET}`);
+  assert.equal(n.status, 200, n.text);
 }));
 
-test('allowed: create, start, exec, exec inspect, archive, stop, kill, wait, remove', withLogs(async () => {
+test('allowed: create, start, exec, exec inspect, archive, stop, restart, kill, wait, remove', withLogs(async () => {
   const v = '/v1.41';
   const name = `talkback-${prefix}-raw`;
-  const c = await api('POST', `${v}/containers/create?name=${name}`, {
-    json: {
-      Image: IMAGE, Cmd: ['sleep', 'infinity'], WorkingDir: '/work',
-      Labels: { 'talkback.conversation': `${prefix}-raw` },
-      HostConfig: { Init: true, Memory: 256 << 20, NetworkMode: 'none' },
-    },
-  });
+  const c = await create(name, template(`${prefix}-raw`));
   assert.equal(c.status, 201, c.text);
   const id = c.json.Id;
 
@@ -304,20 +509,24 @@ test('allowed: create, start, exec, exec inspect, archive, stop, kill, wait, rem
 
   // Archive: PUT a file, HEAD its stat, GET it back.
   const put = await api('PUT', `${v}/containers/${id}/archive?path=${encodeURIComponent('/work')}`, {
-    body: tarOne('proxy.txt', 'via haproxy\n'), headers: { 'Content-Type': 'application/x-tar' },
+    body: tarOne('proxy.txt', 'via guard\n'), headers: { 'Content-Type': 'application/x-tar' },
   });
   assert.equal(put.status, 200, put.text);
   const head = await api('HEAD', `${v}/containers/${id}/archive?path=${encodeURIComponent('/work/proxy.txt')}`);
   assert.equal(head.status, 200);
   const stat = JSON.parse(Buffer.from(head.headers.get('x-docker-container-path-stat'), 'base64').toString());
-  assert.equal(stat.size, 12);
+  assert.equal(stat.size, 10);
   const get = await api('GET', `${v}/containers/${id}/archive?path=${encodeURIComponent('/work/proxy.txt')}`);
   assert.equal(get.status, 200);
-  assert.ok(get.buf.includes(Buffer.from('via haproxy\n')), 'the tar holds the file');
+  assert.ok(get.buf.includes(Buffer.from('via guard\n')), 'the tar holds the file');
 
-  // Stop, start again, kill, wait, remove.
+  // Stop, start again, restart (the last resort of a kill pass), kill,
+  // wait, remove; a disconnect and connect of the sandbox network.
   assert.equal((await api('POST', `${v}/containers/${id}/stop?t=1`)).status, 204);
   assert.equal((await api('POST', `${v}/containers/${id}/start`)).status, 204);
+  assert.equal((await api('POST', `${v}/containers/${name}/restart?t=1`)).status, 204);
+  assert.equal((await api('POST', `${v}/networks/${NET}/disconnect`, { json: { Container: name, Force: true } })).status, 200);
+  assert.equal((await api('POST', `${v}/networks/${NET}/connect`, { json: { Container: id, EndpointConfig: {} } })).status, 200);
   assert.equal((await api('POST', `${v}/containers/${id}/kill`)).status, 204);
   const w = await api('POST', `${v}/containers/${id}/wait`);
   assert.equal(w.status, 200, w.text);
@@ -326,49 +535,25 @@ test('allowed: create, start, exec, exec inspect, archive, stop, kill, wait, rem
   assert.equal((await api('GET', `${v}/containers/${id}/json`)).status, 404);
 }));
 
-/** An exec with stdin through the proxy, once: {status, head, stdout}. */
-let stdinProbe;
-function stdinThroughProxy() {
-  stdinProbe ??= (async () => {
-    const v = '/v1.41';
-    const c = await api('POST', `${v}/containers/create?name=talkback-${prefix}-stdin`, {
-      json: {
-        Image: IMAGE, Cmd: ['sleep', 'infinity'], Labels: { 'talkback.conversation': `${prefix}-stdin` },
-        HostConfig: { Init: true, NetworkMode: 'none' },
-      },
+test('allowed: exec with stdin, through a 101 upgrade and the guard\'s splice', withLogs(async () => {
+  const v = '/v1.41';
+  const c = await create(`talkback-${prefix}-stdin`, template(`${prefix}-stdin`));
+  assert.equal(c.status, 201, c.text);
+  const id = c.json.Id;
+  try {
+    assert.equal((await api('POST', `${v}/containers/${id}/start`)).status, 204);
+    const e = await api('POST', `${v}/containers/${id}/exec`, {
+      json: { AttachStdin: true, AttachStdout: true, AttachStderr: true, Tty: false, Cmd: ['sh', '-c', 'tr a-z A-Z; echo eof'] },
     });
-    assert.equal(c.status, 201, c.text);
-    const id = c.json.Id;
-    try {
-      assert.equal((await api('POST', `${v}/containers/${id}/start`)).status, 204);
-      const e = await api('POST', `${v}/containers/${id}/exec`, {
-        json: { AttachStdin: true, AttachStdout: true, AttachStderr: true, Tty: false, Cmd: ['sh', '-c', 'tr a-z A-Z; echo eof'] },
-      });
-      assert.equal(e.status, 201, e.text);
-      return await execWithStdin(e.json.Id, 'hello through the proxy\n', v);
-    } finally {
-      await api('DELETE', `${v}/containers/${id}?force=1`);
-    }
-  })();
-  return stdinProbe;
-}
-
-/** Whether this haproxy is an old one known to drop the upgrade (skip then). */
-async function oldHaproxyDropsUpgrade() {
-  const s = await stdinThroughProxy();
-  return s.status === 200 && !newHaproxy;
-}
-
-test('allowed: exec with stdin, through a 101 upgrade and HAProxy\'s tunnel', withLogs(async (t) => {
-  if (await oldHaproxyDropsUpgrade()) {
-    t.skip(OLD_HAPROXY());
-    return;
+    assert.equal(e.status, 201, e.text);
+    // stdin arrives, the half-close ends it (tr sees EOF), the output
+    // comes back and the daemon's close ends the stream.
+    const s = await execWithStdin(e.json.Id, 'hello through the guard\n', v);
+    assert.equal(s.status, 101, s.head);
+    assert.equal(s.stdout, 'HELLO THROUGH THE GUARD\neof\n');
+  } finally {
+    await api('DELETE', `${v}/containers/${id}?force=1`);
   }
-  // stdin arrives, the half-close ends it (tr sees EOF), the output comes
-  // back and the daemon's close ends the stream.
-  const s = await stdinThroughProxy();
-  assert.equal(s.status, 101, s.head);
-  assert.equal(s.stdout, 'HELLO THROUGH THE PROXY\neof\n');
 }));
 
 test('refused with 403 and a JSON message: images, builds, volumes, networks, swarm, plugins, system', withLogs(async () => {
@@ -387,12 +572,12 @@ test('refused with 403 and a JSON message: images, builds, volumes, networks, sw
     ['POST', '/images/create'],
     ['POST', '/v1.41/images/create?fromImage=x'],
     ['DELETE', '/networks/xyz'],
-    ['DELETE', '/v1.41/networks/talkback-sandboxes'],
+    ['DELETE', `/v1.41/networks/${NET}`],
     ['GET', '/networks'],
     ['GET', '/v1.41/networks/bridge'],
     ['POST', '/v1.41/networks/create', JSON.stringify({ Name: `${prefix}-net`, Driver: 'bridge' })],
-    ['POST', '/v1.41/networks/create', JSON.stringify({ Name: 'talkback-sandboxes', Driver: 'macvlan' })],
-    ['POST', '/v1.41/networks/create', '{"Name":"talkback-sandboxes","Driver":"bridge","name":"x"}'],
+    ['POST', '/v1.41/networks/create', JSON.stringify({ Name: NET, Driver: 'macvlan' })],
+    ['POST', '/v1.41/networks/create', `{"Name":"${NET}","Driver":"bridge","name":"x"}`],
     ['POST', '/v1.41/networks/bridge/connect', '{'],
     ['GET', '/events'],
     ['GET', '/v1.41/system/df'],
@@ -412,14 +597,14 @@ test('refused with 403 and a JSON message: images, builds, volumes, networks, sw
   for (const [method, p, body] of refused) {
     const r = await api(method, p, body !== undefined ? { body, headers: { 'Content-Type': 'application/json' } } : {});
     assert.equal(r.status, 403, `${method} ${p} must be refused, got ${r.status} ${r.text}`);
-    assert.match(r.json?.message ?? '', /refused by the talkback Docker socket proxy/, `${method} ${p}: ${r.text}`);
+    assert.match(r.json?.message ?? '', REFUSED, `${method} ${p}: ${r.text}`);
   }
   // None of them reached Docker.
   const nets = await docker('network', 'ls', '--format', '{{.Name}}');
   assert.ok(!nets.includes(`${prefix}-net`));
 }));
 
-// talkback-gateway, talkback-sandbox (through the proxy) and, when built,
+// talkback-gateway, talkback-sandbox (through the guard) and, when built,
 // talkback-judge; started once, by the first test that needs them.
 let tbUrl;
 let haveJudge = false;
@@ -433,6 +618,7 @@ async function startTalkback() {
     TALKBACK_LISTEN: `127.0.0.1:${httpPort}`,
     TALKBACK_HUB_ENDPOINT: hub,
     TALKBACK_DOCKER_HOST: `tcp://127.0.0.1:${proxyPort}`,
+    TALKBACK_NETWORK: NET,
     TALKBACK_LOG_LEVEL: 'debug',
   });
   startProc('gateway', path.join(BUILD, 'talkback-gateway'), [], env);
@@ -453,11 +639,13 @@ async function startTalkback() {
 }
 
 /** tools/call over plain HTTP (Accept: application/json): {text, isError}. */
-async function callTool(name, args) {
-  return toolCallHttp(`${await startTalkback()}/mcp`, prefix, name, args);
+async function callTool(name, args, conv = prefix) {
+  return toolCallHttp(`${await startTalkback()}/mcp`, conv, name, args);
 }
 
-test('talkback works through the proxy: run and write_file', withLogs(async () => {
+test('talkback works through the guard: new chat, run, write_file, reset, resume', withLogs(async () => {
+  await startTalkback();
+  const logFrom = fs.statSync(proxy.log).size;
   const r1 = await callTool('run', { command: 'echo hi' });
   assert.equal(r1.text, '$ echo hi\nhi\n');
   assert.equal(r1.isError, false);
@@ -466,30 +654,87 @@ test('talkback works through the proxy: run and write_file', withLogs(async () =
   assert.equal(w.isError, false, w.text);
   const r2 = await callTool('run', { command: 'cat proxied/a.txt' });
   assert.equal(r2.text, '$ cat proxied/a.txt\none\ntwo\n');
+  // An archive larger than any JSON body the guard reads streams through.
+  const big = await callTool('write_file', { path: 'big.txt', content: 'x'.repeat(3 << 20) });
+  assert.equal(big.isError, false, big.text);
+  assert.match((await callTool('run', { command: 'wc -c < big.txt' })).text, /3145728/);
 
-  // Every call of talkback-sandbox went through the proxy and none was refused.
-  const hlog = fs.readFileSync(proxy.log, 'utf8');
-  assert.match(hlog, /POST \/v1\.\d+\/containers\/create\?name=talkback-sp-/);
-  const refusedLines = hlog.split('\n').filter((l) => / 403 /.test(l) && /talkback-sp-|\/exec\//.test(l));
+  const rs = await callTool('reset', {});
+  assert.equal(rs.isError, false, rs.text);
+  const r3 = await callTool('run', { command: 'ls proxied 2>&1; echo after-reset' });
+  assert.match(r3.text, /after-reset/);
+  assert.doesNotMatch(r3.text, /a\.txt/);
+
+  // A stopped sandbox is started again (a resume) through the guard.
+  const id = (await docker('ps', '-q', '--no-trunc', '--filter', `label=talkback.conversation=${prefix}`)).trim();
+  assert.ok(id, 'the chat has a running sandbox');
+  await docker('stop', '-t', '1', id);
+  const r4 = await callTool('run', { command: 'echo resumed' });
+  assert.match(r4.text, /resumed/);
+
+  // None of talkback-sandbox's calls was refused.
+  const glog = fs.readFileSync(proxy.log).subarray(logFrom).toString('utf8');
+  assert.match(glog, /POST \/v1\.\d+\/containers\/create\?name=talkback-sp-/);
+  const refusedLines = glog.split('\n').filter((l) => / (403|400|502) /.test(l));
   assert.deepEqual(refusedLines, [], 'no call of talkback-sandbox was refused');
 }));
 
-test('talkback works through the proxy: run_code with an input on stdin', withLogs(async (t) => {
+test('talkback works through the guard: run_code with an input on stdin', withLogs(async (t) => {
   await startTalkback();
   if (!haveJudge) {
     t.skip('build/talkback-judge is not built');
     return;
   }
-  if (await oldHaproxyDropsUpgrade()) {
-    t.skip(OLD_HAPROXY());
-    return;
-  }
-  // The judge runs the program with its input on stdin: the sandbox
-  // manager's exec with stdin goes through the proxy's tunnel.
   const rc = await callTool('run_code', {
     language: 'python', code: 'import sys\nprint(sum(int(x) for x in sys.stdin.read().split()))\n',
     input: '1 2 3\n', expected: '6\n',
   });
   assert.equal(rc.isError, false, rc.text);
   assert.match(rc.text, /PASS/, rc.text);
+}));
+
+/** Run sh -c script in container id through the guard: {code, stdout}. */
+async function execIn(id, script) {
+  const e = await api('POST', `/v1.41/containers/${id}/exec`, {
+    json: { AttachStdout: true, AttachStderr: true, Cmd: ['sh', '-c', script] },
+  });
+  assert.equal(e.status, 201, e.text);
+  const s = await api('POST', `/v1.41/exec/${e.json.Id}/start`, { json: { Detach: false, Tty: false } });
+  const i = await api('GET', `/v1.41/exec/${e.json.Id}/json`);
+  return { code: i.json.ExitCode, ...demux(s.buf) };
+}
+
+test('two sandboxes cannot reach each other; a sandbox has no NET_RAW or MKNOD', withLogs(async () => {
+  const ids = [];
+  for (const n of ['a', 'b']) {
+    const c = await create(`talkback-${prefix}-iso-${n}`, template(`${prefix}-iso-${n}`));
+    assert.equal(c.status, 201, c.text);
+    ids.push(c.json.Id);
+    assert.equal((await api('POST', `/v1.41/containers/${c.json.Id}/start`)).status, 204);
+  }
+  const [a, b] = ids;
+  const ipB = (await docker('inspect', '-f', `{{(index .NetworkSettings.Networks "${NET}").IPAddress}}`, b)).trim();
+  assert.match(ipB, /^\d+\.\d+\.\d+\.\d+$/);
+  // A listener in b, on its own address of the sandbox network.
+  const srv = 'import socket\ns=socket.socket()\ns.setsockopt(socket.SOL_SOCKET,socket.SO_REUSEADDR,1)\n' +
+    `s.bind(("${ipB}",8765))\ns.listen(5)\nwhile True:\n  c,_=s.accept();c.sendall(b"hello\\n");c.close()\n`;
+  await execIn(b, `printf '%s' '${srv}' > /tmp/srv.py; (python3 /tmp/srv.py >/dev/null 2>&1 &)`);
+  const probe = `timeout 5 python3 -c 'import socket;s=socket.create_connection(("${ipB}",8765),4);print(s.recv(9).decode().strip())'`;
+  // b reaches its own listener (so the listener is up and the probe works)...
+  const own = await waitFor(async () => {
+    const r = await execIn(b, probe);
+    return r.stdout.includes('hello') ? r : null;
+  }, 'the listener in b');
+  assert.match(own.stdout, /hello/);
+  // ...and a does not.
+  const other = await execIn(a, probe);
+  assert.notEqual(other.code, 0, `a reached b: ${other.stdout}${other.stderr}`);
+  assert.doesNotMatch(other.stdout, /hello/);
+  // Capabilities: NET_RAW (13) and MKNOD (27) are gone, CHOWN (0) stays.
+  const st = await execIn(a, 'grep CapEff /proc/self/status');
+  const eff = BigInt(`0x${st.stdout.split(/\s+/)[1]}`);
+  assert.equal(eff & (1n << 13n), 0n, 'no NET_RAW');
+  assert.equal(eff & (1n << 27n), 0n, 'no MKNOD');
+  assert.notEqual(eff & 1n, 0n, 'CHOWN');
+  for (const id of ids) await api('DELETE', `/v1.41/containers/${id}?force=1`);
 }));

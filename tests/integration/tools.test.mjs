@@ -236,7 +236,7 @@ test('cancelling a call with an AbortSignal kills its command in the sandbox', w
   try {
     await runOk(c, 'true'); // the container exists before the timing matters
     const ac = new AbortController();
-    const pending = run(c, 'sleep 777', { timeout: 600, signal: ac.signal });
+    const pending = run(c, 'sleep 777', { timeout: 500, signal: ac.signal });
     pending.catch(() => {});
     await waitFor(async () => (await ps()).includes('sleep 777'),
       { timeoutMs: 20000, intervalMs: 300, what: 'sleep 777 to be running' });
@@ -259,7 +259,7 @@ test('a raw notifications/cancelled for an open call kills its command', withLog
   const ac = new AbortController();
   const pending = post(tb, {
     jsonrpc: '2.0', id, method: 'tools/call',
-    params: { name: 'run', arguments: { command: 'sleep 778', timeout: 600 } },
+    params: { name: 'run', arguments: { command: 'sleep 778', timeout: 500 } },
   }, { headers, accept: 'application/json', signal: ac.signal });
   pending.catch(() => {});
   try {

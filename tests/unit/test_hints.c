@@ -82,6 +82,7 @@ typedef struct {
     const char *probe_has; /* the probe script contains this */
     const char *probe_for; /* only probes containing this get the canned
                             * answer; others exit 3 (can't tell).  NULL: all */
+    bool timed_out;       /* the run was killed by its timeout */
 } hcase_t;
 
 #define FIRE(n) .name = n
@@ -348,6 +349,215 @@ static const hcase_t cases[] = {
       .probe_for = "shellcheck", .probe_out = "ShellCheck on ./dups.sh:\nline 3: warning: x is referenced but not assigned. [SC2154]\n",
       .expect = "[ShellCheck on ./dups.sh:\nline 3: warning:", .probe_has = "f='./dups.sh'" },
     { QUIET("shellcheck-run-direct"), .cmd = "./clean.sh", .out = "ok\n", .exit_code = 0, .probe_rc = 1 },
+
+    /* habits: clients that fail without a word */
+    { FIRE("curl-refused"), .cmd = "curl -s http://localhost:3000/api", .out = "", .exit_code = 7,
+      .probe_out = "3000\n127.0.0.1:5432 (postgres, pid 9)\n", .expect = "[curl could not connect (exit 7, it "
+      "printed nothing), and nothing listens on port 3000 in this sandbox", .probe_has = "t='curl -s http://localhost:3000/api'" },
+    { FIRE("curl-refused"), .cmd = "curl -s http://10.1.2.3/", .out = "", .exit_code = 7, .probe_rc = 1,
+      .probe_out = "nothing\n", .expect = "[curl could not connect (exit 7): nothing accepted the connection" },
+    { QUIET("curl-refused"), .cmd = "curl -s http://localhost:3000/api", .out = "", .exit_code = 0 },
+    { QUIET("curl-refused"), .cmd = "grep -c x f", .out = "", .exit_code = 7, .probe_out = "3000\nnothing\n" },
+    { FIRE("curl-http-error"), .cmd = "curl -sf http://localhost:8000/missing", .out = "", .exit_code = 22,
+      .expect = "[curl -f got an HTTP error status (400 or above) and printed nothing (exit 22)" },
+    { FIRE("curl-http-error"), .cmd = "curl --fail -s localhost:8000/x", .out = "", .exit_code = 22,
+      .expect = "[curl -f got an HTTP error status" },
+    { QUIET("curl-http-error"), .cmd = "curl -sf http://localhost:8000/", .out = "ok\n", .exit_code = 0 },
+    { FIRE("curl-timeout"), .cmd = "curl -s -m 2 http://127.0.0.1:9000/", .out = "", .exit_code = 28,
+      .probe_out = "127.0.0.1:9000 (python3, pid 4)\n", .expect = "[curl gave up waiting (exit 28, timed out)" },
+    { QUIET("curl-timeout"), .cmd = "curl -s -m 2 http://127.0.0.1:9000/", .out = "hi\n", .exit_code = 0 },
+    { FIRE("curl-empty-reply"), .cmd = "curl -s localhost:9000", .out = "", .exit_code = 52,
+      .expect = "[The server closed the connection without answering (curl exit 52)" },
+    { QUIET("curl-empty-reply"), .cmd = "curl -s localhost:9000", .out = "", .exit_code = 0 },
+    { FIRE("curl-recv-error"), .cmd = "curl -s localhost:9000", .out = "", .exit_code = 56,
+      .probe_out = "nothing\n", .expect = "[The connection broke while curl was receiving (exit 56)" },
+    { QUIET("curl-recv-error"), .cmd = "wc -l f", .out = "", .exit_code = 56 },
+    { FIRE("wget-failed"), .cmd = "wget -q http://localhost:8080/", .out = "", .exit_code = 4,
+      .probe_out = "8080\nnothing\n", .expect = "[wget failed at the network level (exit 4): nothing listens on port 8080" },
+    { QUIET("wget-failed"), .cmd = "wget -q http://localhost:8080/", .out = "", .exit_code = 0 },
+    { FIRE("wget-tls"), .cmd = "wget -q https://localhost:8443/", .out = "", .exit_code = 5,
+      .expect = "[wget could not check the server's TLS certificate (exit 5)" },
+    { QUIET("wget-tls"), .cmd = "wget -q https://localhost:8443/", .out = "", .exit_code = 0 },
+    { FIRE("wget-http-error"), .cmd = "wget -q http://localhost:8000/x", .out = "", .exit_code = 8,
+      .expect = "[The server answered with an error status (wget exit 8" },
+    { QUIET("wget-http-error"), .cmd = "wget -q http://localhost:8000/", .out = "", .exit_code = 0 },
+    { FIRE("name-not-resolved"), .cmd = "python3 app.py", .out = "requests.exceptions.ConnectionError: "
+      "HTTPConnectionPool(host='db', port=5432): Max retries exceeded with url: / (Caused by NameResolutionError"
+      "(\"Failed to resolve 'db' ([Errno -3] Temporary failure in name resolution)\"))\n", .exit_code = 1,
+      .probe_out = "db\n", .expect = "[No machine is called db here: this sandbox is one machine, not a Docker "
+      "Compose network" },
+    { FIRE("name-not-resolved"), .cmd = "curl http://api.exmaple.com/", .out = "curl: (6) Could not resolve host: "
+      "api.exmaple.com\n", .exit_code = 6, .probe_rc = 2, .probe_out = "api.exmaple.com\n",
+      .expect = "[The name api.exmaple.com does not resolve from this sandbox" },
+    { QUIET("name-not-resolved"), .cmd = "grep 'name resolution' notes.txt", .out = "Temporary failure in name "
+      "resolution\n", .exit_code = 0 },
+    { FIRE("curl-no-host"), .cmd = "curl -s http://redis:6379/", .out = "", .exit_code = 6, .probe_out = "redis\n",
+      .expect = "[curl could not resolve the host name (exit 6): no machine is called redis here." },
+    { QUIET("curl-no-host"), .cmd = "curl -s http://redis:6379/", .out = "", .exit_code = 0, .probe_out = "redis\n" },
+    { FIRE("psql-no-server"), .cmd = "psql -U postgres -c 'select 1'", .out = "psql: error: connection to server on "
+      "socket \"/var/run/postgresql/.s.PGSQL.5432\" failed: No such file or directory\n\tIs the server running "
+      "locally and accepting connections on that socket?\n", .exit_code = 2, .probe_rc = 1,
+      .expect = "[No PostgreSQL server is running in this sandbox, and none is installed" },
+    { FIRE("psql-no-server"), .cmd = "psql -h localhost -U postgres", .out = "psql: error: connection to server at "
+      "\"localhost\" (127.0.0.1), port 5432 failed: Connection refused\n", .exit_code = 2, .probe_rc = 0,
+      .expect = "[No PostgreSQL server is running in this sandbox, so there was nothing to connect to. Start it "
+      "first: service postgresql start" },
+    { QUIET("psql-no-server"), .cmd = "psql -U postgres -c 'select 1'", .out = " ?column? \n----------\n        1\n",
+      .exit_code = 0 },
+    { FIRE("mysql-no-server"), .cmd = "mysql -u root -e 'show databases'", .out = "ERROR 2002 (HY000): Can't "
+      "connect to local server through socket '/run/mysqld/mysqld.sock' (2)\n", .exit_code = 1, .probe_rc = 0,
+      .expect = "[No MariaDB/MySQL server is running in this sandbox, so there was nothing to connect to. Start it "
+      "first: service mariadb start" },
+    { QUIET("mysql-no-server"), .cmd = "mysql -u root -e 'show databases'", .out = "Database\nmysql\n",
+      .exit_code = 0 },
+
+    /* habits: what a container cannot do */
+    { FIRE("systemctl"), .cmd = "systemctl restart postgresql", .out = "bash: line 1: systemctl: command not "
+      "found\n", .exit_code = 127, .probe_out = "postgresql\n", .probe_rc = 0, .probe_for = "init.d",
+      .expect = "[systemctl cannot work here: this sandbox is a container with no systemd, and installing anything "
+      "won't change that. postgresql has an init script: service postgresql start" },
+    { FIRE("systemctl"), .cmd = "sudo systemctl daemon-reload", .out = "env: 'systemctl': No such file or "
+      "directory\n", .exit_code = 127, .probe_rc = 1, .expect = "[systemctl cannot work here: this sandbox is a "
+      "container with no systemd, and installing anything won't change that. Start the daemon's own program" },
+    { FIRE("systemctl"), .cmd = "systemctl start myapp.service", .out = "System has not been booted with systemd "
+      "as init system (PID 1). Can't operate.\n", .exit_code = 1, .probe_rc = 2, .probe_out = "myapp\n",
+      .expect = "[systemctl cannot work here: this sandbox is a container with no systemd, and installing anything "
+      "won't change that. myapp has no init script here" },
+    { QUIET("systemctl"), .cmd = "echo systemctl", .out = "systemctl\n", .exit_code = 0 },
+    { FIRE("service-unknown"), .cmd = "service nginx start", .out = "nginx: unrecognized service\n", .exit_code = 1,
+      .probe_rc = 2, .probe_out = "nginx\n", .expect = "[There is no /etc/init.d/nginx, so service cannot start it" },
+    { QUIET("service-unknown"), .cmd = "service nginx start", .out = "Starting nginx: nginx.\n", .exit_code = 0 },
+    { FIRE("journalctl"), .cmd = "journalctl -u nginx -n 50", .out = "bash: line 1: journalctl: command not "
+      "found\n", .exit_code = 127, .expect = "[There is no journal here" },
+    { QUIET("journalctl"), .cmd = "cat journalctl.txt", .out = "x\n", .exit_code = 0 },
+    { FIRE("container-in-container"), .cmd = "docker compose up -d", .out = "bash: line 1: docker: command not "
+      "found\n", .exit_code = 127, .expect = "[You are inside a container already (this sandbox), so docker cannot "
+      "run containers here" },
+    { FIRE("container-in-container"), .cmd = "sudo docker ps", .out = "Cannot connect to the Docker daemon at "
+      "unix:///var/run/docker.sock. Is the docker daemon running?\n", .exit_code = 1,
+      .expect = "[You are inside a container already" },
+    { QUIET("container-in-container"), .cmd = "cat Dockerfile", .out = "FROM debian\n", .exit_code = 0 },
+    { FIRE("reboot"), .cmd = "reboot", .out = "bash: line 1: reboot: command not found\n", .exit_code = 127,
+      .expect = "[This sandbox cannot be rebooted or shut down from inside" },
+    { QUIET("reboot"), .cmd = "echo reboot later", .out = "reboot later\n", .exit_code = 0 },
+    { FIRE("kernel-rights"), .cmd = "mount -t tmpfs none /mnt", .out = "mount: /mnt: permission denied.\n       "
+      "dmesg(1) may have more information after failed mount system call.\n", .exit_code = 32,
+      .expect = "[mount needs rights over the kernel" },
+    { FIRE("kernel-rights"), .cmd = "sysctl -w net.core.somaxconn=1024", .out = "sysctl: permission denied on key "
+      "\"net.core.somaxconn\"\n", .exit_code = 1, .expect = "[sysctl needs rights over the kernel" },
+    { FIRE("kernel-rights"), .cmd = "modprobe fuse", .out = "bash: line 1: modprobe: command not found\n",
+      .exit_code = 127, .expect = "[modprobe needs rights over the kernel" },
+    { QUIET("kernel-rights"), .cmd = "mount", .out = "overlay on / type overlay (rw)\n", .exit_code = 0 },
+    { QUIET("kernel-rights"), .cmd = "sysctl net.ipv4.nope", .out = "sysctl: cannot stat /proc/sys/net/ipv4/nope: "
+      "No such file or directory\n", .exit_code = 255 },
+    { FIRE("ulimit-raise"), .cmd = "ulimit -n 1000000 && ./server", .out = "bash: line 1: ulimit: open files: "
+      "cannot modify limit: Operation not permitted\n", .exit_code = 1, .expect = "[This sandbox's limits are "
+      "fixed from outside" },
+    { QUIET("ulimit-raise"), .cmd = "ulimit -n 256 && ./server", .out = "", .exit_code = 0 },
+
+    /* habits: programs that want a terminal */
+    { FIRE("screen-monitor"), .cmd = "top", .out = "", .exit_code = 1, .expect = "[top draws a live screen on a "
+      "terminal, and there is none here" },
+    { FIRE("screen-monitor"), .cmd = "htop", .out = "bash: line 1: htop: command not found\n", .exit_code = 127,
+      .expect = "[htop draws a live screen on a terminal" },
+    { QUIET("screen-monitor"), .cmd = "top -b -n 1 | head", .out = "top - 10:00:00\n", .exit_code = 1 },
+    { FIRE("screen-editor"), .cmd = "nano main.py", .out = "bash: line 1: nano: command not found\n",
+      .exit_code = 127, .expect = "[Nobody types here (no terminal, stdin closed), so a screen editor like nano "
+      "cannot be used" },
+    { FIRE("screen-editor"), .cmd = "vim app.js", .out = "Vim: Warning: Output is not to a terminal\n",
+      .exit_code = 1, .expect = "[Nobody types here (no terminal, stdin closed), so a screen editor like vim" },
+    { QUIET("screen-editor"), .cmd = "vim --version | head -1", .out = "VIM - Vi IMproved 9.1\n", .exit_code = 0 },
+    { FIRE("watch-screen"), .cmd = "watch -n 1 'ls -l'", .out = "Error opening terminal: unknown.\n",
+      .exit_code = 1, .expect = "[watch redraws a terminal screen, and there is none here" },
+    { QUIET("watch-screen"), .cmd = "cat watch.log", .out = "x\n", .exit_code = 0 },
+    { FIRE("watch-forever"), .cmd = "watch -n 1 date", .out = "Every 1.0s: date\n", .exit_code = 137,
+      .timed_out = true, .expect = "[watch repeats a command for ever on a terminal screen, so it ran until the "
+      "timeout" },
+    { QUIET("watch-forever"), .cmd = "python3 watcher.py", .out = "watching\n", .exit_code = 137,
+      .timed_out = true },
+    { FIRE("follow-forever"), .cmd = "tail -f server.log", .out = "GET / 200\n", .exit_code = 137,
+      .timed_out = true, .expect = "[tail -f never ends by itself (it follows for ever)" },
+    { FIRE("follow-forever"), .cmd = "ping localhost", .out = "64 bytes from localhost\n", .exit_code = 137,
+      .timed_out = true, .expect = "[ping never ends by itself" },
+    { QUIET("follow-forever"), .cmd = "tail -n 5 server.log", .out = "GET / 200\n", .exit_code = 137,
+      .timed_out = true },
+    { QUIET("follow-forever"), .cmd = "ping -c 3 localhost", .out = "64 bytes\n", .exit_code = 137,
+      .timed_out = true },
+    { FIRE("terminal-multiplexer"), .cmd = "tmux new -d -s app 'node app.js'", .out = "bash: line 1: tmux: "
+      "command not found\n", .exit_code = 127, .expect = "[tmux keeps programs running for a terminal, and "
+      "there is none here (installing anything won't change that)" },
+    { QUIET("terminal-multiplexer"), .cmd = "ls screenshots", .out = "a.png\n", .exit_code = 0 },
+    { FIRE("apt-no-yes"), .cmd = "apt-get install nodejs", .out = "The following NEW packages will be installed:\n"
+      "  nodejs\nContinue? [Y/n] Abort.\n", .exit_code = 1, .expect = "[Nobody types here, so apt could not ask "
+      "whether to continue, and did nothing. Add -y" },
+    { FIRE("apt-no-yes"), .cmd = "apt remove less", .out = "Do you want to continue? [Y/n] Abort.\n",
+      .exit_code = 1, .expect = "[Nobody types here, so apt could not ask whether to continue" },
+    { QUIET("apt-no-yes"), .cmd = "apt-get install -y nodejs", .out = "Setting up nodejs\n", .exit_code = 0 },
+    { FIRE("crontab-edit"), .cmd = "crontab -e", .out = "no crontab for root - using an empty one\n",
+      .exit_code = 1, .expect = "[Nobody types here, so crontab -e cannot open an editor" },
+    { QUIET("crontab-edit"), .cmd = "crontab -l", .out = "no crontab for root\n", .exit_code = 1 },
+    { FIRE("psql-password"), .cmd = "psql -h localhost -U app appdb", .out = "psql: error: connection to server at "
+      "\"localhost\" (127.0.0.1), port 5432 failed: fe_sendauth: no password supplied\n", .exit_code = 2,
+      .expect = "[Nobody types here, so psql could not ask for a password" },
+    { QUIET("psql-password"), .cmd = "PGPASSWORD=x psql -h localhost -U app appdb -c 'select 1'", .out = "1\n",
+      .exit_code = 0 },
+    { FIRE("mysql-password"), .cmd = "mysql -u app -p appdb", .out = "Enter password: ERROR 1045 (28000): Access "
+      "denied for user 'app'@'localhost' (using password: NO)\n", .exit_code = 1,
+      .expect = "[No password was sent: nobody types here" },
+    { QUIET("mysql-password"), .cmd = "mysql -u app -pX appdb", .out = "ERROR 1045 (28000): Access denied for user "
+      "'app'@'localhost' (using password: YES)\n", .exit_code = 1 },
+    { FIRE("git-credentials"), .cmd = "git push origin main", .out = "fatal: could not read Username for "
+      "'https://github.com': No such device or address\n", .exit_code = 128, .expect = "[Nobody types here, so "
+      "git could not ask for a user name or password for https://github.com, and did nothing." },
+    { QUIET("git-credentials"), .cmd = "git push origin main", .out = "Everything up-to-date\n", .exit_code = 0 },
+    { FIRE("ssh-host-key"), .cmd = "git clone git@example.com:me/repo.git", .out = "Host key verification "
+      "failed.\nfatal: Could not read from remote repository.\n", .exit_code = 128,
+      .expect = "[Nobody types here, so ssh could not ask you to accept the server's host key" },
+    { QUIET("ssh-host-key"), .cmd = "ssh -o StrictHostKeyChecking=accept-new me@host true", .out = "",
+      .exit_code = 0 },
+    { FIRE("ssh-password"), .cmd = "ssh me@host uptime", .out = "me@host: Permission denied "
+      "(publickey,password).\n", .exit_code = 255, .expect = "[Nobody types here, so ssh could not ask for a "
+      "password" },
+    { QUIET("ssh-password"), .cmd = "ssh me@host uptime", .out = "up 3 days\n", .exit_code = 0 },
+
+    /* habits: a shell that does not last */
+    { FIRE("shell-state-only"), .cmd = "cd app", .out = "", .exit_code = 0, .expect = "[That only changed this "
+      "call's shell, and that shell is gone now" },
+    { FIRE("shell-state-only"), .cmd = "source venv/bin/activate", .out = "", .exit_code = 0,
+      .expect = "[That only changed this call's shell" },
+    { FIRE("shell-state-only"), .cmd = "export NODE_ENV=production && cd /work/app", .out = "", .exit_code = 0,
+      .expect = "[That only changed this call's shell" },
+    { FIRE("shell-state-only"), .cmd = ". ~/.nvm/nvm.sh; nvm use 20", .out = "Now using node v20\n",
+      .exit_code = 0, .expect = "[That only changed this call's shell" },
+    { QUIET("shell-state-only"), .cmd = "cd app && npm test", .out = "ok\n", .exit_code = 0 },
+    { QUIET("shell-state-only"), .cmd = "PORT=8000 python3 app.py", .out = "", .exit_code = 0 },
+    { QUIET("shell-state-only"), .cmd = "cd nowhere", .out = "bash: line 1: cd: nowhere: No such file or "
+      "directory\n", .exit_code = 1 },
+
+    /* habits: servers */
+    { FIRE("server-foreground"), .cmd = "node server.js", .out = "Server listening on port 3000\n",
+      .exit_code = 137, .timed_out = true, .probe_out = "3000\n", .expect = "[That was a server: it listened on "
+      "port 3000, and a server never ends by itself, so it ran until the timeout and was killed with it. Start it "
+      "in the background: node server.js > server.log 2>&1 & then use it in later runs (curl -s localhost:3000/)" },
+    { FIRE("server-foreground"), .cmd = "flask run", .out = " * Running on http://127.0.0.1:5000\n",
+      .exit_code = 137, .timed_out = true, .probe_out = "5000\n", .expect = "[That was a server: it listened on "
+      "port 5000" },
+    { QUIET("server-foreground"), .cmd = "node server.js", .out = "Server listening on port 3000\n",
+      .exit_code = 0, .probe_out = "3000\n" },
+    { QUIET("server-foreground"), .cmd = "python3 slow.py", .out = "step 1\n", .exit_code = 137,
+      .timed_out = true, .probe_out = "3000\n" },
+    { FIRE("server-foreground-cmd"), .cmd = "python3 -m http.server 8000", .out = "", .exit_code = 137,
+      .timed_out = true, .probe_out = "8000\n", .expect = "[That was a server (port 8000), and a server never ends "
+      "by itself" },
+    { QUIET("server-foreground-cmd"), .cmd = "python3 -m http.server 8000 &", .out = "", .exit_code = 0,
+      .probe_rc = 1 },
+    { FIRE("server-background"), .cmd = "python3 -m http.server 8000 > server.log 2>&1 &", .out = "",
+      .exit_code = 0, .probe_out = "0.0.0.0:8000 (python3, pid 12)\n", .probe_for = "sleep 0.25",
+      .expect = "[Listening now, in the "
+      "background: 0.0.0.0:8000 (python3, pid 12). It keeps running after this call" },
+    { QUIET("server-background"), .cmd = "make 2>&1 && ./a.out", .out = "ok\n", .exit_code = 0,
+      .probe_out = "0.0.0.0:8000 (python3, pid 12)\n" },
+    { QUIET("server-background"), .cmd = "sleep 20 & echo gone", .out = "gone\n", .exit_code = 0, .probe_rc = 1 },
 };
 
 #define NCASES (sizeof cases / sizeof cases[0])
@@ -357,7 +567,7 @@ static int run_case(const hcase_t *c, size_t idx)
     fake_t f = { .rc = c->probe_rc, .out = c->probe_out, .only = c->probe_for };
     textbuf_t out;
     textbuf_init(&out);
-    hints_for_run(c->cmd, c->out, strlen(c->out), c->exit_code, false, fake_probe, NULL, &f, &out);
+    hints_for_run(c->cmd, c->out, strlen(c->out), c->exit_code, c->timed_out, fake_probe, NULL, &f, &out);
     const char *got = out.buf ? out.buf : "";
     int bad = 0;
     if (c->quiet) {
@@ -732,6 +942,92 @@ static void probes_for_real(void **state)
     assert_int_equal(system(cmd), 0);
 }
 
+/* ---- habits: the probes for real, and no install that cannot help ----------------- */
+
+/* Run with the real probe on a timed-out run. */
+static char *run_real_timeout(const char *cmd, const char *output)
+{
+    textbuf_t out;
+    textbuf_init(&out);
+    hints_for_run(cmd, output, strlen(output), 137, true, real_probe, NULL, NULL, &out);
+    if (!out.buf)
+        textbuf_puts(&out, "");
+    return textbuf_take(&out, NULL);
+}
+
+static void habits_for_real(void **state)
+{
+    (void)state;
+    snprintf(tmpdir, sizeof tmpdir, "/tmp/test_hints.XXXXXX");
+    assert_non_null(mkdtemp(tmpdir));
+    /* The unit a systemctl names, and whether it has an init script here. */
+    char *got = run_real("systemctl restart no-such-daemon42.service", "bash: line 1: systemctl: command "
+                         "not found\n", 127);
+    if (!strstr(got, "no-such-daemon42 has no init script here"))
+        fail_msg("%s", got);
+    free(got);
+    got = run_real("service no-such-daemon42 start", "no-such-daemon42: unrecognized service\n", 1);
+    assert_non_null(strstr(got, "[There is no /etc/init.d/no-such-daemon42, so service cannot start it"));
+    free(got);
+    /* The port of a server, from what it printed, else from its command. */
+    got = run_real_timeout("node app.js", "App listening at http://localhost:3456\n");
+    assert_non_null(strstr(got, "it listened on port 3456"));
+    free(got);
+    got = run_real_timeout("python3 -m http.server 8123", "");
+    assert_non_null(strstr(got, "That was a server (port 8123)"));
+    free(got);
+    got = run_real_timeout("uvicorn main:app --port 9001", "INFO:     Waiting for application startup.\n");
+    assert_non_null(strstr(got, "That was a server (port 9001)"));
+    free(got);
+    /* The host a lookup failed on: a Compose name, or a real one. */
+    got = run_real("curl -s http://db:5432/", "", 6);
+    assert_non_null(strstr(got, "no machine is called db here"));
+    free(got);
+    got = run_real("python3 -c 'import urllib.request as u; u.urlopen(\"http://api.exmaple.org/x\")'",
+                   "urllib.error.URLError: <urlopen error [Errno -2] Name or service not known>\n", 1);
+    assert_non_null(strstr(got, "[The name api.exmaple.org does not resolve from this sandbox"));
+    free(got);
+    assert_int_equal(rmdir(tmpdir), 0);
+}
+
+/* What cannot work in a container never gets "install it": not from its
+ * own entry, nor from the command-not-found one behind it. */
+static void never_install_what_cannot_work(void **state)
+{
+    (void)state;
+    static const struct { const char *cmd, *out; int rc; } runs[] = {
+        { "systemctl restart postgresql", "bash: line 1: systemctl: command not found\n", 127 },
+        { "sudo systemctl enable --now nginx", "env: 'systemctl': No such file or directory\n", 127 },
+        { "journalctl -xe", "bash: line 1: journalctl: command not found\n", 127 },
+        { "docker run -d redis", "bash: line 1: docker: command not found\n", 127 },
+        { "podman ps", "bash: line 1: podman: command not found\n", 127 },
+        { "reboot", "bash: line 1: reboot: command not found\n", 127 },
+        { "shutdown -r now", "bash: line 1: shutdown: command not found\n", 127 },
+        { "modprobe overlay", "bash: line 1: modprobe: command not found\n", 127 },
+        { "htop", "bash: line 1: htop: command not found\n", 127 },
+        { "vim main.c", "bash: line 1: vim: command not found\n", 127 },
+        { "nano main.c", "bash: line 1: nano: command not found\n", 127 },
+        { "emacs main.c", "bash: line 1: emacs: command not found\n", 127 },
+        { "top", "", 1 },
+        { "watch -n 1 date", "Error opening terminal: unknown.\n", 1 },
+        { "tmux new -s x", "bash: line 1: tmux: command not found\n", 127 },
+        { "screen -S x", "bash: line 1: screen: command not found\n", 127 },
+    };
+    for (size_t i = 0; i < sizeof runs / sizeof runs[0]; i++) {
+        fake_t f = { .rc = 1 };
+        textbuf_t out;
+        textbuf_init(&out);
+        hints_for_run(runs[i].cmd, runs[i].out, strlen(runs[i].out), runs[i].rc, false, fake_probe, NULL,
+                      &f, &out);
+        const char *t = out.buf ? out.buf : "";
+        if (!out.len || strstr(t, "apt-get install") || strstr(t, "apt-cache search")
+            || strstr(t, "not installed"))
+            fail_msg("%s: %s", runs[i].cmd, t);
+        assert_non_null(strstr(t, "won't change that"));
+        textbuf_free(&out);
+    }
+}
+
 /* ---- retry memory ------------------------------------------------------------------ */
 
 static void retry_memory(void **state)
@@ -785,6 +1081,8 @@ int main(void)
         cmocka_unit_test(limits_from_sandbox),
         cmocka_unit_test(write_hints),
         cmocka_unit_test(probes_for_real),
+        cmocka_unit_test(habits_for_real),
+        cmocka_unit_test(never_install_what_cannot_work),
         cmocka_unit_test(retry_memory),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);

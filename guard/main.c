@@ -1,0 +1,118 @@
+/* main.c -- talkback-guard: the Docker guard between talkback and dockerd.
+ *
+ * The sandbox manager and the reaper reach Docker only through it.  It
+ * listens on $TALKBACK_PROXY_BIND -- HOST:PORT (default :2375), fd@N (a
+ * socket passed in by systemd) or unix@PATH -- and forwards to dockerd's
+ * unix socket $TALKBACK_DOCKER_SOCKET (default /var/run/docker.sock) only
+ * the calls the rules (rules.c) allow, with bodies checked and rebuilt
+ * (template.c, bodies.c) and only for talkback's own containers
+ * (owner.c).  The template values are the sandbox manager's config keys
+ * (image, memory, ..., network), read the same way.  One thread per client
+ * connection, one request per connection.  deploy/docker-proxy starts it.
+ */
+#include <errno.h>
+#include <netinet/in.h>
+#include <stdint.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "common/config.h"
+#include "common/listen.h"
+#include "common/log.h"
+#include "guard/conn.h"
+
+#define GUARD_MAX_CONNS 1024
+
+static guard_t guard;
+static atomic_int conns;
+
+/* Open the listening socket named by bind; the fd, or -1 (logged). */
+static int guard_listen(const char *bind_to)
+{
+    struct sockaddr_storage ss;
+    socklen_t sl = sizeof ss;
+    if (!strncmp(bind_to, "fd@", 3))
+        return atoi(bind_to + 3);
+    int fd;
+    if (!strncmp(bind_to, "unix@", 5)) {
+        struct sockaddr_un *sa = (struct sockaddr_un *)&ss;
+        memset(sa, 0, sizeof *sa);
+        sa->sun_family = AF_UNIX;
+        if (strlen(bind_to + 5) >= sizeof sa->sun_path)
+            return -1;
+        strcpy(sa->sun_path, bind_to + 5);
+        unlink(sa->sun_path);
+        sl = sizeof *sa;
+    } else if (listen_parse(bind_to, &ss, NULL)) {
+        return -1;
+    } else {
+        sl = ss.ss_family == AF_INET6 ? sizeof(struct sockaddr_in6) : sizeof(struct sockaddr_in);
+    }
+    fd = socket(ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    int one = 1;
+    if (fd >= 0)
+        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+    if (fd < 0 || bind(fd, (struct sockaddr *)&ss, sl) || listen(fd, 256)) {
+        log_error("cannot listen on %s: %s", bind_to, strerror(errno));
+        if (fd >= 0)
+            close(fd);
+        return -1;
+    }
+    if (ss.ss_family == AF_UNIX)
+        chmod(((struct sockaddr_un *)&ss)->sun_path, 0660);
+    return fd;
+}
+
+/* The thread of one client connection. */
+static void *guard_thread(void *arg)
+{
+    int cfd = (int)(intptr_t)arg;
+    gconn_serve(&guard, cfd);
+    atomic_fetch_sub(&conns, 1);
+    return NULL;
+}
+
+/* Load the config, open the listening socket, and serve each connection
+ * in a thread of its own (at most GUARD_MAX_CONNS at once). */
+int main(int argc, char **argv)
+{
+    if (config_load(argc, argv, "guard"))
+        return 2;
+    log_init("talkback-guard", log_level_parse(config_str("log_level")));
+    signal(SIGPIPE, SIG_IGN);
+    const char *bind_to = getenv("TALKBACK_PROXY_BIND");
+    const char *sock = getenv("TALKBACK_DOCKER_SOCKET");
+    guard.docker_socket = sock && *sock ? sock : "/var/run/docker.sock";
+    gtemplate_from_config(&guard.tpl);
+    int lfd = guard_listen(bind_to && *bind_to ? bind_to : ":2375");
+    if (lfd < 0)
+        return 1;
+    log_info("guarding %s on %s: sandboxes of %s on network %s", guard.docker_socket,
+             bind_to && *bind_to ? bind_to : ":2375", guard.tpl.image, guard.tpl.network);
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    pthread_attr_setstacksize(&attr, 512 * 1024);
+    for (;;) {
+        int cfd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
+        if (cfd < 0) {
+            if (errno != EINTR && errno != ECONNABORTED)
+                usleep(10000);
+            continue;
+        }
+        pthread_t t;
+        if (atomic_fetch_add(&conns, 1) >= GUARD_MAX_CONNS ||
+            pthread_create(&t, &attr, guard_thread, (void *)(intptr_t)cfd)) {
+            atomic_fetch_sub(&conns, 1);
+            close(cfd);
+        }
+    }
+}

@@ -1,0 +1,123 @@
+/* rules.c -- the table of calls the Docker guard lets through (see
+ * rules.h).  "{id}" stands for a container or exec id or name, "{net}" for
+ * the sandbox network's name. */
+#include "guard/rules.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+    const char *method, *pattern;
+    gbody_kind_t body;
+    gtarget_t target;
+    bool tomb, hijack;
+} grule_t;
+
+static const grule_t rules[] = {
+    { "GET", "/_ping", GB_NONE, GT_NONE, false, false },
+    { "HEAD", "/_ping", GB_NONE, GT_NONE, false, false },
+    { "GET", "/version", GB_NONE, GT_NONE, false, false },
+    { "GET", "/containers/json", GB_NONE, GT_NONE, false, false },
+    { "POST", "/containers/create", GB_CREATE, GT_NONE, false, false },
+    { "GET", "/containers/{id}/json", GB_NONE, GT_CONTAINER, true, false },
+    { "DELETE", "/containers/{id}", GB_NONE, GT_CONTAINER, true, false },
+    { "POST", "/containers/{id}/start", GB_NONE, GT_CONTAINER, false, false },
+    { "POST", "/containers/{id}/stop", GB_NONE, GT_CONTAINER, false, false },
+    { "POST", "/containers/{id}/kill", GB_NONE, GT_CONTAINER, false, false },
+    { "POST", "/containers/{id}/restart", GB_NONE, GT_CONTAINER, false, false },
+    { "POST", "/containers/{id}/wait", GB_NONE, GT_CONTAINER, false, false },
+    { "POST", "/containers/{id}/unpause", GB_NONE, GT_CONTAINER, false, false },
+    { "POST", "/containers/{id}/attach", GB_NONE, GT_CONTAINER, false, true },
+    { "PUT", "/containers/{id}/archive", GB_STREAM, GT_CONTAINER, false, false },
+    { "GET", "/containers/{id}/archive", GB_NONE, GT_CONTAINER, false, false },
+    { "HEAD", "/containers/{id}/archive", GB_NONE, GT_CONTAINER, false, false },
+    { "POST", "/containers/{id}/exec", GB_EXEC_CREATE, GT_CONTAINER, false, false },
+    { "POST", "/exec/{id}/start", GB_EXEC_START, GT_EXEC, false, true },
+    { "GET", "/exec/{id}/json", GB_NONE, GT_EXEC, false, false },
+    { "GET", "/networks/{net}", GB_NONE, GT_NONE, false, false },
+    { "POST", "/networks/{net}/connect", GB_NET_CONNECT, GT_NONE, false, false },
+    { "POST", "/networks/{net}/disconnect", GB_NET_DISCONNECT, GT_NONE, false, false },
+    { "POST", "/networks/create", GB_NET_CREATE, GT_NONE, false, false },
+};
+
+/* Whether s[0..n) is a Docker id or name: [A-Za-z0-9][A-Za-z0-9_.-]*. */
+static bool is_id(const char *s, size_t n)
+{
+    if (n == 0 || n > 128 || !strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789", s[0]))
+        return false;
+    for (size_t i = 1; i < n; i++)
+        if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-", s[i]) || !s[i])
+            return false;
+    return true;
+}
+
+/* Match path p against pattern pat; the {id} goes into rt. */
+static bool match(const char *pat, const char *p, const char *net, groute_t *rt, const char *path0)
+{
+    while (*pat) {
+        if (!strncmp(pat, "{id}", 4) || !strncmp(pat, "{net}", 5)) {
+            bool is_net = pat[1] == 'n';
+            size_t n = strcspn(p, "/");
+            if (is_net ? (strlen(net) != n || strncmp(p, net, n)) : !is_id(p, n))
+                return false;
+            if (!is_net) {
+                memcpy(rt->id, p, n);
+                rt->id[n] = '\0';
+                rt->id_at = (size_t)(p - path0);
+            }
+            p += n;
+            pat += is_net ? 5 : 4;
+        } else if (*pat++ != *p++) {
+            return false;
+        }
+    }
+    return *p == '\0';
+}
+
+/* Skip "/vMAJOR.MINOR" (1.24 or later).  The rest of the path, or NULL. */
+static const char *skip_version(const char *path, char *why, size_t whylen)
+{
+    if (path[0] != '/' || path[1] != 'v' || path[2] < '0' || path[2] > '9')
+        return path;
+    char *end;
+    long major = strtol(path + 2, &end, 10);
+    long minor = *end == '.' ? strtol(end + 1, &end, 10) : -1;
+    if (minor < 0 || *end != '/' || major < 1 || (major == 1 && minor < 24)) {
+        snprintf(why, whylen, "an API version before 1.24 or a malformed version prefix");
+        return NULL;
+    }
+    return end;
+}
+
+int grules_match(const char *method, const char *path, const char *network, groute_t *rt,
+                 char *why, size_t whylen)
+{
+    memset(rt, 0, sizeof *rt);
+    if (strstr(path, "//") || strstr(path, "..") ||
+        strspn(path, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_./-") != strlen(path)) {
+        snprintf(why, whylen, "a path with an escape, a dot segment or an empty segment");
+        return -1;
+    }
+    const char *p = skip_version(path, why, whylen);
+    if (!p)
+        return -1;
+    for (size_t i = 0; i < sizeof rules / sizeof rules[0]; i++) {
+        if (strcmp(rules[i].method, method) || !match(rules[i].pattern, p, network, rt, path))
+            continue;
+        rt->body = rules[i].body;
+        rt->target = rules[i].target;
+        rt->tomb = rules[i].tomb;
+        rt->hijack = rules[i].hijack;
+        return 0;
+    }
+    snprintf(why, whylen, "%.10s %.200s", method, path);
+    return -1;
+}
+
+bool grules_create_query_ok(const char *query)
+{
+    if (strncmp(query, "name=talkback-", 14) != 0)
+        return false;
+    return is_id(query + 5, strlen(query + 5));
+}

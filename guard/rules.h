@@ -1,0 +1,51 @@
+/* rules.h -- which Engine API calls the Docker guard lets through.
+ *
+ * A table of the calls the sandbox manager and the reaper make (method,
+ * path pattern, what the body must be, which container the call is
+ * about); everything else is refused.  Paths are matched after an optional
+ * version prefix (/v1.24 or later: older versions still honour a
+ * HostConfig in the start body); a path with an escape, a dot segment, an
+ * empty segment or any byte outside [A-Za-z0-9_./-] is refused outright.
+ */
+#ifndef TALKBACK_GUARD_RULES_H
+#define TALKBACK_GUARD_RULES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+typedef enum {
+    GB_NONE,          /* no body */
+    GB_STREAM,        /* passed through as it comes (an archive) */
+    GB_CREATE,        /* checked and rebuilt: body.h */
+    GB_EXEC_CREATE,
+    GB_EXEC_START,
+    GB_NET_CREATE,
+    GB_NET_CONNECT,
+    GB_NET_DISCONNECT,
+} gbody_kind_t;
+
+typedef enum {
+    GT_NONE,          /* about no one container */
+    GT_CONTAINER,     /* the {id} of the path: a sandbox (or a tombstone if tomb) */
+    GT_EXEC,          /* the exec {id} of the path: an exec in a sandbox */
+} gtarget_t;
+
+typedef struct {
+    gbody_kind_t body;
+    gtarget_t target;
+    bool tomb;        /* a tombstone may be the target too */
+    bool hijack;      /* Docker may hand the connection over (attach, exec start) */
+    char id[129];     /* the {id} of the path */
+    size_t id_at;     /* where the {id} starts in the path */
+} groute_t;
+
+/* Match method and path (query apart) against the table, with network the
+ * sandbox network's name.  0 with *rt filled, or -1 with a sentence. */
+int grules_match(const char *method, const char *path, const char *network, groute_t *rt,
+                 char *why, size_t whylen);
+
+/* Whether the query of a container create names a talkback container:
+ * exactly "name=talkback-..." with a Docker-valid name. */
+bool grules_create_query_ok(const char *query);
+
+#endif

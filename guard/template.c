@@ -1,0 +1,209 @@
+/* template.c -- the one container body the guard lets Docker create: the
+ * sandbox template of sandbox/manager.c (or the reaper's tombstone),
+ * checked field by field against the configured values and rebuilt.
+ *
+ * Every field of the body must be on the template's list and hold the
+ * template's value; the only free values are the three labels' texts.
+ * Anything else -- Privileged, Binds, Mounts, Volumes, Devices,
+ * DeviceRequests, CapAdd, PidMode/IpcMode/UtsMode/UsernsMode/CgroupnsMode,
+ * another NetworkMode, SecurityOpt, Sysctls, another image or runtime,
+ * other limits -- is refused by name.
+ */
+#include "guard/body.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "common/config.h"
+#include "guard/fields.h"
+#include "sandbox/agent.h"
+#include "sandbox/caps.h"
+
+#define N(a) (sizeof(a) / sizeof((a)[0]))
+
+void gtemplate_from_config(gtemplate_t *t)
+{
+    t->image = config_str("image");
+    t->network = config_str("network");
+    t->runtime = config_str("runtime");
+    t->log_max_size = config_str("log_max_size");
+    t->memory = config_int("memory");
+    t->memory_swap = config_int("memory_swap");
+    t->nano_cpus = config_int("nano_cpus");
+    t->cpu_shares = config_int("cpu_shares");
+    t->pids_limit = config_int("pids_limit");
+}
+
+json_t *gbody_parse(const char *buf, size_t len, char *why, size_t whylen)
+{
+    json_error_t err;
+    if (len == 0)
+        return json_object();
+    json_t *j = json_loadb(buf, len, 0, &err);
+    if (!j)
+        snprintf(why, whylen, "the body is not JSON (%.80s)", err.text);
+    return j;
+}
+
+/* HostConfig.LogConfig: json-file with the configured size and one file
+ * (agent = 0), or none (the agent's sandboxes, whose stdout is its wire). */
+static int check_log(const json_t *v, const gtemplate_t *t, int agent, char *why, size_t whylen)
+{
+    static const char *const names[] = { "type", "config" };
+    static const char *const keys[] = { "max-size", "max-file" };
+    json_t *f[N(names)];
+    if (fields_pick(v, "HostConfig.LogConfig", names, N(names), f, why, whylen))
+        return -1;
+    if (agent && fields_str_is(f[0], "none") && (!f[1] || fields_map_is(f[1], NULL, NULL, 0)))
+        return 0;
+    const char *vals[] = { t->log_max_size, "1" };
+    if (!agent && fields_str_is(f[0], "json-file") && fields_map_is(f[1], keys, vals, 2))
+        return 0;
+    snprintf(why, whylen, "HostConfig.LogConfig is not the template's log");
+    return -1;
+}
+
+/* HostConfig of a sandbox: the configured limits, network and runtime,
+ * the trimmed capabilities, no restart policy, and nothing else. */
+static int check_host(const json_t *host, const gtemplate_t *t, int agent, char *why, size_t whylen)
+{
+    static const char *const names[] = { "init", "memory", "memoryswap", "nanocpus", "cpushares",
+                                         "pidslimit", "networkmode", "logconfig", "restartpolicy",
+                                         "runtime", "capdrop" };
+    static const char *const rp[] = { "name", "maximumretrycount" };
+    static const char *const drop[] = SANDBOX_CAP_DROP;
+    json_t *f[N(names)], *r[N(rp)];
+    if (fields_pick(host, "HostConfig", names, N(names), f, why, whylen))
+        return -1;
+    const struct { const char *what; int ok; } checks[] = {
+        { "Init", json_is_true(f[0]) },
+        { "Memory", fields_int_is(f[1], t->memory) },
+        { "MemorySwap", fields_int_is(f[2], t->memory_swap) },
+        { "NanoCpus", fields_int_is(f[3], t->nano_cpus) },
+        { "CpuShares", fields_int_is(f[4], t->cpu_shares) },
+        { "PidsLimit", fields_int_is(f[5], t->pids_limit) },
+        { "NetworkMode", fields_str_is(f[6], t->network) },
+        { "Runtime", *t->runtime ? fields_str_is(f[9], t->runtime) : (!f[9] || fields_str_is(f[9], "")) },
+        { "CapDrop", fields_strv_is(f[10], drop, SANDBOX_CAP_DROP_N) },
+    };
+    for (size_t i = 0; i < N(checks); i++)
+        if (!checks[i].ok) {
+            snprintf(why, whylen, "HostConfig.%s is not the template's", checks[i].what);
+            return -1;
+        }
+    if (check_log(f[7], t, agent, why, whylen))
+        return -1;
+    if (fields_pick(f[8], "HostConfig.RestartPolicy", rp, N(rp), r, why, whylen))
+        return -1;
+    if (!fields_str_is(r[0], "no") || (r[1] && !fields_int_is(r[1], 0))) {
+        snprintf(why, whylen, "HostConfig.RestartPolicy is not the template's");
+        return -1;
+    }
+    return 0;
+}
+
+/* The HostConfig the guard forwards for a sandbox (from t, not the body). */
+static json_t *build_host(const gtemplate_t *t, int agent)
+{
+    json_t *caps = sandbox_cap_drop_json();
+    json_t *log = agent ? json_pack("{s:s, s:{}}", "Type", "none", "Config")
+                        : json_pack("{s:s, s:{s:s, s:s}}", "Type", "json-file", "Config", "max-size",
+                                    t->log_max_size, "max-file", "1");
+    json_t *h = json_pack("{s:b, s:I, s:I, s:I, s:I, s:I, s:s, s:o, s:{s:s}, s:o}", "Init", 1,
+                          "Memory", (json_int_t)t->memory, "MemorySwap", (json_int_t)t->memory_swap,
+                          "NanoCpus", (json_int_t)t->nano_cpus, "CpuShares", (json_int_t)t->cpu_shares,
+                          "PidsLimit", (json_int_t)t->pids_limit, "NetworkMode", t->network,
+                          "LogConfig", log, "RestartPolicy", "Name", "no", "CapDrop", caps);
+    if (h && *t->runtime)
+        json_object_set_new(h, "Runtime", json_string(t->runtime));
+    return h;
+}
+
+/* A sandbox's body: f holds the picked top-level fields (see names in
+ * gbody_create). */
+static json_t *check_sandbox(json_t **f, const gtemplate_t *t, char *why, size_t whylen)
+{
+    static const char *const sleep_cmd[] = { "sleep", "infinity" };
+    static const char *const agent_cmd[] = { AGENT_CMD_PATH };
+    static const char *const labels[] = { "talkback.conversation", "talkback.user", "talkback.created" };
+    const char *const any[] = { NULL, NULL, NULL };
+    int agent = fields_strv_is(f[1], agent_cmd, 1);
+    const struct { const char *what; int ok; } checks[] = {
+        { "Cmd", agent || fields_strv_is(f[1], sleep_cmd, 2) },
+        { "WorkingDir", fields_str_is(f[2], "/work") },
+        { "User", fields_str_is(f[3], "root") },
+        { "Hostname", fields_str_is(f[4], "sandbox") },
+        { "Tty", json_is_false(f[5]) },
+        { "OpenStdin", agent ? json_is_true(f[6]) : (!f[6] || json_is_false(f[6])) },
+        { "StdinOnce", !f[7] || json_is_false(f[7]) },
+        { "AttachStdin", agent ? json_is_true(f[8]) : (!f[8] || json_is_false(f[8])) },
+        { "Labels", fields_map_is(f[9], labels, any, 3) },
+    };
+    for (size_t i = 0; i < N(checks); i++)
+        if (!checks[i].ok) {
+            snprintf(why, whylen, "%s is not the template's", checks[i].what);
+            return NULL;
+        }
+    if (check_host(f[10], t, agent, why, whylen))
+        return NULL;
+    json_t *b = json_pack("{s:s, s:O, s:s, s:s, s:s, s:b, s:b, s:b, s:b, s:O, s:o}", "Image", t->image,
+                          "Cmd", f[1], "WorkingDir", "/work", "User", "root", "Hostname", "sandbox",
+                          "Tty", 0, "OpenStdin", agent, "StdinOnce", 0, "AttachStdin", agent,
+                          "Labels", f[9], "HostConfig", build_host(t, agent));
+    return b;
+}
+
+/* A tombstone's body (docker/kept.c): a never-started container with no
+ * network, no log and three labels. */
+static json_t *check_tombstone(json_t **f, char *why, size_t whylen, const gtemplate_t *t)
+{
+    static const char *const true_cmd[] = { "true" };
+    static const char *const labels[] = { "talkback.tombstone", "talkback.gone.reason", "talkback.gone.at" };
+    static const char *const hnames[] = { "networkmode", "logconfig" };
+    static const char *const lnames[] = { "type", "config" };
+    const char *const any[] = { NULL, NULL, NULL };
+    json_t *h[N(hnames)], *l[N(lnames)];
+    for (size_t i = 2; i <= 8; i++)
+        if (f[i]) {
+            snprintf(why, whylen, "a tombstone has only Image, Cmd, Labels and HostConfig");
+            return NULL;
+        }
+    if (!fields_strv_is(f[1], true_cmd, 1) || !fields_map_is(f[9], labels, any, 3)) {
+        snprintf(why, whylen, "the tombstone's Cmd or Labels are not the template's");
+        return NULL;
+    }
+    if (fields_pick(f[10], "HostConfig", hnames, N(hnames), h, why, whylen) ||
+        fields_pick(h[1], "HostConfig.LogConfig", lnames, N(lnames), l, why, whylen))
+        return NULL;
+    if (!fields_str_is(h[0], "none") || !fields_str_is(l[0], "none") ||
+        (l[1] && !fields_map_is(l[1], NULL, NULL, 0))) {
+        snprintf(why, whylen, "the tombstone's HostConfig is not the template's");
+        return NULL;
+    }
+    return json_pack("{s:s, s:[s], s:O, s:{s:s, s:{s:s}}}", "Image", t->image, "Cmd", "true",
+                     "Labels", f[9], "HostConfig", "NetworkMode", "none", "LogConfig", "Type", "none");
+}
+
+json_t *gbody_create(const char *buf, size_t len, const gtemplate_t *t, char *why, size_t whylen)
+{
+    static const char *const names[] = { "image", "cmd", "workingdir", "user", "hostname", "tty",
+                                         "openstdin", "stdinonce", "attachstdin", "labels",
+                                         "hostconfig" };
+    json_t *f[N(names)], *out = NULL;
+    json_t *j = gbody_parse(buf, len, why, whylen);
+    if (!j)
+        return NULL;
+    if (fields_pick(j, "the body", names, N(names), f, why, whylen))
+        goto done;
+    if (!fields_str_is(f[0], t->image)) {
+        snprintf(why, whylen, "Image is not the sandbox image %s", t->image);
+        goto done;
+    }
+    if (json_is_object(f[9]) && json_object_get(f[9], "talkback.tombstone"))
+        out = check_tombstone(f, why, whylen, t);
+    else
+        out = check_sandbox(f, t, why, whylen);
+done:
+    json_decref(j);
+    return out;
+}

@@ -1,0 +1,154 @@
+/* test_guard.c -- unit tests of the Docker guard's pure parts: the field
+ * folding of Go's JSON decoder, the body checks against the sandbox
+ * template, the request-head parser and the path rules. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "guard/body.h"
+#include "guard/fields.h"
+#include "guard/request.h"
+#include "guard/rules.h"
+
+static const gtemplate_t tpl = {
+    .image = "img:1", .network = "net", .runtime = "", .log_max_size = "1m",
+    .memory = 256, .memory_swap = 1024, .nano_cpus = 1000, .cpu_shares = 256, .pids_limit = 512,
+};
+
+/* The manager's template with HOST inserted into HostConfig and TOP at the
+ * top level (each "" or a ",\"Key\":value" fragment). */
+static char *body(const char *top, const char *host)
+{
+    static char b[4096];
+    snprintf(b, sizeof b,
+             "{\"Image\":\"img:1\",\"Cmd\":[\"sleep\",\"infinity\"],\"WorkingDir\":\"/work\","
+             "\"User\":\"root\",\"Hostname\":\"sandbox\",\"Tty\":false,\"OpenStdin\":false,"
+             "\"Labels\":{\"talkback.conversation\":\"c\",\"talkback.user\":\"\",\"talkback.created\":\"t\"},"
+             "\"HostConfig\":{\"Init\":true,\"Memory\":256,\"MemorySwap\":1024,\"NanoCpus\":1000,"
+             "\"CpuShares\":256,\"PidsLimit\":512,\"NetworkMode\":\"net\",\"LogConfig\":{\"Type\":"
+             "\"json-file\",\"Config\":{\"max-size\":\"1m\",\"max-file\":\"1\"}},\"RestartPolicy\":"
+             "{\"Name\":\"no\"},\"CapDrop\":[\"AUDIT_WRITE\",\"MKNOD\",\"NET_RAW\",\"SETFCAP\","
+             "\"SETPCAP\",\"SYS_CHROOT\"]%s}%s}", host, top);
+    return b;
+}
+
+static int passes(const char *b)
+{
+    char why[256];
+    json_t *j = gbody_create(b, strlen(b), &tpl, why, sizeof why);
+    json_decref(j);
+    return j != NULL;
+}
+
+static void test_fold(void **state)
+{
+    char out[32];
+    (void)state;
+    assert_int_equal(fields_fold("PrivIleged", out, sizeof out), 0);
+    assert_string_equal(out, "privileged");
+    assert_int_equal(fields_fold("Bind\xc5\xbf", out, sizeof out), 0);
+    assert_string_equal(out, "binds");
+    assert_int_equal(fields_fold("\xe2\x84\xaa", out, sizeof out), 0);
+    assert_string_equal(out, "k");
+    assert_int_equal(fields_fold("caf\xc3\xa9", out, sizeof out), -1);
+}
+
+static void test_template(void **state)
+{
+    (void)state;
+    assert_true(passes(body("", "")));
+    assert_false(passes(body("", ",\"Privileged\":true")));
+    assert_false(passes(body("", ",\"privileged\":false")));
+    assert_false(passes(body("", ",\"Privil\\u0065ged\":true")));
+    assert_false(passes(body("", ",\"Bind\xc5\xbf\":[\"/:/h\"]")));
+    assert_false(passes(body("", ",\"NetworkMode\":\"host\"")));     /* the last one wins */
+    assert_false(passes(body("", ",\"memory\":0")));                 /* folded duplicate */
+    assert_false(passes(body(",\"Image\":\"other\"", "")));
+    assert_false(passes(body(",\"Volumes\":{\"/x\":{}}", "")));
+    assert_false(passes(body("", ",\"CapAdd\":[\"ALL\"]")));
+    assert_false(passes(body("", ",\"SecurityOpt\":[\"seccomp=unconfined\"]")));
+    /* The reaper's tombstone (docker/kept.c) passes; with a limit it does not. */
+    assert_true(passes("{\"Image\":\"img:1\",\"Cmd\":[\"true\"],\"Labels\":{\"talkback.tombstone\":\"c\","
+                       "\"talkback.gone.reason\":\"r\",\"talkback.gone.at\":\"1\"},\"HostConfig\":"
+                       "{\"NetworkMode\":\"none\",\"LogConfig\":{\"Type\":\"none\"}}}"));
+    assert_false(passes("{\"Image\":\"img:1\",\"Cmd\":[\"true\"],\"Labels\":{\"talkback.tombstone\":\"c\","
+                        "\"talkback.gone.reason\":\"r\",\"talkback.gone.at\":\"1\"},\"HostConfig\":"
+                        "{\"NetworkMode\":\"none\",\"Privileged\":true,\"LogConfig\":{\"Type\":\"none\"}}}"));
+    assert_false(passes("[]"));
+    assert_false(passes("{"));
+}
+
+static void test_rebuilt(void **state)
+{
+    char why[256];
+    (void)state;
+    /* Exact duplicates: jansson keeps the last, as Go does, and the rebuilt
+     * body has only that one. */
+    const char *b = body("", ",\"NetworkMode\":\"net\"");
+    json_t *j = gbody_create(b, strlen(b), &tpl, why, sizeof why);
+    assert_non_null(j);
+    char *s = json_dumps(j, JSON_COMPACT);
+    assert_non_null(strstr(s, "\"NetworkMode\":\"net\""));
+    assert_null(strstr(strstr(s, "\"NetworkMode\"") + 1, "\"NetworkMode\""));
+    free(s);
+    json_decref(j);
+    const char *nb = "{\"Name\":\"net\",\"Driver\":\"bridge\"}";
+    json_t *n = gbody_net_create(nb, strlen(nb), &tpl, why, sizeof why);
+    assert_non_null(n);
+    assert_string_equal(json_string_value(json_object_get(json_object_get(n, "Options"),
+                                                          "com.docker.network.bridge.enable_icc")), "false");
+    json_decref(n);
+    const char *eb = "{\"Cmd\":[\"id\"],\"Privileged\":true}";
+    assert_null(gbody_exec_create(eb, strlen(eb), why, sizeof why));
+}
+
+static void test_request(void **state)
+{
+    char why[256], h[256];
+    greq_t r;
+    (void)state;
+    strcpy(h, "POST /v1.41/containers/create?name=talkback-x HTTP/1.1\r\nHost: d\r\nContent-Length: 2");
+    assert_int_equal(greq_parse(h, strlen(h), &r, why, sizeof why), 0);
+    assert_string_equal(r.path, "/v1.41/containers/create");
+    assert_string_equal(r.query, "name=talkback-x");
+    assert_int_equal(r.content_length, 2);
+    strcpy(h, "POST / HTTP/1.1\r\nTransfer-Encoding: chunked");
+    assert_int_equal(greq_parse(h, strlen(h), &r, why, sizeof why), -1);
+    strcpy(h, "POST / HTTP/1.1\r\nContent-Length: 1\r\nContent-Length: 1");
+    assert_int_equal(greq_parse(h, strlen(h), &r, why, sizeof why), -1);
+    strcpy(h, "GET / HTTP/1.1\r\n folded: x");
+    assert_int_equal(greq_parse(h, strlen(h), &r, why, sizeof why), -1);
+    strcpy(h, "GET / HTTP/1.1\nHost: x");
+    assert_int_equal(greq_parse(h, strlen(h), &r, why, sizeof why), -1);
+}
+
+static void test_rules(void **state)
+{
+    char why[256];
+    groute_t rt;
+    (void)state;
+    assert_int_equal(grules_match("POST", "/v1.41/containers/abc/restart", "net", &rt, why, sizeof why), 0);
+    assert_int_equal(rt.target, GT_CONTAINER);
+    assert_string_equal(rt.id, "abc");
+    assert_int_equal(grules_match("POST", "/v1.23/containers/abc/start", "net", &rt, why, sizeof why), -1);
+    assert_int_equal(grules_match("GET", "/containers/a%2f/json", "net", &rt, why, sizeof why), -1);
+    assert_int_equal(grules_match("POST", "/containers/abc/update", "net", &rt, why, sizeof why), -1);
+    assert_int_equal(grules_match("GET", "/networks/other", "net", &rt, why, sizeof why), -1);
+    assert_int_equal(grules_match("POST", "/networks/net/connect", "net", &rt, why, sizeof why), 0);
+    assert_true(grules_create_query_ok("name=talkback-abc"));
+    assert_false(grules_create_query_ok("name=other"));
+    assert_false(grules_create_query_ok("name=talkback-a&platform=x"));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_fold),     cmocka_unit_test(test_template), cmocka_unit_test(test_rebuilt),
+        cmocka_unit_test(test_request),  cmocka_unit_test(test_rules),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

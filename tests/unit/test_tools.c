@@ -1,0 +1,266 @@
+/* test_tools.c -- what the tool table tells a model and how it answers
+ * arguments under the wrong name: the descriptions carry the facts a small
+ * model needs, every `timeout` stays below the client's own limit
+ * (client_timeout), and a `stdin` or `cmd` talks back instead of being
+ * dropped. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gateway/mcp.h"
+#include "gateway/tools.h"
+
+/* The shipped defaults: LibreChat's README timeout of 600 s. */
+static const mcp_opts_t opts = {
+    .conversation_header = "X-Conversation-Id",
+    .user_header = "X-User-Id",
+    .limits = { .run_timeout = 300, .run_timeout_max = 1800, .call_grace = 30,
+                .write_file_max = 1 << 20, .code_run_timeout = 10, .code_timeout_max = 300,
+                .code_compile_timeout = 120, .client_timeout = 600 },
+};
+
+static const mcp_headers_t conv = { .conversation = "conv-1" };
+
+#define CALL(args) "{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"tools/call\",\"params\":" args "}"
+
+static void handle(const char *body, const mcp_opts_t *o, mcp_outcome_t *out)
+{
+    mcp_handle(body, strlen(body), &conv, o, out);
+}
+
+/* The text of a refused call (malloc'ed); fails when the call would run. */
+static char *refusal(const char *body)
+{
+    mcp_outcome_t out;
+    handle(body, &opts, &out);
+    assert_int_equal(out.action, MCP_REPLY);
+    json_t *j = json_loads(out.body, 0, NULL);
+    assert_non_null(j);
+    json_t *res = json_object_get(j, "result");
+    assert_true(json_is_true(json_object_get(res, "isError")));
+    char *text = strdup(json_string_value(json_object_get(
+        json_array_get(json_object_get(res, "content"), 0), "text")));
+    json_decref(j);
+    mcp_outcome_clear(&out);
+    return text;
+}
+
+static void expect_refusal(const char *body, const char *want)
+{
+    char *t = refusal(body);
+    assert_string_equal(t, want);
+    free(t);
+}
+
+/* A call that runs: its request and the note put before its result. */
+static void expect_runs(const char *body, const char *note)
+{
+    mcp_outcome_t out;
+    handle(body, &opts, &out);
+    assert_int_equal(out.action, MCP_CALL);
+    assert_non_null(out.req);
+    assert_string_equal(out.call.note, note);
+    mcp_outcome_clear(&out);
+}
+
+static const char *tool_description(json_t *tools, const char *name)
+{
+    size_t i;
+    json_t *t;
+    json_array_foreach(tools, i, t)
+        if (strcmp(json_string_value(json_object_get(t, "name")), name) == 0)
+            return json_string_value(json_object_get(t, "description"));
+    fail_msg("no tool %s", name);
+    return NULL;
+}
+
+/* The facts a model cannot learn elsewhere (LibreChat drops the server
+ * instructions of a server like this) are in the descriptions. */
+static void descriptions_carry_the_facts(void **state)
+{
+    (void)state;
+    json_t *tools = tools_list_json(&opts.limits);
+    assert_non_null(tools);
+    const char *run = tool_description(tools, "run");
+    assert_non_null(strstr(run, "new bash"));
+    assert_non_null(strstr(run, "/work"));
+    assert_non_null(strstr(run, "stdin is closed"));
+    assert_non_null(strstr(run, "&&"));
+    assert_non_null(strstr(run, "background"));
+    const char *rc = tool_description(tools, "run_code");
+    assert_non_null(strstr(rc, "PASS"));
+    assert_non_null(strstr(rc, "call run_code again"));
+    assert_non_null(strstr(rc, "`input` as its stdin"));
+    assert_non_null(strstr(tool_description(tools, "write_file"), "whole file"));
+    assert_non_null(strstr(tool_description(tools, "reset"), "lost"));
+    /* Short: a 2B model's context is small. */
+    size_t i;
+    json_t *t;
+    json_array_foreach(tools, i, t)
+        assert_true(strlen(json_string_value(json_object_get(t, "description"))) < 520);
+    json_decref(tools);
+}
+
+/* Every advertised maximum and default leaves room for set-up below the
+ * client's limit. */
+static void timeouts_fit_the_client(void **state)
+{
+    (void)state;
+    json_t *tools = tools_list_json(&opts.limits);
+    size_t i;
+    json_t *t;
+    int seen = 0;
+    json_array_foreach(tools, i, t) {
+        json_t *to = json_object_get(json_object_get(json_object_get(t, "inputSchema"),
+                                                     "properties"), "timeout");
+        if (!to)
+            continue;
+        seen++;
+        json_int_t max = json_integer_value(json_object_get(to, "maximum"));
+        json_int_t dflt = json_integer_value(json_object_get(to, "default"));
+        const char *name = json_string_value(json_object_get(t, "name"));
+        int64_t setup = opts.limits.call_grace
+                        + (strcmp(name, "run_code") == 0 ? opts.limits.code_compile_timeout + 60 : 0);
+        assert_true(max >= 1 && max + setup < opts.limits.client_timeout);
+        assert_true(dflt >= 1 && dflt <= max);
+        if (strcmp(name, "run") == 0) {
+            assert_int_equal(max, 560);
+            assert_int_equal(dflt, 300);
+        } else {
+            assert_int_equal(max, 300);
+        }
+    }
+    assert_int_equal(seen, 2);
+    json_decref(tools);
+
+    /* The deadline of the longest run the client allows ends first. */
+    mcp_outcome_t out;
+    handle(CALL("{\"name\":\"run\",\"arguments\":{\"command\":\"sleep 9999\",\"timeout\":560}}"),
+           &opts, &out);
+    assert_int_equal(out.action, MCP_CALL);
+    assert_true(out.call.wait_s < opts.limits.client_timeout);
+    mcp_outcome_clear(&out);
+
+    expect_refusal(CALL("{\"name\":\"run\",\"arguments\":{\"command\":\"ls\",\"timeout\":561}}"),
+                   "[talkback: argument `timeout` must be between 1 and 560 seconds (default "
+                   "300). For longer work, start it in the background (CMD > work.log 2>&1 &) "
+                   "and read work.log in later calls. Nothing ran.]");
+
+    /* A client that waits less lowers the default too; fixed waits fit. */
+    mcp_opts_t o = opts;
+    o.limits.client_timeout = 120;
+    tools = tools_list_json(&o.limits);
+    json_t *to = json_object_get(json_object_get(json_object_get(json_array_get(tools, 0),
+                                                                 "inputSchema"), "properties"),
+                                 "timeout");
+    assert_int_equal(json_integer_value(json_object_get(to, "maximum")), 80);
+    assert_int_equal(json_integer_value(json_object_get(to, "default")), 80);
+    json_decref(tools);
+    handle(CALL("{\"name\":\"reset\"}"), &o, &out);
+    assert_int_equal(out.action, MCP_CALL);
+    assert_true(out.call.wait_s < 120);
+    mcp_outcome_clear(&out);
+
+    /* 0: no client limit, the configured ones stand. */
+    o.limits.client_timeout = 0;
+    tools = tools_list_json(&o.limits);
+    to = json_object_get(json_object_get(json_object_get(json_array_get(tools, 0),
+                                                         "inputSchema"), "properties"), "timeout");
+    assert_int_equal(json_integer_value(json_object_get(to, "maximum")), 1800);
+    json_decref(tools);
+}
+
+/* Wrong names whose meaning would be lost: nothing runs, and the text
+ * names the right argument. */
+static void wrong_names_refused(void **state)
+{
+    (void)state;
+    expect_refusal(CALL("{\"name\":\"run\",\"arguments\":{\"cmd\":\"ls\"}}"),
+                   "[talkback: run has no argument `cmd`: it is called `command`. Nothing ran: "
+                   "call run again with `command`.]");
+    expect_refusal(CALL("{\"name\":\"run_code\",\"arguments\":{\"language\":\"python\","
+                        "\"code\":\"print(input())\",\"stdin\":\"5\\n\"}}"),
+                   "[talkback: run_code has no argument `stdin`: it is called `input`. Nothing "
+                   "ran: call run_code again with `input`.]");
+    /* stdin next to input: which one was meant cannot be told. */
+    expect_refusal(CALL("{\"name\":\"run_code\",\"arguments\":{\"language\":\"python\","
+                        "\"code\":\"x\",\"stdin\":\"5\",\"input\":\"6\"}}"),
+                   "[talkback: run_code has no argument `stdin`; send only `input`. Nothing ran.]");
+    expect_refusal(CALL("{\"name\":\"write_file\",\"arguments\":{\"filename\":\"a.py\","
+                        "\"content\":\"x\"}}"),
+                   "[talkback: write_file has no argument `filename`: it is called `path`. "
+                   "Nothing ran: call write_file again with `path`.]");
+    expect_refusal(CALL("{\"name\":\"run_code\",\"arguments\":{\"lang\":\"c\",\"code\":\"x\"}}"),
+                   "[talkback: run_code has no argument `lang`: it is called `language`. Nothing "
+                   "ran: call run_code again with `language`.]");
+    expect_refusal(CALL("{\"name\":\"run_code\",\"arguments\":{\"language\":\"c\",\"code\":\"x\","
+                        "\"expected_output\":\"3\"}}"),
+                   "[talkback: run_code has no argument `expected_output`: it is called "
+                   "`expected`. Nothing ran: call run_code again with `expected`.]");
+    char *t = refusal(CALL("{\"name\":\"run\",\"arguments\":{\"command\":\"cat\",\"stdin\":\"hi\"}}"));
+    assert_non_null(strstr(t, "run has no argument `stdin`. stdin is closed: pipe the input"));
+    assert_non_null(strstr(t, "Nothing ran.]"));
+    free(t);
+    t = refusal(CALL("{\"name\":\"run\",\"arguments\":{\"command\":\"make\",\"cwd\":\"app\"}}"));
+    assert_non_null(strstr(t, "cd DIR &&"));
+    free(t);
+    t = refusal(CALL("{\"name\":\"run\",\"arguments\":{\"command\":\"x\",\"timeout_ms\":5000}}"));
+    assert_non_null(strstr(t, "in seconds"));
+    free(t);
+}
+
+/* Wrong names that change nothing: the call runs and the result says
+ * what was ignored. */
+static void wrong_names_noted(void **state)
+{
+    (void)state;
+    expect_runs(CALL("{\"name\":\"run\",\"arguments\":{\"command\":\"ls\",\"cmd\":\"ls\"}}"),
+                "[talkback: argument `cmd` was ignored: run takes `command` instead.]\n");
+    expect_runs(CALL("{\"name\":\"run\",\"arguments\":{\"command\":\"ls\",\"why\":\"look\"}}"),
+                "[talkback: argument `why` was ignored: run takes only `command`, `timeout`.]\n");
+    expect_runs(CALL("{\"name\":\"run\",\"arguments\":{\"command\":\"ls\"}}"), "");
+    expect_runs(CALL("{\"name\":\"reset\",\"arguments\":{\"confirm\":true}}"),
+                "[talkback: argument `confirm` was ignored: reset takes no arguments.]\n");
+    /* The note comes first in the result. */
+    mcp_call_t call = { .id = json_integer(1), .tool = tools_find("run"), .wait_s = 60 };
+    json_t *args = json_pack("{s:s, s:s}", "command", "ls", "why", "x");
+    tools_ignored_note(call.tool, args, call.note, sizeof call.note);
+    json_decref(args);
+    proto_msg_t *req = proto_msg_new(PROTO_REQUEST);
+    proto_msg_t *rep = proto_reply_new(req, PROTO_ST_OK, false, "$ ls\nmain.c");
+    char *body = mcp_call_reply(&call, rep);
+    json_t *j = json_loads(body, 0, NULL);
+    const char *text = json_string_value(json_object_get(json_array_get(json_object_get(
+        json_object_get(j, "result"), "content"), 0), "text"));
+    assert_string_equal(text, "[talkback: argument `why` was ignored: run takes only `command`, "
+                              "`timeout`.]\n$ ls\nmain.c");
+    json_decref(j);
+    free(body);
+    proto_msg_destroy(&rep);
+    proto_msg_destroy(&req);
+    mcp_call_clear(&call);
+
+    /* Many unknown arguments: whole lines only, never past the buffer. */
+    char small[90];
+    args = json_pack("{s:s, s:i, s:i, s:i}", "command", "ls", "a", 1, "b", 2, "c", 3);
+    tools_ignored_note(tools_find("run"), args, small, sizeof small);
+    json_decref(args);
+    assert_true(strlen(small) < sizeof small);
+    assert_true(small[0] == '\0' || small[strlen(small) - 1] == '\n');
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(descriptions_carry_the_facts),
+        cmocka_unit_test(timeouts_fit_the_client),
+        cmocka_unit_test(wrong_names_refused),
+        cmocka_unit_test(wrong_names_noted),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
