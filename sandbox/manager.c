@@ -27,6 +27,7 @@
 #include "sandbox/caps.h"
 #include "sandbox/disk.h"
 #include "sandbox/hints.h"
+#include "sandbox/notices.h"
 #include "sandbox/pictures.h"
 #include "sandbox/run.h"
 #include "sandbox/running.h"
@@ -252,47 +253,6 @@ static void repair_network(docker_t *d, const char *id)
     log_info("reattached %.12s to network %s: %s", id, net, docker_strerror(e));
 }
 
-/* The line that tells the model its sandbox was stopped and is back. */
-static void resume_notice(manager_t *m, const char *id, int64_t finished, textbuf_t *notice)
-{
-    char age[64];
-    int64_t now = (int64_t)time(NULL);
-    kept_human_age(finished > 0 ? now - finished : 0, age, sizeof age);
-    /* The reason is the reaper's, from state_dir; only its known form is
-     * told, as our own words. */
-    char *reason = kept_reason_take(id, finished);
-    textbuf_t why;
-    textbuf_init(&why);
-    long minutes;
-    char tail;
-    if (reason && sscanf(reason, "idle %ld%c", &minutes, &tail) == 1 && minutes > 0)
-        textbuf_printf(&why, "idle for over %ld minutes", minutes);
-    else
-        textbuf_puts(&why, "not by talkback: most likely a restart of Docker or of the host");
-    if (finished > 0)
-        textbuf_printf(notice, "[Resumed this chat's sandbox, stopped %s ago (%s): ", age, why.buf);
-    else
-        textbuf_printf(notice, "[Resumed this chat's sandbox (%s): ", why.buf);
-    textbuf_puts(notice, "its files and installs are as they were, but nothing it ran is running now. "
-                         "Start servers and background jobs again.]\n");
-    textbuf_free(&why);
-    free(reason);
-}
-
-/* When a new sandbox replaces one the reaper removed, say so. */
-static void gone_notice(manager_t *m, const char *conv, const char *name, textbuf_t *notice)
-{
-    int64_t gone_at = 0;
-    char *reason = kept_tombstone_take(m->d, conv, name, &gone_at);
-    if (!reason)
-        return;
-    char age[64];
-    kept_human_age((int64_t)time(NULL) - gone_at, age, sizeof age);
-    textbuf_printf(notice, "[This chat's previous sandbox was removed %s ago %s: its files and installs are "
-                   "gone, and this is a new, empty one.]\n", age, reason);
-    free(reason);
-}
-
 /* Why Docker would not create a sandbox, as the call's text. */
 static void create_failed(long status, const char *msg, textbuf_t *err)
 {
@@ -346,7 +306,7 @@ static ensure_t ensure_started(manager_t *m, const char *id, json_t *info, const
     /* Never started before (a racing call made it): nothing to resume. */
     int64_t started = kept_parse_time(json_string_value(json_object_get(state, "StartedAt")));
     if (!created_now && started > 0)
-        resume_notice(m, id, finished, notice);
+        notice_resumed(id, finished, notice);
     return ENSURE_OK;
 }
 
@@ -445,7 +405,7 @@ static ensure_t manager_ensure(manager_t *m, const char *conv, const char *user,
         }
     }
     if (created_now)
-        gone_notice(m, conv, name, notice);
+        notice_gone(m->d, conv, name, notice);
     /* Attach to its agent now: after a start, or for the first time since
      * this manager started. */
     agent_note(m->agents, id, has_agent, !running);
