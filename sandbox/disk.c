@@ -242,7 +242,7 @@ disk_t *disk_new(docker_t *d)
                  " on every new sandbox)", cap, k->driver, k->size);
         return k;
     }
-    log_warn("disk_cap %s is NOT enforced at write time: Docker cannot cap a container's writable layer here "
+    log_warn("disk_cap %s is NOT enforced at write time: no container with a size limit could be made "
              "(%s); it needs a data root on xfs mounted with pquota or on btrfs with quota groups "
              "(deploy/setup: TALKBACK_QUOTA_DATA_ROOT). "
              "A sandbox past the cap is removed once it is seen: sized after its calls (at most every "
