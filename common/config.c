@@ -93,7 +93,11 @@ static config_entry_t config_table[] = {
     { "agent_path", CT_STR, "", "the in-sandbox agent program copied into new sandboxes; empty = talkback-agent next to talkback-sandbox; a missing file = no agent (Docker exec only)", NULL },
     { "agent_shepherd", CT_BOOL, "true", "run each command under the agent's shepherd (a subreaper that kills all the command started on timeout, cancel or output limit, and reports its CPU time and memory); false only to measure what it costs", NULL },
     { "agent_frame_deadline", CT_DURATION, "2s", "a frame from the agent whose header came but whose payload does not follow within this long ends the agent link (the call goes on through exec or ends with a clear text)", NULL },
-    { "disk_cap", CT_SIZE, "2G", "writable-layer size past which a sandbox is removed", NULL },
+    { "disk_cap", CT_SIZE, "2G", "most a sandbox may write: enforced at write time where Docker's storage allows (overlay2 on xfs with pquota, or btrfs with quota groups), else a sandbox past it is removed", NULL },
+    { "disk_call_interval", CT_DURATION, "5s", "where disk_cap is not enforced at write time: least time between two sizings of one sandbox after its calls (0 = only the reaper's)", NULL },
+    { "max_running", CT_INT, "100", "most sandboxes running at once on this sandbox network; past it a new or stopped sandbox is not started (0 = no cap)", NULL },
+    { "max_running_per_user", CT_INT, "20", "most sandboxes of one user (X-User-Id) running at once; past it one of theirs is not started (0 = no cap)", NULL },
+    { "state_dir", CT_STR, "/var/lib/talkback/state", "folder on the Docker host, shared by the sandbox manager and the reaper, for what sandboxes must not change: last-call stamps and stop reasons", NULL },
     /* --- kept sandboxes (the reaper) --- */
     { "idle_stop", CT_DURATION, "60m", "a sandbox with no call for this long is stopped (not removed)", NULL },
     { "disk_interval", CT_DURATION, "30s", "how often the reaper sizes running sandboxes against disk_cap", NULL },

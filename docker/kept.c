@@ -1,56 +1,207 @@
 /* kept.c -- what a kept talkback sandbox looks like in Docker (see
  * kept.h for the conventions and why each exists).
  *
- * Stamps and reasons are tiny files written and read through the archive
- * endpoint, not exec: it costs no process in the sandbox, works on stopped
- * containers, and a tar header carries the mtime that is the stamp.
+ * Stamps and reasons are tiny files in state_dir on the Docker host, named
+ * after the container id: a stamp is an empty file whose mtime is the
+ * time, so writing one is an open and a futimens, and nothing in them is
+ * ever read from inside a sandbox.
  */
 #include "docker/kept.h"
 
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
-docker_err_t kept_last_used(docker_t *d, const char *id, int64_t *mtime)
+#include "common/config.h"
+
+/* ---- records in state_dir ----------------------------------------------------- */
+
+bool kept_id_ok(const char *s)
 {
-    char *data = NULL;
-    size_t len;
-    *mtime = 0;
-    docker_err_t e = docker_get_file(d, id, KEPT_STAMP_PATH, 64, &data, &len, mtime);
-    free(data);
-    if (e == DOCKER_ENOTFOUND) {
-        *mtime = 0;
-        /* A missing file and a missing container look alike here; callers
-         * that care inspect the container. */
+    size_t n = 0;
+    for (; s && s[n]; n++)
+        if (!((s[n] >= '0' && s[n] <= '9') || (s[n] >= 'a' && s[n] <= 'f')))
+            return false;
+    return n >= 12 && n <= 64;
+}
+
+/* <state_dir>/<id><suffix> into out; -1 when id is not an id. */
+static int record_path(const char *id, const char *suffix, char *out, size_t outlen)
+{
+    if (!kept_id_ok(id)) {
+        errno = EINVAL;
+        return -1;
     }
-    return e;
+    int n = snprintf(out, outlen, "%s/%s%s", config_str("state_dir"), id, suffix);
+    if (n < 0 || (size_t)n >= outlen) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    return 0;
 }
 
-docker_err_t kept_write_stop_reason(docker_t *d, const char *id, const char *reason)
+int kept_state_init(void)
 {
-    long st;
-    json_t *ans = NULL;
-    docker_err_t e = docker_put_file(d, id, KEPT_REASON_PATH, reason, strlen(reason), 0644, 0, &st, &ans);
-    json_decref(ans);
-    return e;
+    const char *dir = config_str("state_dir");
+    char path[4096];
+    if (!*dir || strlen(dir) >= sizeof path - 64) {
+        errno = EINVAL;
+        return -1;
+    }
+    /* mkdir -p */
+    snprintf(path, sizeof path, "%s", dir);
+    for (char *p = path + 1; *p; p++)
+        if (*p == '/') {
+            *p = '\0';
+            if (mkdir(path, 0755) && errno != EEXIST)
+                return -1;
+            *p = '/';
+        }
+    if (mkdir(path, 0755) && errno != EEXIST)
+        return -1;
+    return access(path, W_OK | X_OK);
 }
 
-char *kept_stop_reason(docker_t *d, const char *id, int64_t finished_at)
+/* Open (making it when asked) and set the mtime of a record file. */
+static int stamp_write(const char *id, int64_t mtime, int flags)
 {
-    char *data = NULL;
-    size_t len;
-    int64_t mtime = 0;
-    if (docker_get_file(d, id, KEPT_REASON_PATH, 256, &data, &len, &mtime) != DOCKER_OK)
+    char path[4200];
+    if (record_path(id, KEPT_STAMP_SUFFIX, path, sizeof path))
+        return -1;
+    int fd = open(path, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC | flags, 0644);
+    if (fd < 0)
+        return -1;
+    struct timespec ts[2] = { { (time_t)mtime, 0 }, { (time_t)mtime, 0 } };
+    int rc = futimens(fd, ts);
+    close(fd);
+    return rc;
+}
+
+int kept_stamp_set(const char *id, int64_t mtime)
+{
+    return stamp_write(id, mtime, 0);
+}
+
+int kept_stamp_init(const char *id, int64_t mtime)
+{
+    if (stamp_write(id, mtime, O_EXCL) == 0)
+        return 1;
+    return errno == EEXIST ? 0 : -1;
+}
+
+int64_t kept_stamp_get(const char *id)
+{
+    char path[4200];
+    struct stat st;
+    if (record_path(id, KEPT_STAMP_SUFFIX, path, sizeof path) || lstat(path, &st) || !S_ISREG(st.st_mode))
+        return 0;
+    return (int64_t)st.st_mtime;
+}
+
+int kept_reason_set(const char *id, const char *reason)
+{
+    char path[4200], tmp[4300];
+    if (record_path(id, KEPT_REASON_SUFFIX, path, sizeof path))
+        return -1;
+    /* Written whole, then renamed: a reader sees the old reason or the new. */
+    snprintf(tmp, sizeof tmp, "%s.%ld.tmp", path, (long)getpid());
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
+    if (fd < 0)
+        return -1;
+    size_t len = strlen(reason);
+    bool ok = write(fd, reason, len) == (ssize_t)len;
+    ok = close(fd) == 0 && ok;
+    if (!ok || rename(tmp, path)) {
+        unlink(tmp);
+        return -1;
+    }
+    return 0;
+}
+
+char *kept_reason_take(const char *id, int64_t finished_at)
+{
+    char path[4200], buf[KEPT_REASON_MAX + 1];
+    if (record_path(id, KEPT_REASON_SUFFIX, path, sizeof path))
         return NULL;
+    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0)
+        return NULL;
+    struct stat st;
+    ssize_t n = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? read(fd, buf, KEPT_REASON_MAX) : -1;
+    close(fd);
+    unlink(path); /* used up: a later stop must not be blamed on it */
+    if (n <= 0)
+        return NULL;
+    buf[n] = '\0';
+    for (ssize_t i = 0; i < n; i++)
+        if (buf[i] < 0x20 || buf[i] > 0x7e)
+            return NULL;
     /* The reaper writes the reason, then stops: a stop takes seconds. */
-    if (finished_at <= 0 || mtime > finished_at + 5 || finished_at - mtime > 300 || len == 0) {
-        free(data);
+    int64_t mtime = (int64_t)st.st_mtime;
+    if (finished_at <= 0 || mtime > finished_at + 5 || finished_at - mtime > 300)
         return NULL;
-    }
-    return data;
+    return strdup(buf);
 }
+
+void kept_record_drop(const char *id)
+{
+    char path[4200];
+    if (record_path(id, KEPT_STAMP_SUFFIX, path, sizeof path) == 0)
+        unlink(path);
+    if (record_path(id, KEPT_REASON_SUFFIX, path, sizeof path) == 0)
+        unlink(path);
+}
+
+char **kept_record_ids(void)
+{
+    DIR *dir = opendir(config_str("state_dir"));
+    if (!dir)
+        return NULL;
+    size_t n = 0, cap = 16;
+    char **ids = calloc(cap + 1, sizeof *ids);
+    struct dirent *de;
+    while (ids && (de = readdir(dir))) {
+        const char *dot = strchr(de->d_name, '.');
+        size_t len = dot ? (size_t)(dot - de->d_name) : 0;
+        char id[72];
+        if (!dot || len >= sizeof id)
+            continue;
+        memcpy(id, de->d_name, len);
+        id[len] = '\0';
+        if (!kept_id_ok(id) || (strcmp(dot, KEPT_STAMP_SUFFIX) && strcmp(dot, KEPT_REASON_SUFFIX)))
+            continue;
+        if (n == cap) {
+            char **more = realloc(ids, (2 * cap + 1) * sizeof *ids);
+            if (!more)
+                break;
+            ids = more;
+            cap *= 2;
+        }
+        if ((ids[n] = strdup(id)))
+            ids[++n] = NULL;
+    }
+    closedir(dir);
+    return ids;
+}
+
+void kept_record_ids_free(char ***ids_p)
+{
+    if (!ids_p || !*ids_p)
+        return;
+    for (char **p = *ids_p; *p; p++)
+        free(*p);
+    free(*ids_p);
+    *ids_p = NULL;
+}
+
+/* ---- tombstones ---------------------------------------------------------------- */
 
 void kept_tombstone_name(const char *sandbox_name, char *out, size_t outlen)
 {

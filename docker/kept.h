@@ -1,16 +1,19 @@
 /* kept.h -- what a kept talkback sandbox looks like in Docker.
  *
- * Docker is talkback's only record, so everything the sandbox manager and
- * the reaper must agree on lives on the containers themselves, and this
- * file names it:
+ * Docker is talkback's record of which sandboxes exist; the two facts
+ * root in a sandbox must not be able to change live beside it, on the
+ * Docker host, in the folder state_dir (default /var/lib/talkback/state) that
+ * the sandbox manager and the reaper share and no sandbox can see:
  *   labels      talkback.conversation / .user / .created on every sandbox;
- *   last call   the mtime of /var/lib/talkback/last-call inside the sandbox:
- *               set to the call's deadline when a call starts (so a call in
- *               flight is never idle) and to "now" when the last call ends;
- *   stop reason /var/lib/talkback/stop-reason, written by the reaper right
- *               before it stops a sandbox ("idle 60"); it counts only when
- *               its mtime is close to the container's FinishedAt, so a later
- *               stop by a Docker or host restart is not blamed on idleness;
+ *   last call   the mtime of <state_dir>/<container id>.last-call, written
+ *               by the sandbox manager: set to the call's deadline when a
+ *               call starts (so a call in flight is never idle) and to
+ *               "now" when the last call ends;
+ *   stop reason <state_dir>/<container id>.stop-reason, written by the
+ *               reaper right before it stops a sandbox ("idle 60"); it
+ *               counts only when its mtime is close to the container's
+ *               FinishedAt, so a later stop by a Docker or host restart is
+ *               not blamed on idleness;
  *   tombstones  a never-started container "talkback-gone-..." labelled
  *               talkback.tombstone=<conversation>, left when the reaper
  *               removes a sandbox, so the chat's next call can be told why
@@ -19,6 +22,7 @@
 #ifndef TALKBACK_KEPT_H
 #define TALKBACK_KEPT_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include "docker/docker.h"
 
@@ -28,19 +32,39 @@
 #define KEPT_LABEL_TOMB    "talkback.tombstone"
 #define KEPT_LABEL_REASON  "talkback.gone.reason"
 #define KEPT_LABEL_GONE_AT "talkback.gone.at"
-#define KEPT_STAMP_PATH    "/var/lib/talkback/last-call"
-#define KEPT_REASON_PATH   "/var/lib/talkback/stop-reason"
+#define KEPT_STAMP_SUFFIX  ".last-call"
+#define KEPT_REASON_SUFFIX ".stop-reason"
+#define KEPT_REASON_MAX    64
 
-/* (The sandbox manager writes the stamp: sandbox/manager.c, through the
- * sandbox's agent when it has one.) */
-/* The last-call stamp; *mtime = 0 when the sandbox has none. */
-docker_err_t kept_last_used(docker_t *d, const char *id, int64_t *mtime);
+/* ---- records in state_dir (file names are the container id, checked to
+ * be hex, so no id can name a path outside the folder) ---- */
 
-/* Leave the reason of a stop about to happen ("idle 60"). */
-docker_err_t kept_write_stop_reason(docker_t *d, const char *id, const char *reason);
-/* The reason left for the stop that ended at finished_at, or NULL when none
- * was left for that stop.  malloc'ed. */
-char *kept_stop_reason(docker_t *d, const char *id, int64_t finished_at);
+/* Make state_dir if missing and check it can be written: 0, or -1 with
+ * errno set. */
+int kept_state_init(void);
+/* Set the last-call stamp of container id to mtime (unix s).  0 or -1. */
+int kept_stamp_set(const char *id, int64_t mtime);
+/* Set it only when the container has none yet (the reaper's "first seen"
+ * for sandboxes made before records existed).  1 made, 0 there, -1. */
+int kept_stamp_init(const char *id, int64_t mtime);
+/* The last-call stamp, or 0 when the container has none. */
+int64_t kept_stamp_get(const char *id);
+
+/* Leave the reason of a stop about to happen ("idle 60"). 0 or -1. */
+int kept_reason_set(const char *id, const char *reason);
+/* The reason left for the stop that ended at finished_at, used up (the
+ * file goes), or NULL when none was left for that stop.  Only short
+ * printable text is returned.  malloc'ed. */
+char *kept_reason_take(const char *id, int64_t finished_at);
+
+/* Forget everything recorded of container id (it was removed). */
+void kept_record_drop(const char *id);
+/* The container ids that have records now: a NULL-terminated malloc'ed
+ * array of malloc'ed strings (free with kept_record_ids_free), or NULL. */
+char **kept_record_ids(void);
+void kept_record_ids_free(char ***ids_p);
+/* Whether s is usable as a container id in a record's name. */
+bool kept_id_ok(const char *s);
 
 /* The tombstone's container name for a sandbox's container name. */
 void kept_tombstone_name(const char *sandbox_name, char *out, size_t outlen);

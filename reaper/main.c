@@ -65,6 +65,7 @@ static void *clock_thread(void *arg)
         if (now >= next_idle) {
             reaper_sweep_idle(&r);
             reaper_sweep_evict(&r);
+            reaper_sweep_records(&r);
             next_idle = now + config_int("reaper_interval") * 1000;
         }
         pthread_mutex_unlock(&sweep_mu);

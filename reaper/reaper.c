@@ -100,15 +100,21 @@ static const char *name_of(json_t *c)
     return n && n[0] == '/' ? n + 1 : (n ? n : "?");
 }
 
-/* When was this sandbox last used: its stamp, else when it was created. */
+/* When was this sandbox last used: its record in state_dir (kept.h),
+ * written by the sandbox manager on the host, never by the sandbox.  A
+ * sandbox without one (made before records existed, or whose record was
+ * lost) counts from now, the first time it is seen so: it may be idled or
+ * evicted a period late, never early. */
 static int64_t last_used(reaper_t *r, json_t *c)
 {
-    int64_t mtime = 0;
-    r->calls++;
-    kept_last_used(r->d, json_string_value(json_object_get(c, "Id")), &mtime);
+    const char *id = json_string_value(json_object_get(c, "Id"));
+    int64_t mtime = kept_stamp_get(id);
     if (mtime > 0)
         return mtime;
-    return (int64_t)json_integer_value(json_object_get(c, "Created"));
+    int64_t now = (int64_t)time(NULL);
+    if (!r->dry_run && kept_stamp_init(id, now) < 0)
+        log_warn("cannot write the last-call record of %.12s in %s", id ? id : "?", config_str("state_dir"));
+    return now;
 }
 
 static void report(reaper_t *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -125,6 +131,34 @@ static void report(reaper_t *r, const char *fmt, ...)
         log_info("%s", line);
     if (r->out)
         textbuf_printf(r->out, "%s%s\n", r->dry_run ? "would " : "", line);
+}
+
+/* Ask the sandbox manager a question about one chat ("busy", "forget");
+ * its answer, or NULL when it cannot be asked. */
+static proto_msg_t *ask_manager(reaper_t *r, const char *op, const char *conv)
+{
+    if (!r->hub || !conv || r->hub_silent)
+        return NULL;
+    proto_msg_t *q = proto_msg_new(PROTO_REQUEST);
+    if (!q || proto_msg_set_kind(q, "sandbox") || proto_msg_set_name(q, op) ||
+        proto_msg_set_conv(q, conv) || proto_msg_set_user(q, "")) {
+        proto_msg_destroy(&q);
+        return NULL;
+    }
+    q->deadline_ms = proto_now_ms() + 3000;
+    proto_msg_t *a = worker_call(r->hub, q, NULL);
+    if (!a || a->status != PROTO_ST_OK) {
+        proto_msg_destroy(&a);
+        r->hub_silent = true; /* don't wait on it again this sweep */
+    }
+    return a;
+}
+
+/* The sandbox of conv went: the manager frees what it keeps of the chat. */
+static void forget(reaper_t *r, const char *conv)
+{
+    proto_msg_t *a = ask_manager(r, "forget", conv);
+    proto_msg_destroy(&a);
 }
 
 static void remove_sandbox(reaper_t *r, json_t *c, const char *why_log, const char *why_tomb)
@@ -145,10 +179,13 @@ static void remove_sandbox(reaper_t *r, json_t *c, const char *why_log, const ch
     json_t *ans = NULL;
     r->calls++;
     docker_err_t e = docker_call(r->d, "DELETE", path, NULL, &st, &ans);
-    if (e != DOCKER_OK && e != DOCKER_ENOTFOUND)
+    if (e != DOCKER_OK && e != DOCKER_ENOTFOUND) {
         log_warn("could not remove %s: %s", name_of(c), docker_message(ans));
-    else
+    } else {
         r->removed++;
+        kept_record_drop(id);
+        forget(r, conv);
+    }
     json_decref(ans);
 }
 
@@ -157,22 +194,11 @@ static void remove_sandbox(reaper_t *r, json_t *c, const char *why_log, const ch
  * is running no calls). */
 static int inflight(reaper_t *r, const char *conv)
 {
-    if (!r->hub || !conv || r->hub_silent)
-        return -1;
-    proto_msg_t *q = proto_msg_new(PROTO_REQUEST);
-    if (!q || proto_msg_set_kind(q, "sandbox") || proto_msg_set_name(q, "busy") ||
-        proto_msg_set_conv(q, conv) || proto_msg_set_user(q, "")) {
-        proto_msg_destroy(&q);
-        return -1;
-    }
-    q->deadline_ms = proto_now_ms() + 3000;
-    proto_msg_t *a = worker_call(r->hub, q, NULL);
+    proto_msg_t *a = ask_manager(r, "busy", conv);
     int n = -1;
-    if (a && a->status == PROTO_ST_OK && proto_map_has(&a->data, "inflight", PROTO_V_INT))
+    if (a && proto_map_has(&a->data, "inflight", PROTO_V_INT))
         n = (int)proto_map_int(&a->data, "inflight", 0);
     proto_msg_destroy(&a);
-    if (n < 0)
-        r->hub_silent = true; /* don't wait on it again this sweep */
     return n;
 }
 
@@ -202,18 +228,20 @@ int reaper_sweep_idle(reaper_t *r)
             continue;
         char reason[64];
         snprintf(reason, sizeof reason, "idle %" PRId64, idle / 60);
-        r->calls++;
-        kept_write_stop_reason(r->d, id, reason);
+        if (kept_reason_set(id, reason))
+            log_warn("cannot write the stop reason of %s in %s", name_of(c), config_str("state_dir"));
         char path[200];
         snprintf(path, sizeof path, "/containers/%s/stop?t=5", id);
         long st;
         json_t *ans = NULL;
         r->calls++;
         docker_err_t e = docker_call(r->d, "POST", path, NULL, &st, &ans);
-        if (e != DOCKER_OK)
+        if (e != DOCKER_OK) {
             log_warn("could not stop %s: %s", name_of(c), docker_message(ans));
-        else
+        } else {
             r->stopped++;
+            forget(r, label_of(c, KEPT_LABEL_CONV));
+        }
         json_decref(ans);
     }
     json_decref(list);
@@ -323,11 +351,48 @@ int reaper_sweep_evict(reaper_t *r)
     return 0;
 }
 
+/* Records in state_dir whose container is gone (removed by hand, or by a
+ * Docker that lost it) go too.  The folder is read before Docker is asked:
+ * a record is written only after its container exists, so one made in
+ * between is not in the listing, and one listed belongs to a container
+ * that is either in Docker's answer or gone. */
+int reaper_sweep_records(reaper_t *r)
+{
+    char **ids = kept_record_ids();
+    if (!ids || !ids[0]) {
+        kept_record_ids_free(&ids);
+        return 0;
+    }
+    json_t *all = list_labelled(r, KEPT_LABEL_CONV, NULL, false);
+    if (!all) {
+        kept_record_ids_free(&ids);
+        return -1;
+    }
+    for (char **p = ids; *p; p++) {
+        bool found = false;
+        size_t i;
+        json_t *c;
+        json_array_foreach(all, i, c) {
+            if (!found && strcmp(json_string_value(json_object_get(c, "Id")) ?: "", *p) == 0)
+                found = true;
+        }
+        if (found)
+            continue;
+        log_debug("dropping the records of %.12s: no such sandbox", *p);
+        if (!r->dry_run)
+            kept_record_drop(*p);
+    }
+    json_decref(all);
+    kept_record_ids_free(&ids);
+    return 0;
+}
+
 int reaper_sweep(reaper_t *r)
 {
     int rc = 0;
     rc |= reaper_sweep_idle(r);
     rc |= reaper_sweep_disk(r);
     rc |= reaper_sweep_evict(r);
+    rc |= reaper_sweep_records(r);
     return rc;
 }

@@ -2,7 +2,7 @@
  *
  *   idle     a running sandbox whose last call ended more than idle_stop
  *            ago is stopped, not removed (its files and installs stay);
- *            the reason is left in the sandbox for the resume notice;
+ *            the reason is left in state_dir for the resume notice;
  *   disk     a running sandbox whose writable layer is over disk_cap is
  *            removed (Docker cannot cap overlay2 on ext4), with a
  *            tombstone so the chat's next call is told why;
@@ -33,7 +33,9 @@ typedef struct {
 int reaper_sweep_idle(reaper_t *r);
 int reaper_sweep_disk(reaper_t *r);
 int reaper_sweep_evict(reaper_t *r);
-/* All three, in that order.  0, or -1 when Docker could not be asked. */
+/* Drop records in state_dir (docker/kept.h) of containers that are gone. */
+int reaper_sweep_records(reaper_t *r);
+/* All four, in that order.  0, or -1 when Docker could not be asked. */
 int reaper_sweep(reaper_t *r);
 
 #endif

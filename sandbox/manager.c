@@ -10,6 +10,7 @@
  */
 #include "sandbox/manager.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -24,9 +25,12 @@
 #include "docker/kept.h"
 #include "sandbox/agent.h"
 #include "sandbox/caps.h"
+#include "sandbox/disk.h"
 #include "sandbox/hints.h"
+#include "sandbox/notices.h"
 #include "sandbox/pictures.h"
 #include "sandbox/run.h"
+#include "sandbox/running.h"
 
 #define LABEL_CONV KEPT_LABEL_CONV
 #define LABEL_USER KEPT_LABEL_USER
@@ -39,28 +43,12 @@ typedef struct cache_entry {
     struct cache_entry *next;
 } cache_entry_t;
 
-/* Calls in flight per chat, and the last-call stamp last written, so the
- * stamp is written only when it must change (see kept.h). */
-typedef struct busy_entry {
-    char *conv;
-    int inflight;
-    int64_t stamped_at;     /* when we last wrote the stamp (unix s) */
-    int64_t stamp;          /* the mtime we wrote */
-    struct busy_entry *next;
-} busy_entry_t;
-
-struct stamp_job;
-
 struct manager {
     docker_t *d;
-    pthread_mutex_t mu;       /* guards cache and busy */
+    pthread_mutex_t mu;       /* guards cache */
     cache_entry_t *cache;
-    busy_entry_t *busy;
-    pthread_t stamper;        /* writes last-call stamps in order */
-    pthread_mutex_t smu;
-    pthread_cond_t scv;
-    struct stamp_job *stamps, **stamps_tail;
-    bool stopping;
+    running_t *running;       /* calls in flight, last-call records, caps (running.h) */
+    disk_t *disk;             /* the disk cap (disk.h) */
     hints_retry_t *retry;     /* recent failed runs per chat (hints.h) */
     agent_pool_t *agents;     /* links to the agents in sandboxes (agent.h) */
 };
@@ -155,16 +143,24 @@ static void cache_put(manager_t *m, const char *conv, const char *id, const char
         return;
     }
     snprintf(e->id, sizeof e->id, "%s", id);
+    /* The cache holds running sandboxes, which the caps bound; entries of
+     * sandboxes stopped behind talkback's back (a Docker restart) are
+     * dropped oldest first past twice that, at the cost of one inspect
+     * should their chat come back. */
+    int64_t bound = config_int("max_running") > 0 ? 2 * config_int("max_running") : 1024;
+    int64_t n = 0;
     pthread_mutex_lock(&m->mu);
-    for (cache_entry_t **pp = &m->cache; *pp; pp = &(*pp)->next)
-        if (strcmp((*pp)->conv, conv) == 0) {
-            cache_entry_t *old = *pp;
+    for (cache_entry_t **pp = &m->cache; *pp;) {
+        cache_entry_t *old = *pp;
+        if (strcmp(old->conv, conv) == 0 || ++n >= bound) {
             *pp = old->next;
             free(old->conv);
             free(old->user);
             free(old);
-            break;
+            continue;
         }
+        pp = &old->next;
+    }
     e->next = m->cache;
     m->cache = e;
     pthread_mutex_unlock(&m->mu);
@@ -257,56 +253,61 @@ static void repair_network(docker_t *d, const char *id)
     log_info("reattached %.12s to network %s: %s", id, net, docker_strerror(e));
 }
 
-/* Forget the stamp last written for a chat, so its next call writes one. */
-static void stamp_forget(manager_t *m, const char *conv)
+/* Why Docker would not create a sandbox, as the call's text. */
+static void create_failed(long status, const char *msg, textbuf_t *err)
 {
-    pthread_mutex_lock(&m->mu);
-    for (busy_entry_t *b = m->busy; b; b = b->next)
-        if (strcmp(b->conv, conv) == 0)
-            b->stamp = 0;
-    pthread_mutex_unlock(&m->mu);
+    if (status == 404 && strstr(msg, "image"))
+        textbuf_printf(err, "[talkback: the sandbox image %s is missing on the host, so no sandbox "
+                       "could be made and nothing ran. Tell the user to build it (deploy/image/build).]",
+                       config_str("image"));
+    else if (strncmp(msg, "Unknown runtime", 15) == 0)
+        textbuf_printf(err, "[talkback: the sandbox runtime `%s` (setting `runtime`) is not registered "
+                       "with Docker (daemon.json \"runtimes\"), so no sandbox could be made and nothing "
+                       "ran. Tell the user the sandbox host has a problem.]", config_str("runtime"));
+    else
+        textbuf_printf(err, "[talkback: Docker refused to create this chat's sandbox (%s), so nothing "
+                       "ran. Tell the user the sandbox host has a problem.]", msg);
 }
 
-/* The line that tells the model its sandbox was stopped and is back. */
-static void resume_notice(manager_t *m, const char *id, int64_t finished, textbuf_t *notice)
+/* Start the chat's stopped container id (inspected as info), within the
+ * caps (running.h); a resumed sandbox's notice goes into notice. */
+static ensure_t ensure_started(manager_t *m, const char *id, json_t *info, const char *label_user,
+                               bool created_now, textbuf_t *notice, textbuf_t *err)
 {
-    char age[64];
-    int64_t now = (int64_t)time(NULL);
-    kept_human_age(finished > 0 ? now - finished : 0, age, sizeof age);
-    char *reason = kept_stop_reason(m->d, id, finished);
-    textbuf_t why;
-    textbuf_init(&why);
-    long minutes;
-    if (reason && sscanf(reason, "idle %ld", &minutes) == 1)
-        textbuf_printf(&why, "idle for over %ld minutes", minutes);
-    else if (reason)
-        textbuf_puts(&why, reason);
-    else
-        textbuf_puts(&why, "not by talkback: most likely a restart of Docker or of the host");
-    if (finished > 0)
-        textbuf_printf(notice, "[Resumed this chat's sandbox, stopped %s ago (%s): ", age, why.buf);
-    else
-        textbuf_printf(notice, "[Resumed this chat's sandbox (%s): ", why.buf);
-    textbuf_puts(notice, "its files and installs are as they were, but nothing it ran is running now. "
-                         "Start servers and background jobs again.]\n");
-    textbuf_free(&why);
-    if (reason) /* used up: a later stop must not be blamed on it */
-        kept_write_stop_reason(m->d, id, "");
-    free(reason);
-}
-
-/* When a new sandbox replaces one the reaper removed, say so. */
-static void gone_notice(manager_t *m, const char *conv, const char *name, textbuf_t *notice)
-{
-    int64_t gone_at = 0;
-    char *reason = kept_tombstone_take(m->d, conv, name, &gone_at);
-    if (!reason)
-        return;
-    char age[64];
-    kept_human_age((int64_t)time(NULL) - gone_at, age, sizeof age);
-    textbuf_printf(notice, "[This chat's previous sandbox was removed %s ago %s: its files and installs are "
-                   "gone, and this is a new, empty one.]\n", age, reason);
-    free(reason);
+    json_t *state = json_object_get(info, "State");
+    int64_t finished = kept_parse_time(json_string_value(json_object_get(state, "FinishedAt")));
+    if (!running_start_begin(m->running, label_user, id, err))
+        return ENSURE_REFUSED;
+    /* Before every start: the sandbox then runs this manager's agent. */
+    if (agent_in_config(info))
+        agent_install(m->agents, id);
+    char path[200];
+    long status;
+    snprintf(path, sizeof path, "/containers/%s/start", id);
+    json_t *ans = NULL;
+    docker_err_t e = docker_call(m->d, "POST", path, NULL, &status, &ans);
+    if (e == DOCKER_ENOTFOUND && strstr(docker_message(ans), "network")) {
+        /* The sandbox network was removed and made again under the same
+         * name: the container still points at the old network's id.
+         * Attach it to the network of that name now, then start. */
+        json_decref(ans);
+        ans = NULL;
+        repair_network(m->d, id);
+        e = docker_call(m->d, "POST", path, NULL, &status, &ans);
+    }
+    running_start_end(m->running, label_user, id, e == DOCKER_OK ? id : NULL);
+    if (e != DOCKER_OK) {
+        textbuf_printf(err, "[talkback: this chat's sandbox exists but would not start (%s). Nothing ran. "
+                       "Tell the user the sandbox host has a problem.]", docker_message(ans));
+        json_decref(ans);
+        return ENSURE_FAILED;
+    }
+    json_decref(ans);
+    /* Never started before (a racing call made it): nothing to resume. */
+    int64_t started = kept_parse_time(json_string_value(json_object_get(state, "StartedAt")));
+    if (!created_now && started > 0)
+        notice_resumed(id, finished, notice);
+    return ENSURE_OK;
 }
 
 /* Make sure the chat's container exists and runs.  On success id holds its
@@ -342,27 +343,21 @@ static ensure_t manager_ensure(manager_t *m, const char *conv, const char *user,
                            docker_strerror(e));
             return ENSURE_FAILED;
         }
+        /* A new sandbox is one more running: the caps first (running.h). */
+        if (!running_start_begin(m->running, user, NULL, err))
+            return ENSURE_REFUSED;
         json_t *tmpl = container_template(conv, user, agent_pool_enabled(m->agents));
+        disk_template(m->disk, json_object_get(tmpl, "HostConfig"));
         json_t *ans = NULL;
         snprintf(path, sizeof path, "/containers/create?name=%s", name);
         e = docker_call(m->d, "POST", path, tmpl, &status, &ans);
         json_decref(tmpl);
+        running_start_end(m->running, user, NULL, e == DOCKER_OK ? json_string_value(json_object_get(ans, "Id")) : NULL);
         if (e == DOCKER_OK) {
             created_now = true;
             log_info("created sandbox %s for conversation %s", name, conv);
         } else if (e != DOCKER_ECONFLICT) {
-            const char *msg = docker_message(ans);
-            if (status == 404 && strstr(msg, "image"))
-                textbuf_printf(err, "[talkback: the sandbox image %s is missing on the host, so no sandbox "
-                               "could be made and nothing ran. Tell the user to build it (deploy/image/build).]",
-                               config_str("image"));
-            else if (strncmp(msg, "Unknown runtime", 15) == 0)
-                textbuf_printf(err, "[talkback: the sandbox runtime `%s` (setting `runtime`) is not registered "
-                               "with Docker (daemon.json \"runtimes\"), so no sandbox could be made and nothing "
-                               "ran. Tell the user the sandbox host has a problem.]", config_str("runtime"));
-            else
-                textbuf_printf(err, "[talkback: Docker refused to create this chat's sandbox (%s), so nothing "
-                               "ran. Tell the user the sandbox host has a problem.]", msg);
+            create_failed(status, docker_message(ans), err);
             json_decref(ans);
             return ENSURE_FAILED;
         }
@@ -403,39 +398,14 @@ static ensure_t manager_ensure(manager_t *m, const char *conv, const char *user,
     }
     bool has_agent = agent_in_config(info);
     if (!running) {
-        int64_t finished = kept_parse_time(json_string_value(json_object_get(state, "FinishedAt")));
-        /* Before every start: the sandbox then runs this manager's agent. */
-        if (has_agent)
-            agent_install(m->agents, id);
-        snprintf(path, sizeof path, "/containers/%s/start", id);
-        json_t *ans = NULL;
-        docker_err_t e = docker_call(m->d, "POST", path, NULL, &status, &ans);
-        if (e == DOCKER_ENOTFOUND && strstr(docker_message(ans), "network")) {
-            /* The sandbox network was removed and made again under the same
-             * name: the container still points at the old network's id.
-             * Attach it to the network of that name now, then start. */
-            json_decref(ans);
-            ans = NULL;
-            repair_network(m->d, id);
-            e = docker_call(m->d, "POST", path, NULL, &status, &ans);
-        }
-        if (e != DOCKER_OK) {
-            textbuf_printf(err, "[talkback: this chat's sandbox exists but would not start (%s). Nothing ran. "
-                           "Tell the user the sandbox host has a problem.]", docker_message(ans));
-            json_decref(ans);
+        ensure_t en = ensure_started(m, id, info, label_user, created_now, notice, err);
+        if (en != ENSURE_OK) {
             json_decref(info);
-            return ENSURE_FAILED;
+            return en;
         }
-        json_decref(ans);
-        /* Never started before (a racing call made it): nothing to resume. */
-        int64_t started = kept_parse_time(json_string_value(json_object_get(state, "StartedAt")));
-        if (!created_now && started > 0)
-            resume_notice(m, id, finished, notice);
-        /* Whatever this manager remembers of the stamp is stale now. */
-        stamp_forget(m, conv);
     }
     if (created_now)
-        gone_notice(m, conv, name, notice);
+        notice_gone(m->d, conv, name, notice);
     /* Attach to its agent now: after a start, or for the first time since
      * this manager started. */
     agent_note(m->agents, id, has_agent, !running);
@@ -446,117 +416,15 @@ static ensure_t manager_ensure(manager_t *m, const char *conv, const char *user,
 
 /* ---- tools ----------------------------------------------------------------------- */
 
-/* ---- last-call stamps ------------------------------------------------------------ */
+typedef struct {
+    char s[CONVID_NAME_MAX];
+} name_t;
 
-typedef struct stamp_job {
-    char id[72];
-    int64_t mtime;
-    struct stamp_job *next;
-} stamp_job_t;
-
-/* One thread writes every stamp, in the order they were asked for, so a
- * call's "busy until its deadline" can never land after its "done now". */
-static void *stamp_thread(void *arg)
+static name_t container_name(const char *conv)
 {
-    manager_t *m = arg;
-    pthread_mutex_lock(&m->smu);
-    for (;;) {
-        while (!m->stamps && !m->stopping)
-            pthread_cond_wait(&m->scv, &m->smu);
-        if (!m->stamps)
-            break;
-        stamp_job_t *j = m->stamps;
-        m->stamps = j->next;
-        if (!m->stamps)
-            m->stamps_tail = &m->stamps;
-        pthread_mutex_unlock(&m->smu);
-        /* Through the agent when the sandbox has one: no load on dockerd. */
-        long st;
-        json_t *ans = NULL;
-        docker_err_t e = run_put_file(m->d, j->id, KEPT_STAMP_PATH, "", 0, 0644, j->mtime, &st, &ans);
-        json_decref(ans);
-        if (e != DOCKER_OK)
-            log_debug("stamp of %.12s: %s", j->id, docker_strerror(e));
-        free(j);
-        pthread_mutex_lock(&m->smu);
-    }
-    pthread_mutex_unlock(&m->smu);
-    return NULL;
-}
-
-/* Queue a stamp write: the call does not wait for it. */
-static void stamp_async(manager_t *m, const char *id, int64_t mtime)
-{
-    stamp_job_t *j = calloc(1, sizeof *j);
-    if (!j)
-        return;
-    snprintf(j->id, sizeof j->id, "%s", id);
-    j->mtime = mtime;
-    pthread_mutex_lock(&m->smu);
-    *m->stamps_tail = j;
-    m->stamps_tail = &j->next;
-    pthread_cond_signal(&m->scv);
-    pthread_mutex_unlock(&m->smu);
-}
-
-static busy_entry_t *busy_get(manager_t *m, const char *conv)
-{
-    for (busy_entry_t *b = m->busy; b; b = b->next)
-        if (strcmp(b->conv, conv) == 0)
-            return b;
-    busy_entry_t *b = calloc(1, sizeof *b);
-    if (!b || !(b->conv = strdup(conv))) {
-        free(b);
-        return NULL;
-    }
-    b->next = m->busy;
-    m->busy = b;
-    return b;
-}
-
-/* A call starts: the stamp must keep the sandbox from counting as idle
- * until past the call's deadline, so a 30-minute build is never stopped.
- * A recent stamp already does that for most calls: then nothing is
- * written. */
-static void busy_begin(manager_t *m, const char *conv, const char *id, int64_t deadline_s)
-{
-    int64_t idle = config_int("idle_stop");
-    pthread_mutex_lock(&m->mu);
-    busy_entry_t *b = busy_get(m, conv);
-    bool write = false;
-    if (b) {
-        b->inflight++;
-        if (b->stamp + idle < deadline_s + 120) {
-            b->stamp = deadline_s;
-            b->stamped_at = (int64_t)time(NULL);
-            write = true;
-        }
-    }
-    pthread_mutex_unlock(&m->mu);
-    if (write)
-        stamp_async(m, id, deadline_s);
-}
-
-/* A call ends: when it was the chat's last one, the stamp becomes "now" --
- * at most once a minute, which is all the precision idle stops need. */
-static void busy_end(manager_t *m, const char *conv, const char *id)
-{
-    int64_t now = (int64_t)time(NULL);
-    pthread_mutex_lock(&m->mu);
-    busy_entry_t *b = busy_get(m, conv);
-    bool write = false;
-    if (b) {
-        if (b->inflight > 0)
-            b->inflight--;
-        if (b->inflight == 0 && (b->stamp > now + 60 || now - b->stamp >= 60)) {
-            b->stamp = now;
-            b->stamped_at = now;
-            write = true;
-        }
-    }
-    pthread_mutex_unlock(&m->mu);
-    if (write)
-        stamp_async(m, id, now);
+    name_t n;
+    convid_container_name(conv, n.s);
+    return n;
 }
 
 /* Find or make the container, then run fn; if fn reports the container
@@ -589,9 +457,10 @@ static proto_msg_t *with_container(manager_t *m, worker_job_t *job, with_fn fn, 
             }
         }
         int64_t deadline_s = (req->deadline_ms ? req->deadline_ms / 1000 : (int64_t)time(NULL) + 3600) + 1;
-        busy_begin(m, req->conv, id, deadline_s);
+        running_call_begin(m->running, req->conv, id, deadline_s);
         docker_err_t e = fn(m, id, arg);
-        busy_end(m, req->conv, id);
+        running_call_end(m->running, req->conv, id);
+        disk_after_call(m->disk, id, req->conv, container_name(req->conv).s);
         if ((e == DOCKER_ENOTFOUND || e == DOCKER_ECONFLICT) && attempt == 0) {
             cache_drop(m, req->conv);
             have = false;
@@ -726,6 +595,7 @@ static void run_hints(manager_t *m, worker_job_t *job, const run_arg_t *a, textb
      * the foreground), and is no retry. */
     hints_for_run(a->command, out.buf ? out.buf : "", out.len, a->res.exit_code, a->res.timed_out,
                   hint_probe, hint_limits, &pc, t);
+    disk_hint(m->disk, out.buf, out.len, t);
     if (!a->res.timed_out
         && hints_retry_note(m->retry, job->req->conv, a->command, a->res.exit_code, out.buf, out.len))
         textbuf_puts(t, HINTS_RETRY_LINE "\n");
@@ -907,6 +777,14 @@ static proto_msg_t *tool_write(manager_t *m, worker_job_t *job)
         /* Docker's reason names the path part that is in the way. */
         textbuf_printf(&t, "[talkback: could not write %s: %s. Nothing was written. If a folder on the way is "
                        "a file, pick another path.]", abspath, a.msg[0] ? a.msg : docker_strerror(a.err));
+        textbuf_t h;
+        textbuf_init(&h);
+        disk_hint(m->disk, a.msg, strlen(a.msg), &h);
+        if (h.len) {
+            textbuf_puts(&t, "\n");
+            textbuf_append(&t, h.buf, h.len - 1); /* without its last newline */
+        }
+        textbuf_free(&h);
     } else {
         textbuf_printf(&t, "Wrote %zu bytes to %s.", clen, abspath);
         if (req->name && strcmp(req->name, "write_file") == 0) {
@@ -967,8 +845,9 @@ static proto_msg_t *tool_reset(manager_t *m, worker_job_t *job)
                                "[talkback refused this call: this chat's sandbox belongs to another user. "
                                "Nothing was reset.]");
     }
-    snprintf(path, sizeof path, "/containers/%s?force=1&v=1",
-             json_string_value(json_object_get(info, "Id")) ?: name);
+    char id[72];
+    snprintf(id, sizeof id, "%s", json_string_value(json_object_get(info, "Id")) ?: "");
+    snprintf(path, sizeof path, "/containers/%s?force=1&v=1", *id ? id : name);
     json_decref(info);
     json_t *ans = NULL;
     e = docker_call(m->d, "DELETE", path, NULL, &status, &ans);
@@ -976,10 +855,22 @@ static proto_msg_t *tool_reset(manager_t *m, worker_job_t *job)
     if (e != DOCKER_OK && e != DOCKER_ENOTFOUND)
         return proto_reply_new(req, PROTO_ST_OK, true,
                                "[talkback: Docker would not remove this chat's sandbox. Try reset again.]");
+    kept_record_drop(id);
+    hints_retry_clear(m->retry, req->conv);
     log_info("reset: removed sandbox %s", name);
     return proto_reply_new(req, PROTO_ST_OK, false,
                            "[Reset: this chat's sandbox was deleted with all its files and installs. "
                            "The next call starts a clean one.]");
+}
+
+/* "forget": the reaper stopped or removed this chat's sandbox; what this
+ * manager keeps of the chat goes with it (the next call finds it again). */
+static proto_msg_t *op_forget(manager_t *m, worker_job_t *job)
+{
+    cache_drop(m, job->req->conv);
+    hints_retry_clear(m->retry, job->req->conv);
+    log_debug("forgot chat %s: its sandbox was stopped or removed", job->req->conv);
+    return proto_reply_new(job->req, PROTO_ST_OK, false, "");
 }
 
 /* "busy": how many calls of this chat are in flight right now.  The reaper
@@ -987,12 +878,7 @@ static proto_msg_t *tool_reset(manager_t *m, worker_job_t *job)
  * even if the sandbox's stamp says otherwise. */
 static proto_msg_t *op_busy(manager_t *m, worker_job_t *job)
 {
-    int inflight = 0;
-    pthread_mutex_lock(&m->mu);
-    for (busy_entry_t *b = m->busy; b; b = b->next)
-        if (strcmp(b->conv, job->req->conv) == 0)
-            inflight = b->inflight;
-    pthread_mutex_unlock(&m->mu);
+    int inflight = running_inflight(m->running, job->req->conv);
     proto_msg_t *r = proto_reply_new(job->req, PROTO_ST_OK, false, "");
     if (r)
         proto_map_set_int(&r->data, "inflight", inflight);
@@ -1022,6 +908,8 @@ proto_msg_t *manager_handle(worker_job_t *job, void *ctx)
         return tool_reset(m, job);
     if (strcmp(tool, "busy") == 0)
         return op_busy(m, job);
+    if (strcmp(tool, "forget") == 0)
+        return op_forget(m, job);
     return proto_reply_new(req, PROTO_ST_BAD_REQUEST, true, "[talkback: unknown sandbox operation]");
 }
 
@@ -1056,31 +944,42 @@ static int ensure_network(docker_t *d)
     return 0;
 }
 
+/* Calls of a chat running now (for the disk sizing). */
+static int busy_conv(void *ctx, const char *conv)
+{
+    manager_t *m = ctx;
+    return running_inflight(m->running, conv);
+}
+
+/* The disk sizing removed a chat's sandbox: forget the chat. */
+static void forget_conv(void *ctx, const char *conv)
+{
+    manager_t *m = ctx;
+    cache_drop(m, conv);
+    hints_retry_clear(m->retry, conv);
+}
+
 manager_t *manager_new(docker_t *d)
 {
     manager_t *m = calloc(1, sizeof *m);
     if (!m)
         return NULL;
     m->d = d;
+    if (kept_state_init()) {
+        log_error("cannot use state_dir %s (%s): the sandbox manager keeps each sandbox's last-call "
+                  "record there", config_str("state_dir"), strerror(errno));
+        free(m);
+        return NULL;
+    }
+    m->running = running_new(d);
     m->retry = hints_retry_new(); /* NULL only means no retry lines */
     char agent[4096];
     m->agents = agent_pool_new(d, agent_find_binary(config_str("agent_path"), agent, sizeof agent) ? agent : NULL);
     run_use_agents(m->agents);
     pthread_mutex_init(&m->mu, NULL);
-    pthread_mutex_init(&m->smu, NULL);
-    pthread_cond_init(&m->scv, NULL);
-    m->stamps_tail = &m->stamps;
-    if (pthread_create(&m->stamper, NULL, stamp_thread, m) != 0) {
-        pthread_mutex_destroy(&m->mu);
-        pthread_mutex_destroy(&m->smu);
-        pthread_cond_destroy(&m->scv);
-        hints_retry_free(&m->retry);
-        run_use_agents(NULL);
-        agent_pool_destroy(&m->agents);
-        free(m);
-        return NULL;
-    }
-    if (ensure_network(d)) {
+    m->disk = disk_new(d);
+    disk_on_remove(m->disk, busy_conv, forget_conv, m);
+    if (!m->running || !m->disk || ensure_network(d)) {
         manager_destroy(&m);
         return NULL;
     }
@@ -1092,19 +991,8 @@ void manager_destroy(manager_t **self_p)
     if (!self_p || !*self_p)
         return;
     manager_t *m = *self_p;
-    pthread_mutex_lock(&m->smu);
-    m->stopping = true;
-    pthread_cond_signal(&m->scv);
-    pthread_mutex_unlock(&m->smu);
-    pthread_join(m->stamper, NULL); /* writes what is queued, then ends */
-    pthread_mutex_destroy(&m->smu);
-    pthread_cond_destroy(&m->scv);
-    while (m->busy) {
-        busy_entry_t *b = m->busy;
-        m->busy = b->next;
-        free(b->conv);
-        free(b);
-    }
+    disk_destroy(&m->disk); /* first: its thread may call forget_conv */
+    running_destroy(&m->running);
     while (m->cache) {
         cache_entry_t *e = m->cache;
         m->cache = e->next;

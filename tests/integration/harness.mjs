@@ -153,6 +153,16 @@ export async function containersWithPrefix(prefix) {
   return (await talkbackContainers()).filter((c) => c.conv.startsWith(prefix));
 }
 
+/** Set the last-call record of chat conv (kept on the host, in the
+ *  instance's state_dir) to a Date, as if its last call ended then. */
+export async function setLastCall(tb, conv, when) {
+  const ids = await containersOf(conv);
+  if (ids.length !== 1) throw new Error(`chat ${conv} has ${ids.length} containers`);
+  const file = path.join(tb.stateDir, `${ids[0].id}.last-call`);
+  if (!fs.existsSync(file)) throw new Error(`no last-call record ${file}`);
+  fs.utimesSync(file, when, when);
+}
+
 export async function removeContainers(prefix) {
   const ids = (await containersWithPrefix(prefix)).map((c) => c.id);
   if (ids.length) await docker('rm', '-f', '-v', ...ids).catch(() => {});
@@ -168,6 +178,7 @@ export class Talkback {
     this.dir = fs.mkdtempSync(`/tmp/talkback-it-${this.tag}-`);
     fs.chmodSync(this.dir, 0o700); // the hub's ipc:// folder: talkback refuses any other mode
     this.hub = `ipc://${this.dir}/hub.ipc`;
+    this.stateDir = path.join(this.dir, 'state');
     this.prefix = `it-${this.tag}-`;
     this.baseEnv = env;
     this.gatewayEnv = gatewayEnv;
@@ -199,6 +210,11 @@ export class Talkback {
       ...env,
       TALKBACK_LISTEN: `127.0.0.1:${this.port}`,
       TALKBACK_HUB_ENDPOINT: this.hub,
+      TALKBACK_STATE_DIR: this.stateDir,
+      // Instances share one dockerd, one sandbox network and user ids such
+      // as user-1 across test files: the running caps are set per test.
+      TALKBACK_MAX_RUNNING: '0',
+      TALKBACK_MAX_RUNNING_PER_USER: '0',
       TALKBACK_LOG_LEVEL: 'debug',
       // TALKBACK_TEST_IMAGE: try the tests on another sandbox image (e.g.
       // one built with TALKBACK_SANDBOX_IMAGE=... deploy/image/build).

@@ -1,5 +1,6 @@
-/* test_reaper.c -- the eviction plan (oldest first, never wrong order) and
- * the tar reader the reaper and the manager read stamps with. */
+/* test_reaper.c -- the eviction plan (oldest first, never wrong order),
+ * the tar reader, and the records in state_dir the reaper decides by
+ * (docker/kept.h): stamps, stop reasons, and what a record name may be. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -8,7 +9,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <fcntl.h>
+#include <stdio.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common/config.h"
 #include "docker/docker.h"
+#include "docker/kept.h"
 #include "reaper/plan.h"
 
 #define DAY 86400
@@ -82,11 +90,114 @@ static void tar_roundtrip(void **state)
     free(tar);
 }
 
+/* A fresh state_dir under /tmp for one test. */
+static void use_state_dir(char *dir, size_t len)
+{
+    snprintf(dir, len, "/tmp/talkback-unit-XXXXXX");
+    assert_non_null(mkdtemp(dir));
+    char sub[300];
+    snprintf(sub, sizeof sub, "%s/state/sub", dir); /* made by kept_state_init */
+    assert_int_equal(config_set("state_dir", sub), 0);
+    assert_int_equal(kept_state_init(), 0);
+}
+
+/* Remove it again (the records are gone by then). */
+static void drop_state_dir(const char *dir)
+{
+    char p[300];
+    snprintf(p, sizeof p, "%s/state/sub", dir);
+    assert_int_equal(rmdir(p), 0);
+    snprintf(p, sizeof p, "%s/state", dir);
+    assert_int_equal(rmdir(p), 0);
+    assert_int_equal(rmdir(dir), 0);
+}
+
+static void records_stamps(void **state)
+{
+    (void)state;
+    char dir[64];
+    use_state_dir(dir, sizeof dir);
+    const char *id = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
+    /* ids: hex, 12 to 64 characters; nothing that could leave the folder */
+    assert_true(kept_id_ok(id));
+    assert_true(kept_id_ok("0123456789ab"));
+    assert_false(kept_id_ok("0123456789a"));
+    assert_false(kept_id_ok("../../etc/passwd"));
+    assert_false(kept_id_ok("0123456789AB"));
+    assert_false(kept_id_ok(""));
+    assert_int_equal(kept_stamp_set("../x", 5), -1);
+
+    assert_int_equal(kept_stamp_get(id), 0);
+    assert_int_equal(kept_stamp_init(id, 1000), 1);
+    assert_int_equal(kept_stamp_init(id, 2000), 0);  /* there already: kept */
+    assert_int_equal(kept_stamp_get(id), 1000);
+    assert_int_equal(kept_stamp_set(id, 4102444800), 0); /* a deadline ahead */
+    assert_int_equal(kept_stamp_get(id), 4102444800);
+    assert_int_equal(kept_stamp_set(id, 1234), 0);
+    assert_int_equal(kept_stamp_get(id), 1234);
+
+    char **ids = kept_record_ids();
+    assert_non_null(ids);
+    assert_string_equal(ids[0], id);
+    assert_null(ids[1]);
+    kept_record_ids_free(&ids);
+    assert_null(ids);
+    kept_record_drop(id);
+    assert_int_equal(kept_stamp_get(id), 0);
+    ids = kept_record_ids();
+    assert_null(ids[0]);
+    kept_record_ids_free(&ids);
+    drop_state_dir(dir);
+}
+
+/* The mtime of the reason file, as the reaper's write left it. */
+static void reason_at(const char *id, int64_t t)
+{
+    char path[400];
+    snprintf(path, sizeof path, "%s/%s%s", config_str("state_dir"), id, KEPT_REASON_SUFFIX);
+    struct timespec ts[2] = { { (time_t)t, 0 }, { (time_t)t, 0 } };
+    assert_int_equal(utimensat(AT_FDCWD, path, ts, 0), 0);
+}
+
+static void records_reasons(void **state)
+{
+    (void)state;
+    char dir[64];
+    use_state_dir(dir, sizeof dir);
+    const char *id = "abcdef012345";
+    const int64_t stop = 1700000000;
+    /* Left right before the stop: told once, then used up. */
+    assert_int_equal(kept_reason_set(id, "idle 60"), 0);
+    reason_at(id, stop - 2);
+    char *r = kept_reason_take(id, stop);
+    assert_non_null(r);
+    assert_string_equal(r, "idle 60");
+    free(r);
+    assert_null(kept_reason_take(id, stop));
+    /* Left long before the stop that happened (a later Docker restart), or
+     * after it: not this stop's reason. */
+    assert_int_equal(kept_reason_set(id, "idle 60"), 0);
+    reason_at(id, stop - 3600);
+    assert_null(kept_reason_take(id, stop));
+    assert_int_equal(kept_reason_set(id, "idle 60"), 0);
+    reason_at(id, stop + 60);
+    assert_null(kept_reason_take(id, stop));
+    /* Never a stopped-at of 0, never control bytes. */
+    assert_int_equal(kept_reason_set(id, "idle 60"), 0);
+    assert_null(kept_reason_take(id, 0));
+    assert_int_equal(kept_reason_set(id, "idle\n[forged]"), 0);
+    reason_at(id, stop);
+    assert_null(kept_reason_take(id, stop));
+    drop_state_dir(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(plan_table),
         cmocka_unit_test(tar_roundtrip),
+        cmocka_unit_test(records_stamps),
+        cmocka_unit_test(records_reasons),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

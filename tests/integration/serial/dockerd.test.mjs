@@ -14,7 +14,7 @@ import { promisify } from 'node:util';
 import fs from 'node:fs';
 import path from 'node:path';
 
-import { Talkback, BUILD, withLogs, connect, run, runOk, docker, waitFor } from '../harness.mjs';
+import { Talkback, BUILD, withLogs, connect, run, runOk, docker, waitFor, setLastCall } from '../harness.mjs';
 
 const execFileP = promisify(execFile);
 const tb = new Talkback({ name: 'dockerd' });
@@ -59,7 +59,7 @@ test('sandboxes resume after a restart of dockerd, and the notice says so', with
   const cb = await connect(tb, { conv: b });
   await runOk(ca, 'echo before-restart > /work/a.txt');
   await runOk(cb, 'echo idle-before > /work/b.txt');
-  await runOk(cb, "sleep 2; touch -d '2 hours ago' /var/lib/talkback/last-call");
+  await setLastCall(tb, b, new Date(Date.now() - 2 * 3600 * 1000));
   const { stdout } = await execFileP(path.join(BUILD, 'talkback-reaper'),
     ['--once', '--reaper_prefix', b], { env: tb.env({}), timeout: 60000 });
   assert.match(stdout, /1 stopped/);

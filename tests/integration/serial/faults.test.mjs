@@ -7,7 +7,8 @@
 //   memory bomb, disk fill, an infinite loop, a process that ignores
 //   SIGTERM, a timed-out command whose children setsid, double-fork and
 //   clear their environment, a fork bomb left running by a command that
-//   ended, a forged frame header in the agent's stdout, kill -9 of each
+//   ended, a forged frame header in the agent's stdout, the running caps, a
+//   forged last-call stamp, a write past the disk cap, kill -9 of each
 //   talkback process under a 20-chat load, and a dockerd restart under load.
 // It ends with one line of figures: "faults: N cases tried, N held".
 // It restarts the machine's dockerd, so tests/run runs it alone, last.
@@ -18,8 +19,9 @@ import { execFile, spawn } from 'node:child_process';
 import { promisify } from 'node:util';
 import fs from 'node:fs';
 import zlib from 'node:zlib';
+import path from 'node:path';
 
-import { Talkback, withLogs, connect, run, runOk, post, call, waitFor } from '../harness.mjs';
+import { Talkback, BUILD, withLogs, connect, run, runOk, post, call, waitFor } from '../harness.mjs';
 
 const execFileP = promisify(execFile);
 const tb = new Talkback({ name: 'faults', judges: 1 });
@@ -191,6 +193,47 @@ test('hostile programs', withLogs(tb, async () => {
     assert.equal((await run(c, 'echo fine', { timeout: 300, callTimeout: 60000 })).text, '$ echo fine\nfine\n');
   });
   await c.close();
+  await healthy(home, MARK);
+}));
+
+test('sandboxes that want more than their share', withLogs(tb, async () => {
+  // Its own instance: small caps, a 10 MiB disk cap, its own network (the
+  // caps count the sandboxes on it).
+  const net = `talkback-it-faultcaps-${Date.now()}`;
+  const small = new Talkback({ name: 'faults-caps', env: {
+    TALKBACK_NETWORK: net, TALKBACK_MAX_RUNNING: '2', TALKBACK_MAX_RUNNING_PER_USER: '1', TALKBACK_DISK_CAP: '10M',
+  } });
+  await small.start();
+  try {
+    const a = await connect(small, { conv: small.chat('a'), user: 'u1' });
+    const a2 = await connect(small, { conv: small.chat('a2'), user: 'u1' });
+    const b = await connect(small, { conv: small.chat('b'), user: 'u2' });
+    const c3 = await connect(small, { conv: small.chat('c'), user: 'u3' });
+    await attempt('the running caps refuse with their text', async () => {
+      await runOk(a, 'true');
+      const r1 = await run(a2, 'true');
+      assert.match(r1.text, /^\[talkback: this user already has 1 sandboxes running, the most one user may have \(setting `max_running_per_user`\)/);
+      await runOk(b, 'true');
+      const r2 = await run(c3, 'true');
+      assert.match(r2.text, /^\[talkback: the sandbox host already runs 2 sandboxes, its limit \(setting `max_running`\)/);
+    });
+    await attempt('a future last-call stamp written in the sandbox does not keep it from idle stop', async () => {
+      await runOk(a, "mkdir -p /var/lib/talkback && touch -d '+10 years' /var/lib/talkback/last-call");
+      const { stdout } = await execFileP(path.join(BUILD, 'talkback-reaper'),
+        ['--once', '--reaper_prefix', `${small.prefix}a-`, '--reaper_clock_offset', '2h'],
+        { env: small.env({}), timeout: 60000 });
+      assert.match(stdout, /1 stopped/);
+    });
+    await attempt('a write far past the disk cap is refused, or its sandbox removed', async () => {
+      await runOk(b, 'head -c 30000000 /dev/zero > /work/big; echo written');
+      await waitFor(async () => (await run(b, 'true')).text.includes('grew past the 10 MiB disk cap'),
+        { what: 'the over-cap sandbox to be replaced', timeoutMs: 30000, intervalMs: 1000 });
+    });
+    await Promise.all([a, a2, b, c3].map((x) => x.close()));
+  } finally {
+    await small.cleanup();
+    await execFileP('docker', ['network', 'rm', net]).catch(() => {});
+  }
   await healthy(home, MARK);
 }));
 

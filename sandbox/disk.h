@@ -1,0 +1,56 @@
+/* disk.h -- the disk cap of sandboxes, on the sandbox manager's side.
+ *
+ * Where Docker's storage can cap a container's writable layer (overlay2
+ * on xfs mounted with pquota, or btrfs with quota groups), every new
+ * sandbox is made with HostConfig.StorageOpt size (disk_cap, plus the
+ * image where the driver counts it), so a write past it fails at once with
+ * "No space left on device" or "Disk quota exceeded" and the host's disk
+ * never sees it.  The manager finds out at start, by creating (and
+ * removing) two throwaway containers.  Where Docker cannot, the manager says so
+ * once at start, and sizes a sandbox's writable layer (SizeRw, of that
+ * one container) after its calls, at most once per disk_call_interval per
+ * sandbox, off the call's path; one past disk_cap is removed at once,
+ * with a tombstone, as the reaper does on its interval.
+ *
+ * Either way, when a command's output says a write failed for want of
+ * space (ENOSPC, EDQUOT), the model is told why, in one bracketed line.
+ */
+#ifndef TALKBACK_SANDBOX_DISK_H
+#define TALKBACK_SANDBOX_DISK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/textbuf.h"
+#include "docker/docker.h"
+
+typedef struct disk disk_t;
+
+/* Probe Docker's storage (one throwaway container) and start the sizing
+ * thread when it cannot cap containers.  NULL only without memory. */
+disk_t *disk_new(docker_t *d);
+void disk_destroy(disk_t **self_p);
+
+/* Whether new sandboxes get StorageOpt size. */
+bool disk_enforced(const disk_t *k);
+/* Add StorageOpt size to a sandbox's HostConfig when enforced. */
+void disk_template(const disk_t *k, json_t *host_config);
+
+/* A call in container id (of chat conv, name its container's name) ended:
+ * queue a sizing of it when Docker cannot cap it. */
+void disk_after_call(disk_t *k, const char *id, const char *conv, const char *name);
+/* Set by the manager: busy(ctx, conv) says how many calls of conv are
+ * running (a sandbox is not removed under a running call: the sizing
+ * after that call's end decides); forget(ctx, conv) is called when the
+ * sizing removed conv's sandbox. */
+void disk_on_remove(disk_t *k, int (*busy)(void *ctx, const char *conv), void (*forget)(void *ctx, const char *conv),
+                    void *ctx);
+
+/* The line for a command or write whose output (len bytes) says it ran
+ * out of space; nothing when it does not.  Appends to t. */
+void disk_hint(const disk_t *k, const char *out, size_t len, textbuf_t *t);
+/* "2 GiB", "64 MiB", "1.5 GiB": a size as results say it. */
+void disk_size_phrase(int64_t bytes, char *out, size_t outlen);
+
+#endif

@@ -1,0 +1,56 @@
+/* notices.c -- the line at the top of a result that says what happened to
+ * the chat's sandbox while nobody was calling (see notices.h).
+ *
+ * Both are talkback's own sentences.  Nothing in them is read from a
+ * sandbox: the stop reason comes from state_dir on the host, and only its
+ * known form ("idle N") is used; the removal reason is the label the
+ * reaper (or the sandbox manager's disk check) put on the tombstone.
+ */
+#include "sandbox/notices.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "docker/kept.h"
+
+/* The line that tells the model its sandbox was stopped and is back. */
+void notice_resumed(const char *id, int64_t finished, textbuf_t *notice)
+{
+    char age[64];
+    int64_t now = (int64_t)time(NULL);
+    kept_human_age(finished > 0 ? now - finished : 0, age, sizeof age);
+    /* The reason is the reaper's, from state_dir; only its known form is
+     * told, as our own words. */
+    char *reason = kept_reason_take(id, finished);
+    textbuf_t why;
+    textbuf_init(&why);
+    long minutes;
+    char tail;
+    if (reason && sscanf(reason, "idle %ld%c", &minutes, &tail) == 1 && minutes > 0)
+        textbuf_printf(&why, "idle for over %ld minutes", minutes);
+    else
+        textbuf_puts(&why, "not by talkback: most likely a restart of Docker or of the host");
+    if (finished > 0)
+        textbuf_printf(notice, "[Resumed this chat's sandbox, stopped %s ago (%s): ", age, why.buf);
+    else
+        textbuf_printf(notice, "[Resumed this chat's sandbox (%s): ", why.buf);
+    textbuf_puts(notice, "its files and installs are as they were, but nothing it ran is running now. "
+                         "Start servers and background jobs again.]\n");
+    textbuf_free(&why);
+    free(reason);
+}
+
+/* When a new sandbox replaces one the reaper removed, say so. */
+void notice_gone(docker_t *d, const char *conv, const char *name, textbuf_t *notice)
+{
+    int64_t gone_at = 0;
+    char *reason = kept_tombstone_take(d, conv, name, &gone_at);
+    if (!reason)
+        return;
+    char age[64];
+    kept_human_age((int64_t)time(NULL) - gone_at, age, sizeof age);
+    textbuf_printf(notice, "[This chat's previous sandbox was removed %s ago %s: its files and installs are "
+                   "gone, and this is a new, empty one.]\n", age, reason);
+    free(reason);
+}

@@ -1,0 +1,122 @@
+/* test_running.c -- the sandbox manager's own bookkeeping (sandbox/running.c):
+ * calls in flight move the last-call record forward and are forgotten
+ * when the last one ends; the caps' refusal texts; and the disk cap's
+ * size phrases and the line that says why a write failed (sandbox/disk.c). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "common/config.h"
+#include "docker/kept.h"
+#include "sandbox/running.h"
+#include "sandbox/disk.h"
+
+static void calls_and_stamps(void **state)
+{
+    (void)state;
+    char dir[64];
+    snprintf(dir, sizeof dir, "/tmp/talkback-unit-XXXXXX");
+    assert_non_null(mkdtemp(dir));
+    assert_int_equal(config_set("state_dir", dir), 0);
+    running_t *c = running_new(NULL);
+    assert_non_null(c);
+    const char *id = "00112233445566778899aabb";
+    /* A long call, then a short one beside it: the stamp is the later
+     * deadline, and stays while either runs. */
+    running_call_begin(c, "chat-a", id, 4102444800);
+    assert_int_equal(kept_stamp_get(id), 4102444800);
+    running_call_begin(c, "chat-a", id, 4000000000);
+    assert_int_equal(kept_stamp_get(id), 4102444800);
+    assert_int_equal(running_inflight(c, "chat-a"), 2);
+    assert_int_equal(running_inflight(c, "chat-b"), 0);
+    running_call_end(c, "chat-a", id);
+    assert_int_equal(running_inflight(c, "chat-a"), 1);
+    assert_int_equal(kept_stamp_get(id), 4102444800);
+    /* The last one ends: "now", and the chat is forgotten. */
+    int64_t before = (int64_t)time(NULL);
+    running_call_end(c, "chat-a", id);
+    assert_int_equal(running_inflight(c, "chat-a"), 0);
+    assert_in_range(kept_stamp_get(id), before, before + 2);
+    /* Without caps nothing is counted (and Docker is never asked). */
+    assert_int_equal(config_set("max_running", "0"), 0);
+    assert_int_equal(config_set("max_running_per_user", "0"), 0);
+    textbuf_t err;
+    textbuf_init(&err);
+    assert_true(running_start_begin(c, "alice", NULL, &err));
+    running_start_end(c, "alice", NULL, NULL);
+    assert_int_equal(err.len, 0);
+    textbuf_free(&err);
+    running_destroy(&c);
+    assert_null(c);
+    kept_record_drop(id);
+    assert_int_equal(rmdir(dir), 0);
+}
+
+static void refusal_texts(void **state)
+{
+    (void)state;
+    assert_int_equal(config_set("idle_stop", "60m"), 0);
+    textbuf_t t;
+    textbuf_init(&t);
+    running_refusal_text(&t, true, 20);
+    assert_string_equal(t.buf, "[talkback: this user already has 20 sandboxes running, the most one user may have "
+                        "(setting `max_running_per_user`), so this chat's sandbox was not started and nothing ran. "
+                        "Tell the user: a chat's sandbox stops after 60 minutes without calls, and `reset` in a "
+                        "chat they no longer need frees one at once; then try again.]");
+    textbuf_free(&t);
+    textbuf_init(&t);
+    running_refusal_text(&t, false, 100);
+    assert_string_equal(t.buf, "[talkback: the sandbox host already runs 100 sandboxes, its limit (setting "
+                        "`max_running`), so this chat's sandbox was not started and nothing ran. Try again in a few "
+                        "minutes, when idle sandboxes have stopped; if it keeps failing, tell the user the sandbox "
+                        "host is full.]");
+    textbuf_free(&t);
+}
+
+static void disk_phrases(void **state)
+{
+    (void)state;
+    char s[32];
+    struct { int64_t bytes; const char *want; } cases[] = {
+        { 2LL << 30, "2 GiB" }, { 64LL << 20, "64 MiB" }, { 3LL << 29, "1.5 GiB" }, { 10LL << 20, "10 MiB" },
+        { 512, "512 bytes" }, { 4096, "4 KiB" },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        disk_size_phrase(cases[i].bytes, s, sizeof s);
+        assert_string_equal(s, cases[i].want);
+    }
+    /* The line comes only when the output says space ran out; where the
+     * cap is not enforced at write time (no disk_t), it is the host's disk. */
+    assert_int_equal(config_set("disk_cap", "2G"), 0);
+    textbuf_t t;
+    textbuf_init(&t);
+    disk_hint(NULL, "all fine\n", 9, &t);
+    assert_int_equal(t.len, 0);
+    const char *out = "dd: error writing '/work/big': No space left on device\n";
+    disk_hint(NULL, out, strlen(out), &t);
+    assert_non_null(strstr(t.buf, "[No space left: the sandbox host's own disk is full (this sandbox may write up "
+                                  "to 2 GiB"));
+    textbuf_free(&t);
+    textbuf_init(&t);
+    out = "bash: line 1: /work/x: Disk quota exceeded";
+    disk_hint(NULL, out, strlen(out), &t);
+    assert_true(t.len > 0);
+    textbuf_free(&t);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(calls_and_stamps),
+        cmocka_unit_test(refusal_texts),
+        cmocka_unit_test(disk_phrases),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
