@@ -23,13 +23,16 @@ typedef struct {
     const char *runtime;       /* "" = Docker's default */
     const char *log_max_size;
     int64_t memory, memory_swap, nano_cpus, cpu_shares, pids_limit;
+    int64_t disk_cap;          /* least StorageOpt size */
 } gtemplate_t;
 
 /* Fill t from the loaded configuration. */
 void gtemplate_from_config(gtemplate_t *t);
 
 /* POST /containers/create: a sandbox (labels talkback.conversation/.user/
- * .created) or a tombstone (talkback.tombstone/.gone.reason/.gone.at). */
+ * .created), a tombstone (talkback.tombstone/.gone.reason/.gone.at) or
+ * the storage probe (talkback.probe); a sandbox or the probe may have
+ * HostConfig.StorageOpt {"size": S}, S at least disk_cap. */
 json_t *gbody_create(const char *buf, size_t len, const gtemplate_t *t, char *why, size_t whylen);
 /* POST /containers/ID/exec: Cmd, Env, WorkingDir, User, the Attach flags
  * and Tty; never Privileged. */

@@ -142,7 +142,7 @@ static int check_owner(const guard_t *g, int cfd, const groute_t *rt, json_t *ch
     } else {
         return 0;
     }
-    if (o == GOWN_SANDBOX || (o == GOWN_TOMBSTONE && rt->tomb))
+    if (o == GOWN_SANDBOX || (o == GOWN_TOMBSTONE && rt->tomb) || (o == GOWN_PROBE && rt->probe))
         return 0;
     if (o == GOWN_MISSING)
         refuse(cfd, 404, "No such %s: %s", rt->target == GT_EXEC ? "exec instance" : "container", ref);
@@ -280,6 +280,11 @@ static char *checked_body(const guard_t *g, int cfd, const greq_t *r, const grou
     free(b);
     if (!out) {
         refuse(cfd, 403, "%s", why);
+    } else if (rt->body == GB_CREATE && json_object_get(json_object_get(checked, "Labels"), "talkback.probe") &&
+               !grules_probe_query_ok(r->query)) {
+        refuse(cfd, 403, "a storage probe whose query is not name=talkback-probe-...");
+        free(out);
+        out = NULL;
     } else if (check_owner(g, cfd, rt, checked, id)) {
         free(out);
         out = NULL;

@@ -80,6 +80,8 @@ gowner_t gowner_container(const char *sock, const char *ref, char id[65])
         o = GOWN_ERROR;
     } else if (json_object_get(labels, "talkback.tombstone") && !strncmp(name, "/talkback-gone-", 15)) {
         o = GOWN_TOMBSTONE;
+    } else if (json_object_get(labels, "talkback.probe")) {
+        o = strncmp(name, "/talkback-probe-", 16) ? GOWN_FOREIGN : GOWN_PROBE;
     } else if (json_is_string(json_object_get(labels, "talkback.conversation")) &&
                !strncmp(name, "/talkback-", 10)) {
         o = GOWN_SANDBOX;
@@ -107,5 +109,5 @@ gowner_t gowner_exec(const char *sock, const char *eid, char id[65])
     if (strlen(ref) != 64 || strspn(ref, "0123456789abcdef") != 64)
         return GOWN_ERROR;
     gowner_t o = gowner_container(sock, ref, id);
-    return o == GOWN_TOMBSTONE ? GOWN_FOREIGN : o;
+    return o == GOWN_TOMBSTONE || o == GOWN_PROBE ? GOWN_FOREIGN : o;
 }

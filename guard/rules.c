@@ -11,34 +11,34 @@ typedef struct {
     const char *method, *pattern;
     gbody_kind_t body;
     gtarget_t target;
-    bool tomb, hijack;
+    bool tomb, probe, hijack;
 } grule_t;
 
 static const grule_t rules[] = {
-    { "GET", "/_ping", GB_NONE, GT_NONE, false, false },
-    { "HEAD", "/_ping", GB_NONE, GT_NONE, false, false },
-    { "GET", "/version", GB_NONE, GT_NONE, false, false },
-    { "GET", "/containers/json", GB_NONE, GT_NONE, false, false },
-    { "POST", "/containers/create", GB_CREATE, GT_NONE, false, false },
-    { "GET", "/containers/{id}/json", GB_NONE, GT_CONTAINER, true, false },
-    { "DELETE", "/containers/{id}", GB_NONE, GT_CONTAINER, true, false },
-    { "POST", "/containers/{id}/start", GB_NONE, GT_CONTAINER, false, false },
-    { "POST", "/containers/{id}/stop", GB_NONE, GT_CONTAINER, false, false },
-    { "POST", "/containers/{id}/kill", GB_NONE, GT_CONTAINER, false, false },
-    { "POST", "/containers/{id}/restart", GB_NONE, GT_CONTAINER, false, false },
-    { "POST", "/containers/{id}/wait", GB_NONE, GT_CONTAINER, false, false },
-    { "POST", "/containers/{id}/unpause", GB_NONE, GT_CONTAINER, false, false },
-    { "POST", "/containers/{id}/attach", GB_NONE, GT_CONTAINER, false, true },
-    { "PUT", "/containers/{id}/archive", GB_STREAM, GT_CONTAINER, false, false },
-    { "GET", "/containers/{id}/archive", GB_NONE, GT_CONTAINER, false, false },
-    { "HEAD", "/containers/{id}/archive", GB_NONE, GT_CONTAINER, false, false },
-    { "POST", "/containers/{id}/exec", GB_EXEC_CREATE, GT_CONTAINER, false, false },
-    { "POST", "/exec/{id}/start", GB_EXEC_START, GT_EXEC, false, true },
-    { "GET", "/exec/{id}/json", GB_NONE, GT_EXEC, false, false },
-    { "GET", "/networks/{net}", GB_NONE, GT_NONE, false, false },
-    { "POST", "/networks/{net}/connect", GB_NET_CONNECT, GT_NONE, false, false },
-    { "POST", "/networks/{net}/disconnect", GB_NET_DISCONNECT, GT_NONE, false, false },
-    { "POST", "/networks/create", GB_NET_CREATE, GT_NONE, false, false },
+    { "GET", "/_ping", GB_NONE, GT_NONE, false, false, false },
+    { "HEAD", "/_ping", GB_NONE, GT_NONE, false, false, false },
+    { "GET", "/version", GB_NONE, GT_NONE, false, false, false },
+    { "GET", "/containers/json", GB_NONE, GT_NONE, false, false, false },
+    { "POST", "/containers/create", GB_CREATE, GT_NONE, false, false, false },
+    { "GET", "/containers/{id}/json", GB_NONE, GT_CONTAINER, true, true, false },
+    { "DELETE", "/containers/{id}", GB_NONE, GT_CONTAINER, true, true, false },
+    { "POST", "/containers/{id}/start", GB_NONE, GT_CONTAINER, false, false, false },
+    { "POST", "/containers/{id}/stop", GB_NONE, GT_CONTAINER, false, false, false },
+    { "POST", "/containers/{id}/kill", GB_NONE, GT_CONTAINER, false, false, false },
+    { "POST", "/containers/{id}/restart", GB_NONE, GT_CONTAINER, false, false, false },
+    { "POST", "/containers/{id}/wait", GB_NONE, GT_CONTAINER, false, false, false },
+    { "POST", "/containers/{id}/unpause", GB_NONE, GT_CONTAINER, false, false, false },
+    { "POST", "/containers/{id}/attach", GB_NONE, GT_CONTAINER, false, false, true },
+    { "PUT", "/containers/{id}/archive", GB_STREAM, GT_CONTAINER, false, false, false },
+    { "GET", "/containers/{id}/archive", GB_NONE, GT_CONTAINER, false, false, false },
+    { "HEAD", "/containers/{id}/archive", GB_NONE, GT_CONTAINER, false, false, false },
+    { "POST", "/containers/{id}/exec", GB_EXEC_CREATE, GT_CONTAINER, false, false, false },
+    { "POST", "/exec/{id}/start", GB_EXEC_START, GT_EXEC, false, false, true },
+    { "GET", "/exec/{id}/json", GB_NONE, GT_EXEC, false, false, false },
+    { "GET", "/networks/{net}", GB_NONE, GT_NONE, false, false, false },
+    { "POST", "/networks/{net}/connect", GB_NET_CONNECT, GT_NONE, false, false, false },
+    { "POST", "/networks/{net}/disconnect", GB_NET_DISCONNECT, GT_NONE, false, false, false },
+    { "POST", "/networks/create", GB_NET_CREATE, GT_NONE, false, false, false },
 };
 
 /* Whether s[0..n) is a Docker id or name: [A-Za-z0-9][A-Za-z0-9_.-]*. */
@@ -108,6 +108,7 @@ int grules_match(const char *method, const char *path, const char *network, grou
         rt->body = rules[i].body;
         rt->target = rules[i].target;
         rt->tomb = rules[i].tomb;
+        rt->probe = rules[i].probe;
         rt->hijack = rules[i].hijack;
         return 0;
     }
@@ -120,4 +121,9 @@ bool grules_create_query_ok(const char *query)
     if (strncmp(query, "name=talkback-", 14) != 0)
         return false;
     return is_id(query + 5, strlen(query + 5));
+}
+
+bool grules_probe_query_ok(const char *query)
+{
+    return strncmp(query, "name=talkback-probe-", 20) == 0 && grules_create_query_ok(query);
 }

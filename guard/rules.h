@@ -34,6 +34,7 @@ typedef struct {
     gbody_kind_t body;
     gtarget_t target;
     bool tomb;        /* a tombstone may be the target too */
+    bool probe;       /* so may the manager's storage probe (inspect, remove) */
     bool hijack;      /* Docker may hand the connection over (attach, exec start) */
     char id[129];     /* the {id} of the path */
     size_t id_at;     /* where the {id} starts in the path */
@@ -47,5 +48,8 @@ int grules_match(const char *method, const char *path, const char *network, grou
 /* Whether the query of a container create names a talkback container:
  * exactly "name=talkback-..." with a Docker-valid name. */
 bool grules_create_query_ok(const char *query);
+/* Whether the query of the storage probe's create names a probe:
+ * "name=talkback-probe-..." (owner.h tells probes by that name). */
+bool grules_probe_query_ok(const char *query);
 
 #endif

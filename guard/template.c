@@ -8,9 +8,16 @@
  * DeviceRequests, CapAdd, PidMode/IpcMode/UtsMode/UsernsMode/CgroupnsMode,
  * another NetworkMode, SecurityOpt, Sysctls, another image or runtime,
  * other limits -- is refused by name.
+ *
+ * Two more fields carry a value: HostConfig.StorageOpt, the disk cap at
+ * write time (sandbox/disk.c), may hold the one key "size" with a size at
+ * least disk_cap; and the sandbox manager's storage probe (a never-started
+ * container labelled talkback.probe, disk.c's probe_create) passes with
+ * the same StorageOpt rule.
  */
 #include "guard/body.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -20,6 +27,12 @@
 #include "sandbox/caps.h"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
+
+/* What a StorageOpt size may add to disk_cap: on btrfs, zfs and vfs the
+ * manager asks for the image as well (disk_cap + image + image/16 +
+ * 16 MiB, sandbox/disk.c), so this allows an image up to 64 GiB with that
+ * bookkeeping.  Past it the size is no cap of disk_cap any more. */
+#define STORAGE_IMAGE_MAX ((INT64_C(64) << 30) + (INT64_C(4) << 30) + (INT64_C(16) << 20))
 
 void gtemplate_from_config(gtemplate_t *t)
 {
@@ -32,6 +45,7 @@ void gtemplate_from_config(gtemplate_t *t)
     t->nano_cpus = config_int("nano_cpus");
     t->cpu_shares = config_int("cpu_shares");
     t->pids_limit = config_int("pids_limit");
+    t->disk_cap = config_int("disk_cap");
 }
 
 json_t *gbody_parse(const char *buf, size_t len, char *why, size_t whylen)
@@ -43,6 +57,72 @@ json_t *gbody_parse(const char *buf, size_t len, char *why, size_t whylen)
     if (!j)
         snprintf(why, whylen, "the body is not JSON (%.80s)", err.text);
     return j;
+}
+
+/* A size as Docker's storage drivers read it (go-units RAMInBytes): digits,
+ * then an optional unit k, m, g, t or p (any case, powers of 1024), an
+ * optional i and an optional b.  Decimals, which Docker rounds through a
+ * float, and a space before the unit are not taken.  -1 when s is none. */
+static int64_t storage_size(const char *s, size_t len)
+{
+    static const char units[] = "kmgtp";
+    int64_t n = 0;
+    size_t i = 0;
+    int shift = 0;
+    for (; i < len && s[i] >= '0' && s[i] <= '9'; i++) {
+        if (n > (INT64_MAX - 9) / 10)
+            return -1;
+        n = n * 10 + (s[i] - '0');
+    }
+    if (i == 0)
+        return -1;
+    const char *u = i < len && s[i] ? strchr(units, s[i] | 0x20) : NULL;
+    if (u) {
+        shift = 10 * (int)(u - units + 1);
+        i++;
+        if (i < len && (s[i] | 0x20) == 'i')
+            i++;
+    }
+    if (i < len && (s[i] | 0x20) == 'b')
+        i++;
+    if (i != len || n > (INT64_MAX >> shift))
+        return -1;
+    return n << shift;
+}
+
+/* HostConfig.StorageOpt: absent, or exactly {"size": S} (the map key as
+ * Go's map has it: "Size" is another key, which a storage driver folds onto
+ * size itself, so it is refused) with S a size from disk_cap to disk_cap
+ * plus STORAGE_IMAGE_MAX.  The size in bytes into *size (0 when absent). */
+static int check_storage(const json_t *v, const gtemplate_t *t, int64_t *size, char *why, size_t whylen)
+{
+    static const char *const keys[] = { "size" }, *const any[] = { NULL };
+    *size = 0;
+    if (!v)
+        return 0;
+    if (!fields_map_is(v, keys, any, 1)) {
+        snprintf(why, whylen, "HostConfig.StorageOpt may hold only a size");
+        return -1;
+    }
+    const json_t *s = json_object_get(v, "size");
+    *size = storage_size(json_string_value(s), json_string_length(s));
+    if (*size < t->disk_cap || *size - t->disk_cap > STORAGE_IMAGE_MAX) {
+        snprintf(why, whylen, "HostConfig.StorageOpt size is not a size from disk_cap %lld to %lld bytes",
+                 (long long)t->disk_cap, (long long)(t->disk_cap + STORAGE_IMAGE_MAX));
+        return -1;
+    }
+    return 0;
+}
+
+/* Add the checked StorageOpt (size bytes, none when 0) to a rebuilt
+ * HostConfig h. */
+static void put_storage(json_t *h, int64_t size)
+{
+    char v[32];
+    if (!h || size <= 0)
+        return;
+    snprintf(v, sizeof v, "%lld", (long long)size);
+    json_object_set_new(h, "StorageOpt", json_pack("{s:s}", "size", v));
 }
 
 /* HostConfig.LogConfig: json-file with the configured size and one file
@@ -64,12 +144,14 @@ static int check_log(const json_t *v, const gtemplate_t *t, int agent, char *why
 }
 
 /* HostConfig of a sandbox: the configured limits, network and runtime,
- * the trimmed capabilities, no restart policy, and nothing else. */
-static int check_host(const json_t *host, const gtemplate_t *t, int agent, char *why, size_t whylen)
+ * the trimmed capabilities, no restart policy, a StorageOpt size (into
+ * *size) or none, and nothing else. */
+static int check_host(const json_t *host, const gtemplate_t *t, int agent, int64_t *size, char *why,
+                      size_t whylen)
 {
     static const char *const names[] = { "init", "memory", "memoryswap", "nanocpus", "cpushares",
                                          "pidslimit", "networkmode", "logconfig", "restartpolicy",
-                                         "runtime", "capdrop" };
+                                         "runtime", "capdrop", "storageopt" };
     static const char *const rp[] = { "name", "maximumretrycount" };
     static const char *const drop[] = SANDBOX_CAP_DROP;
     json_t *f[N(names)], *r[N(rp)];
@@ -91,7 +173,7 @@ static int check_host(const json_t *host, const gtemplate_t *t, int agent, char 
             snprintf(why, whylen, "HostConfig.%s is not the template's", checks[i].what);
             return -1;
         }
-    if (check_log(f[7], t, agent, why, whylen))
+    if (check_log(f[7], t, agent, why, whylen) || check_storage(f[11], t, size, why, whylen))
         return -1;
     if (fields_pick(f[8], "HostConfig.RestartPolicy", rp, N(rp), r, why, whylen))
         return -1;
@@ -102,8 +184,9 @@ static int check_host(const json_t *host, const gtemplate_t *t, int agent, char 
     return 0;
 }
 
-/* The HostConfig the guard forwards for a sandbox (from t, not the body). */
-static json_t *build_host(const gtemplate_t *t, int agent)
+/* The HostConfig the guard forwards for a sandbox (from t and the checked
+ * StorageOpt size, not the body). */
+static json_t *build_host(const gtemplate_t *t, int agent, int64_t size)
 {
     json_t *caps = sandbox_cap_drop_json();
     json_t *log = agent ? json_pack("{s:s, s:{}}", "Type", "none", "Config")
@@ -116,6 +199,7 @@ static json_t *build_host(const gtemplate_t *t, int agent)
                           "LogConfig", log, "RestartPolicy", "Name", "no", "CapDrop", caps);
     if (h && *t->runtime)
         json_object_set_new(h, "Runtime", json_string(t->runtime));
+    put_storage(h, size);
     return h;
 }
 
@@ -144,44 +228,65 @@ static json_t *check_sandbox(json_t **f, const gtemplate_t *t, char *why, size_t
             snprintf(why, whylen, "%s is not the template's", checks[i].what);
             return NULL;
         }
-    if (check_host(f[10], t, agent, why, whylen))
+    int64_t size;
+    if (check_host(f[10], t, agent, &size, why, whylen))
         return NULL;
     json_t *b = json_pack("{s:s, s:O, s:s, s:s, s:s, s:b, s:b, s:b, s:b, s:O, s:o}", "Image", t->image,
                           "Cmd", f[1], "WorkingDir", "/work", "User", "root", "Hostname", "sandbox",
                           "Tty", 0, "OpenStdin", agent, "StdinOnce", 0, "AttachStdin", agent,
-                          "Labels", f[9], "HostConfig", build_host(t, agent));
+                          "Labels", f[9], "HostConfig", build_host(t, agent, size));
     return b;
 }
 
-/* A tombstone's body (docker/kept.c): a never-started container with no
- * network, no log and three labels. */
-static json_t *check_tombstone(json_t **f, char *why, size_t whylen, const gtemplate_t *t)
+/* The HostConfig of a never-started container (a tombstone or the
+ * probe): no network, no log, and -- the probe's only -- a StorageOpt
+ * size (into *size). */
+static int check_bare_host(const json_t *host, const gtemplate_t *t, int probe, int64_t *size, char *why,
+                           size_t whylen)
+{
+    static const char *const hnames[] = { "networkmode", "logconfig", "storageopt" };
+    static const char *const lnames[] = { "type", "config" };
+    json_t *h[N(hnames)], *l[N(lnames)];
+    *size = 0;
+    if (fields_pick(host, "HostConfig", hnames, N(hnames), h, why, whylen) ||
+        fields_pick(h[1], "HostConfig.LogConfig", lnames, N(lnames), l, why, whylen))
+        return -1;
+    if (!fields_str_is(h[0], "none") || !fields_str_is(l[0], "none") ||
+        (l[1] && !fields_map_is(l[1], NULL, NULL, 0)) || (h[2] && !probe)) {
+        snprintf(why, whylen, "the %s's HostConfig is not the template's", probe ? "probe" : "tombstone");
+        return -1;
+    }
+    return check_storage(h[2], t, size, why, whylen);
+}
+
+/* A never-started container's body: a tombstone (docker/kept.c: three
+ * labels) or the storage probe (sandbox/disk.c: the one label
+ * talkback.probe=storage, perhaps a StorageOpt size): Image, Cmd true,
+ * Labels and HostConfig only. */
+static json_t *check_bare(json_t **f, int probe, const gtemplate_t *t, char *why, size_t whylen)
 {
     static const char *const true_cmd[] = { "true" };
-    static const char *const labels[] = { "talkback.tombstone", "talkback.gone.reason", "talkback.gone.at" };
-    static const char *const hnames[] = { "networkmode", "logconfig" };
-    static const char *const lnames[] = { "type", "config" };
+    static const char *const tlabels[] = { "talkback.tombstone", "talkback.gone.reason", "talkback.gone.at" };
+    static const char *const plabels[] = { "talkback.probe" }, *const pvals[] = { "storage" };
     const char *const any[] = { NULL, NULL, NULL };
-    json_t *h[N(hnames)], *l[N(lnames)];
+    const char *what = probe ? "probe" : "tombstone";
+    int64_t size;
     for (size_t i = 2; i <= 8; i++)
         if (f[i]) {
-            snprintf(why, whylen, "a tombstone has only Image, Cmd, Labels and HostConfig");
+            snprintf(why, whylen, "a %s has only Image, Cmd, Labels and HostConfig", what);
             return NULL;
         }
-    if (!fields_strv_is(f[1], true_cmd, 1) || !fields_map_is(f[9], labels, any, 3)) {
-        snprintf(why, whylen, "the tombstone's Cmd or Labels are not the template's");
+    if (!fields_strv_is(f[1], true_cmd, 1) ||
+        !(probe ? fields_map_is(f[9], plabels, pvals, 1) : fields_map_is(f[9], tlabels, any, 3))) {
+        snprintf(why, whylen, "the %s's Cmd or Labels are not the template's", what);
         return NULL;
     }
-    if (fields_pick(f[10], "HostConfig", hnames, N(hnames), h, why, whylen) ||
-        fields_pick(h[1], "HostConfig.LogConfig", lnames, N(lnames), l, why, whylen))
+    if (check_bare_host(f[10], t, probe, &size, why, whylen))
         return NULL;
-    if (!fields_str_is(h[0], "none") || !fields_str_is(l[0], "none") ||
-        (l[1] && !fields_map_is(l[1], NULL, NULL, 0))) {
-        snprintf(why, whylen, "the tombstone's HostConfig is not the template's");
-        return NULL;
-    }
-    return json_pack("{s:s, s:[s], s:O, s:{s:s, s:{s:s}}}", "Image", t->image, "Cmd", "true",
-                     "Labels", f[9], "HostConfig", "NetworkMode", "none", "LogConfig", "Type", "none");
+    json_t *b = json_pack("{s:s, s:[s], s:O, s:{s:s, s:{s:s}}}", "Image", t->image, "Cmd", "true",
+                          "Labels", f[9], "HostConfig", "NetworkMode", "none", "LogConfig", "Type", "none");
+    put_storage(json_object_get(b, "HostConfig"), size);
+    return b;
 }
 
 json_t *gbody_create(const char *buf, size_t len, const gtemplate_t *t, char *why, size_t whylen)
@@ -200,7 +305,9 @@ json_t *gbody_create(const char *buf, size_t len, const gtemplate_t *t, char *wh
         goto done;
     }
     if (json_is_object(f[9]) && json_object_get(f[9], "talkback.tombstone"))
-        out = check_tombstone(f, why, whylen, t);
+        out = check_bare(f, 0, t, why, whylen);
+    else if (json_is_object(f[9]) && json_object_get(f[9], "talkback.probe"))
+        out = check_bare(f, 1, t, why, whylen);
     else
         out = check_sandbox(f, t, why, whylen);
 done:

@@ -1,6 +1,7 @@
 /* test_guard.c -- unit tests of the Docker guard's pure parts: the field
  * folding of Go's JSON decoder, the body checks against the sandbox
- * template, the request-head parser and the path rules. */
+ * template (with its StorageOpt size, and the storage probe), the
+ * request-head parser and the path rules. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -17,7 +18,18 @@
 static const gtemplate_t tpl = {
     .image = "img:1", .network = "net", .runtime = "", .log_max_size = "1m",
     .memory = 256, .memory_swap = 1024, .nano_cpus = 1000, .cpu_shares = 256, .pids_limit = 512,
+    .disk_cap = 1 << 30,
 };
+
+/* The storage probe of sandbox/disk.c with HOST inserted into its
+ * HostConfig and TOP at the top level. */
+static char *probe_body(const char *top, const char *host)
+{
+    static char b[1024];
+    snprintf(b, sizeof b, "{\"Image\":\"img:1\",\"Cmd\":[\"true\"],\"Labels\":{\"talkback.probe\":\"storage\"},"
+             "\"HostConfig\":{\"NetworkMode\":\"none\",\"LogConfig\":{\"Type\":\"none\"}%s}%s}", host, top);
+    return b;
+}
 
 /* The manager's template with HOST inserted into HostConfig and TOP at the
  * top level (each "" or a ",\"Key\":value" fragment). */
@@ -106,6 +118,73 @@ static void test_rebuilt(void **state)
     assert_null(gbody_exec_create(eb, strlen(eb), why, sizeof why));
 }
 
+/* The StorageOpt size the rebuilt body of b carries ("" when none). */
+static const char *rebuilt_size(const char *b)
+{
+    static char out[64];
+    char why[256];
+    json_t *j = gbody_create(b, strlen(b), &tpl, why, sizeof why);
+    assert_non_null(j);
+    const char *v = json_string_value(json_object_get(json_object_get(json_object_get(j, "HostConfig"),
+                                                                      "StorageOpt"), "size"));
+    snprintf(out, sizeof out, "%s", v ? v : "");
+    json_decref(j);
+    return out;
+}
+
+static void test_storage(void **state)
+{
+    (void)state;
+    assert_string_equal(rebuilt_size(body("", "")), "");
+    assert_string_equal(rebuilt_size(body("", ",\"StorageOpt\":{\"size\":\"1073741824\"}")), "1073741824");
+    assert_string_equal(rebuilt_size(body("", ",\"StorageOpt\":{\"size\":\"2G\"}")), "2147483648");
+    assert_string_equal(rebuilt_size(body("", ",\"storageopt\":{\"size\":\"1gib\"}")), "1073741824");
+    assert_string_equal(rebuilt_size(body("", ",\"StorageOpt\":{\"size\":\"1\",\"size\":\"2GB\"}")),
+                        "2147483648");                                /* the last one wins */
+    assert_false(passes(body("", ",\"StorageOpt\":{\"size\":\"2G\",\"size\":\"1\"}")));
+    assert_false(passes(body("", ",\"StorageOpt\":{\"size\":\"1073741823\"}")));   /* below disk_cap */
+    assert_false(passes(body("", ",\"StorageOpt\":{\"size\":\"512M\"}")));
+    assert_false(passes(body("", ",\"StorageOpt\":{\"size\":\"1P\"}")));            /* past the bound */
+    assert_false(passes(body("", ",\"StorageOpt\":{\"size\":\"99999999999999999999\"}")));
+    assert_false(passes(body("", ",\"StorageOpt\":{\"size\":1073741824}")));         /* not a string */
+    assert_false(passes(body("", ",\"StorageOpt\":{\"size\":\"2G\",\"dm.basesize\":\"1\"}")));
+    assert_false(passes(body("", ",\"StorageOpt\":{\"Size\":\"2G\"}")));            /* a driver folds it */
+    assert_false(passes(body("", ",\"StorageOpt\":{\"size\":\"2G\",\"Size\":\"1\"}")));
+    assert_false(passes(body("", ",\"StorageOpt\":{}")));
+    assert_false(passes(body("", ",\"StorageOpt\":{\"size\":\"1.5G\"}")));
+    assert_false(passes(body("", ",\"StorageOpt\":{\"size\":\"2 G\"}")));
+    assert_false(passes(body("", ",\"StorageOpt\":{\"size\":\"2G\\u0000\"}")));
+    assert_false(passes(body("", ",\"StorageOpt\":{\"size\":\"\"}")));
+    assert_false(passes(body("", ",\"StorageOpt\":{\"size\":\"-2G\"}")));
+    assert_false(passes(body("", ",\"StorageOpt\":{\"size\":\"2G\"},\"storageOpt\":{\"size\":\"2G\"}")));
+    assert_false(passes(body("", ",\"StorageOpt\":[\"size=2G\"]")));
+}
+
+static void test_probe(void **state)
+{
+    (void)state;
+    assert_string_equal(rebuilt_size(probe_body("", "")), "");
+    assert_string_equal(rebuilt_size(probe_body("", ",\"StorageOpt\":{\"size\":\"1073741824\"}")), "1073741824");
+    assert_false(passes(probe_body("", ",\"StorageOpt\":{\"size\":\"1\"}")));
+    assert_false(passes(probe_body("", ",\"StorageOpt\":{\"size\":\"2G\",\"x\":\"1\"}")));
+    assert_false(passes(probe_body("", ",\"Privileged\":true")));
+    assert_false(passes(probe_body("", ",\"Binds\":[\"/:/h\"]")));
+    assert_false(passes(probe_body(",\"Entrypoint\":[\"sh\"]", "")));
+    assert_false(passes(probe_body(",\"OpenStdin\":true", "")));
+    assert_false(passes("{\"Image\":\"img:1\",\"Cmd\":[\"sh\"],\"Labels\":{\"talkback.probe\":\"storage\"},"
+                        "\"HostConfig\":{\"NetworkMode\":\"none\",\"LogConfig\":{\"Type\":\"none\"}}}"));
+    assert_false(passes("{\"Image\":\"img:1\",\"Cmd\":[\"true\"],\"Labels\":{\"talkback.probe\":\"storage\","
+                        "\"talkback.conversation\":\"c\"},\"HostConfig\":{\"NetworkMode\":\"none\","
+                        "\"LogConfig\":{\"Type\":\"none\"}}}"));
+    assert_false(passes("{\"Image\":\"img:1\",\"Cmd\":[\"true\"],\"Labels\":{\"talkback.probe\":\"storage\"},"
+                        "\"HostConfig\":{\"NetworkMode\":\"net\",\"LogConfig\":{\"Type\":\"none\"}}}"));
+    /* A tombstone takes no StorageOpt. */
+    assert_false(passes("{\"Image\":\"img:1\",\"Cmd\":[\"true\"],\"Labels\":{\"talkback.tombstone\":\"c\","
+                        "\"talkback.gone.reason\":\"r\",\"talkback.gone.at\":\"1\"},\"HostConfig\":"
+                        "{\"NetworkMode\":\"none\",\"LogConfig\":{\"Type\":\"none\"},"
+                        "\"StorageOpt\":{\"size\":\"2G\"}}}"));
+}
+
 static void test_request(void **state)
 {
     char why[256], h[256];
@@ -142,12 +221,29 @@ static void test_rules(void **state)
     assert_true(grules_create_query_ok("name=talkback-abc"));
     assert_false(grules_create_query_ok("name=other"));
     assert_false(grules_create_query_ok("name=talkback-a&platform=x"));
+    assert_true(grules_probe_query_ok("name=talkback-probe-12-1700000000"));
+    assert_false(grules_probe_query_ok("name=talkback-abc"));
+    assert_false(grules_probe_query_ok("name=talkback-probe-1&x=y"));
+    /* A probe may be inspected and removed, nothing else. */
+    assert_int_equal(grules_match("GET", "/containers/talkback-probe-1-2/json", "net", &rt, why, sizeof why), 0);
+    assert_true(rt.probe);
+    assert_int_equal(grules_match("DELETE", "/containers/talkback-probe-1-2", "net", &rt, why, sizeof why), 0);
+    assert_true(rt.probe);
+    static const char *const not_probe[][2] = {
+        { "POST", "/containers/p/start" }, { "POST", "/containers/p/exec" }, { "POST", "/containers/p/attach" },
+        { "PUT", "/containers/p/archive" }, { "GET", "/containers/p/archive" }, { "POST", "/containers/p/kill" },
+    };
+    for (size_t i = 0; i < sizeof not_probe / sizeof not_probe[0]; i++) {
+        assert_int_equal(grules_match(not_probe[i][0], not_probe[i][1], "net", &rt, why, sizeof why), 0);
+        assert_false(rt.probe);
+    }
 }
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_fold),     cmocka_unit_test(test_template), cmocka_unit_test(test_rebuilt),
+        cmocka_unit_test(test_storage),  cmocka_unit_test(test_probe),
         cmocka_unit_test(test_request),  cmocka_unit_test(test_rules),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
