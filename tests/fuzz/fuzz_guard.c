@@ -27,7 +27,7 @@
 static const gtemplate_t tpl = {
     .image = "talkback-sandbox:latest", .network = "talkback-sandboxes", .runtime = "",
     .log_max_size = "1m", .memory = 268435456, .memory_swap = 1073741824,
-    .nano_cpus = 1000000000, .cpu_shares = 256, .pids_limit = 512,
+    .nano_cpus = 1000000000, .cpu_shares = 256, .pids_limit = 512, .disk_cap = 2147483648,
 };
 
 /* Run check number k on buf. */

@@ -28,6 +28,14 @@
 //     TALKBACK_DOCKER_HOST=tcp://127.0.0.1:PORT and talkback-gateway on a
 //     hub of its own answer run, write_file, reset and run_code with an
 //     input on stdin (when talkback-judge is built);
+//   - the sandbox manager's storage probe (sandbox/disk.c) passes -- its
+//     create, with and without HostConfig.StorageOpt size, its inspect and
+//     its removal -- and nothing else reaches a probe container (start,
+//     exec, attach, archive, kill are refused), nor is a probe body made
+//     under another name; a sandbox with a StorageOpt size of disk_cap is
+//     not refused by the guard (this host's ext4 data root makes Docker
+//     refuse it with its own error), one with another StorageOpt key, a
+//     folded "Size" or a size below disk_cap is;
 //   - two sandboxes on the sandbox network cannot reach each other (a
 //     listener in one, a connect from the other), while each reaches its
 //     own listener, and a sandbox has no NET_RAW or MKNOD.
@@ -63,6 +71,8 @@ const prefix = `sp-${tag}`;
 const NET = `tbguard-${tag}`;
 const FOREIGN = `tbguard-${tag}-foreign`;
 const FAKE = `talkback-tbguard-${tag}-nolabels`;
+const PROBE = `talkback-probe-tbguard-${tag}`;
+const DISK_CAP = 2 ** 31; // the disk_cap default, 2G
 const dir = fs.mkdtempSync(`/tmp/talkback-sp-${tag}-`);
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const CAP_DROP = ['AUDIT_WRITE', 'MKNOD', 'NET_RAW', 'SETFCAP', 'SETPCAP', 'SYS_CHROOT'];
@@ -219,7 +229,7 @@ async function removeOurContainers() {
   const ids = out.split('\n').filter(Boolean).map((l) => l.split(' ')).filter(([, c]) => c && c.startsWith(prefix))
     .map(([id]) => id);
   if (ids.length) await docker('rm', '-f', '-v', ...ids).catch(() => {});
-  await docker('rm', '-f', FOREIGN, FAKE).catch(() => {});
+  await docker('rm', '-f', FOREIGN, FAKE, PROBE, `${PROBE}-sized`).catch(() => {});
 }
 
 /** The sandbox template of sandbox/manager.c with the default config keys
@@ -429,6 +439,84 @@ test('refused: per-container calls to containers that are not talkback\'s', with
   const nets = JSON.parse(await docker('inspect', '-f', '{{json .NetworkSettings.Networks}}', FOREIGN));
   assert.ok(!(NET in nets), 'the foreign container was not connected to the sandbox network');
   assert.equal((await docker('inspect', '-f', '{{.State.Status}}', FAKE)).trim(), 'created');
+}));
+
+/** The storage probe's body, as sandbox/disk.c's probe_create sends it
+ *  (a StorageOpt size when size is given). */
+function probeBody(size) {
+  const b = {
+    Image: IMAGE, Cmd: ['true'], Labels: { 'talkback.probe': 'storage' },
+    HostConfig: { NetworkMode: 'none', LogConfig: { Type: 'none' } },
+  };
+  if (size !== undefined) b.HostConfig.StorageOpt = { size };
+  return b;
+}
+
+test('allowed: the storage probe, only to be made, inspected and removed', withLogs(async () => {
+  const c = await create(PROBE, probeBody());
+  assert.equal(c.status, 201, c.text);
+  const i = await api('GET', `/v1.41/containers/${PROBE}/json?size=1`);
+  assert.equal(i.status, 200, i.text);
+  assert.equal(i.json.Config.Labels['talkback.probe'], 'storage');
+  assert.equal(i.json.HostConfig.NetworkMode, 'none');
+  const archive = `archive?path=${encodeURIComponent('/etc/hostname')}`;
+  for (const [method, p, body] of [
+    ['POST', `/v1.41/containers/${PROBE}/start`], ['POST', `/v1.41/containers/${PROBE}/kill`],
+    ['POST', `/v1.41/containers/${PROBE}/attach?stream=1&stdout=1`], ['GET', `/v1.41/containers/${PROBE}/${archive}`],
+    ['PUT', `/v1.41/containers/${PROBE}/archive?path=/tmp`, tarOne('x', 'x')],
+    ['POST', `/v1.41/containers/${PROBE}/exec`, JSON.stringify({ Cmd: ['id'] })],
+    ['POST', `/v1.41/networks/${NET}/connect`, JSON.stringify({ Container: PROBE })]]) {
+    const r = await api(method, p, body !== undefined ? { body, headers: { 'Content-Type': 'application/json' } } : {});
+    assert.equal(r.status, 403, `${method} ${p} must be refused, got ${r.status} ${r.text}`);
+    assert.match(r.json?.message ?? '', /is not a talkback sandbox/, `${method} ${p}: ${r.text}`);
+  }
+  assert.equal((await docker('inspect', '-f', '{{.State.Status}}', PROBE)).trim(), 'created');
+  assert.equal((await api('DELETE', `/v1.41/containers/${PROBE}?force=1`)).status, 204);
+  // The probe's body under a name that is not talkback-probe-..., or with a
+  // loosened HostConfig, is refused.
+  for (const [name, body] of [[`talkback-${prefix}-probe`, probeBody()],
+    [PROBE, (() => { const b = probeBody(); b.HostConfig.Privileged = true; return b; })()],
+    [PROBE, (() => { const b = probeBody(); b.Cmd = ['sh', '-c', 'id']; return b; })()],
+    [PROBE, probeBody('1G')]]) {
+    const r = await create(name, body);
+    assert.equal(r.status, 403, `${name} ${JSON.stringify(body)}: ${r.text}`);
+    assert.match(r.json?.message ?? '', REFUSED, r.text);
+  }
+}));
+
+test('StorageOpt size: disk_cap or more passes the guard, anything else is refused', withLogs(async () => {
+  // The probe's second container and a sandbox, each with a size of disk_cap:
+  // the guard lets them through; on a data root without quotas Docker
+  // itself then refuses the size with its own error.
+  const sized = template(`${prefix}-sized`);
+  sized.HostConfig.StorageOpt = { size: String(DISK_CAP) };
+  for (const [name, body] of [[`${PROBE}-sized`, probeBody(String(DISK_CAP))], [`talkback-${prefix}-sized`, sized]]) {
+    const r = await create(name, body);
+    assert.doesNotMatch(r.text, REFUSED, `${name}: the guard must not refuse it`);
+    assert.ok(r.status === 201 || /storage-opt|quota|size/i.test(r.json?.message ?? ''), `${name}: ${r.status} ${r.text}`);
+    if (r.status === 201) {
+      assert.equal((await docker('inspect', '-f', '{{json .HostConfig.StorageOpt}}', r.json.Id)).trim(),
+        JSON.stringify({ size: String(DISK_CAP) }));
+      await docker('rm', '-f', r.json.Id);
+    }
+  }
+  const tricks = {
+    'another key': { size: String(DISK_CAP), 'dm.basesize': '1G' },
+    'only another key': { 'overlay2.size': String(DISK_CAP) },
+    'folded key': { Size: String(DISK_CAP) },
+    'size below disk_cap': { size: String(DISK_CAP - 1) },
+    'size below disk_cap with a unit': { size: '1G' },
+    'size not a string': { size: DISK_CAP },
+    'size far past disk_cap': { size: '1P' },
+  };
+  for (const [what, opt] of Object.entries(tricks)) {
+    const b = template(`${prefix}-sized`);
+    b.HostConfig.StorageOpt = opt;
+    const r = await create(`talkback-${prefix}-sized`, b);
+    assert.equal(r.status, 403, `${what}: ${r.text}`);
+    assert.match(r.json?.message ?? '', REFUSED, `${what}: ${r.text}`);
+    assert.match(r.json.message, /StorageOpt/, `${what}: ${r.text}`);
+  }
 }));
 
 test('refused: a privileged exec, a body where none belongs, an old API version', withLogs(async () => {
