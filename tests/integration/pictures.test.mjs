@@ -155,6 +155,8 @@ test('a run_code program\'s plot comes back with its verdict', withLogs(tb, asyn
   assert.equal(r.isError, false, r.text);
   assert.match(r.text, /PASS/);
   assert.match(r.text, /\[image \/work\/squares\.png: 150x100 PNG, \d+ bytes, shown below\]/);
+  // The verdict stays the last line (the reply proxy reads it there).
+  assert.match(r.text, /\]\n(?:.*\n)*PASS: [^\n]*\n?$/, r.text);
   const im = images(r);
   assert.equal(im.length, 1, r.text);
   assert.deepEqual(pixelSize(Buffer.from(im[0].data, 'base64')), [150, 100]);

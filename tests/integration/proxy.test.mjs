@@ -339,12 +339,14 @@ test('the request body reaches the model server byte for byte', async () => {
 
 test('image blocks pass through untouched: a turn whose tool result and user message carry images reaches the model server byte for byte, and the verdict beside the image is still read', async () => {
   // A run_code result with a plot, as LibreChat hands it on: the text
-  // blocks, then the image as an image_url part with a data URL; then the
-  // same image in an earlier user message.
+  // blocks (the image named before the verdict, which the judge always
+  // writes last), then the image as an image_url part with a data URL;
+  // then the same image in an earlier user message.
   const png = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==';
   const image = { type: 'image_url', image_url: { url: `data:image/png;base64,${png}` } };
   const turn = runCode('lua', PROGRAM_LUA, PASS_TEXT(PROGRAM_LUA, '7'));
-  turn[1].content = [{ type: 'text', text: turn[1].content + '[image /work/plot.png: 1x1 PNG, 70 bytes, shown below]\n' }, image];
+  const named = turn[1].content.replace('PASS: ', '[image /work/plot.png: 1x1 PNG, 70 bytes, shown below]\nPASS: ');
+  turn[1].content = [{ type: 'text', text: named }, image];
   const turnWithUser = chatRequest(turn);
   const raw = JSON.stringify(turnWithUser);
   const r = await chat('no-code', turnWithUser);
