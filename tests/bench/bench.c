@@ -29,7 +29,7 @@
  *      through the guard (URL) and straight to dockerd (--url) side by
  *      side, calls interleaved (run itself goes through the agent, not the
  *      guard: it is the container calls around it that cross it).
- *  10. with --pictures (alone: the other figures are skipped): what finding
+ *  11. with --pictures (alone: the other figures are skipped): what finding
  *      the images a command drew costs.  run("true") in a chat whose /work
  *      holds 50 000 files next to a bare chat, calls interleaved; then, in
  *      the bare chat, the same copy of a 640x480 plot to /tmp (no image),
@@ -40,12 +40,12 @@
  *      that finds no images (one built without agent/images.c, given as
  *      TALKBACK_AGENT_PATH): run("true") on both, interleaved, is what
  *      finding images adds to a call that draws nothing.
- *  11. with --no-shepherd-url URL, instead of all the above: a second
+ *  12. with --no-shepherd-url URL, instead of all the above: a second
  *      talkback whose sandbox manager runs commands without the agent's
  *      per-command shepherd (TALKBACK_AGENT_SHEPHERD=false), and
  *      run("true") on both, interleaved call by call: p50 and p99 side by
  *      side -- what killing everything a command started costs per call.
- *  12. with --agent PATH, instead of all the above (no talkback, no
+ *  13. with --agent PATH, instead of all the above (no talkback, no
  *      Docker needed): the same on the agent program alone, started on
  *      this host (shepherd.c).
  * Every chat it makes is reset at the end.
