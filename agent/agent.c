@@ -250,6 +250,34 @@ static void close_fd(int *fd)
     }
 }
 
+/*
+ * Hand a freshly spawned job its ends of the pipes: close the child's
+ * ends here (so EOF arrives when the child is done), keep ours
+ * non-blocking for the poll loop, and arm the timeout.  An empty stdin
+ * is closed at once so the child sees EOF.
+ */
+static void run_wire(job_t *j, int64_t tmo, int pin[2], int pout[2], int perr[2])
+{
+    close_fd(&pout[1]);
+    close_fd(&perr[1]);
+    close_fd(&pin[0]);
+    if (tmo > 0)
+        j->kill_at = mono_ms() + tmo;
+    if (j->ctl >= 0)
+        set_nonblock(j->ctl);
+    j->out = pout[0];
+    j->err = perr[0];
+    j->in = pin[1];
+    set_nonblock(j->out);
+    if (j->err >= 0)
+        set_nonblock(j->err);
+    if (j->in >= 0) {
+        set_nonblock(j->in);
+        if (j->in_len == 0)
+            close_fd(&j->in);
+    }
+}
+
 static void do_run(const frame_msg_t *m)
 {
     if (!frame_has_str(m, FS_ARGV) || m->str_len[FS_ARGV] == 0) {
@@ -305,25 +333,7 @@ static void do_run(const frame_msg_t *m)
         goto fail;
     j->alive = true;
 
-    close_fd(&pout[1]);
-    close_fd(&perr[1]);
-    close_fd(&pin[0]);
-    int64_t tmo = frame_num(m, FN_TIMEOUT, 0);
-    if (tmo > 0)
-        j->kill_at = mono_ms() + tmo;
-    if (j->ctl >= 0)
-        set_nonblock(j->ctl);
-    j->out = pout[0];
-    j->err = perr[0];
-    j->in = pin[1];
-    set_nonblock(j->out);
-    if (j->err >= 0)
-        set_nonblock(j->err);
-    if (j->in >= 0) {
-        set_nonblock(j->in);
-        if (j->in_len == 0)
-            close_fd(&j->in);
-    }
+    run_wire(j, frame_num(m, FN_TIMEOUT, 0), pin, pout, perr);
     j->next = jobs;
     jobs = j;
     frame_msg_t r = { .type = FRAME_STARTED, .id = m->id };
@@ -730,6 +740,85 @@ static void handle(const frame_msg_t *m)
     }
 }
 
+/*
+ * Fill the poll set for one turn of the worker loop: the link (stdin),
+ * the SIGCHLD self-pipe and the image watch first, then every open pipe
+ * of every job, remembering which job owns each slot.  Returns the poll
+ * timeout in ms: the nearest drain end, kill deadline or half-frame
+ * expiry, or -1 when nothing is due.
+ */
+static int worker_pollset(struct pollfd *pf, job_t **owner, size_t *np, bool stdin_open,
+                          int64_t partial_since)
+{
+    size_t n = 0;
+    pf[n++] = (struct pollfd){ stdin_open ? STDIN_FILENO : -1, POLLIN, 0 };
+    pf[n++] = (struct pollfd){ chld_pipe[0], POLLIN, 0 };
+    pf[n++] = (struct pollfd){ images_fd(), POLLIN, 0 };
+    int64_t now = mono_ms(), wake = -1;
+    for (job_t *j = jobs; j; j = j->next) {
+        if (j->out >= 0) {
+            owner[n] = j;
+            pf[n++] = (struct pollfd){ j->out, POLLIN, 0 };
+        }
+        if (j->err >= 0) {
+            owner[n] = j;
+            pf[n++] = (struct pollfd){ j->err, POLLIN, 0 };
+        }
+        if (j->in >= 0) {
+            owner[n] = j;
+            pf[n++] = (struct pollfd){ j->in, POLLOUT, 0 };
+        }
+        if (j->ctl >= 0) {
+            owner[n] = j;
+            pf[n++] = (struct pollfd){ j->ctl, POLLIN, 0 };
+        }
+        if (j->exited && (wake < 0 || j->drain_until < wake))
+            wake = j->drain_until;
+        if (j->kill_at && (wake < 0 || j->kill_at < wake))
+            wake = j->kill_at;
+    }
+    if (partial_since && (wake < 0 || partial_since + AGENT_PARTIAL_MS < wake))
+        wake = partial_since + AGENT_PARTIAL_MS;
+    *np = n;
+    return wake < 0 ? -1 : wake <= now ? 0 : (int)(wake - now);
+}
+
+/*
+ * Read what the manager sent on the link (when poll said it is readable)
+ * and handle every whole frame.  A half frame that stays incomplete for
+ * AGENT_PARTIAL_MS is skipped so one bad writer cannot wedge the link.
+ */
+static void worker_link(frame_reader_t *rd, bool readable, bool *stdin_open,
+                        int64_t *partial_since)
+{
+    if (readable) {
+        ssize_t got = read(STDIN_FILENO, chunk, sizeof chunk);
+        if (got > 0) {
+            if (frame_reader_feed(rd, chunk, (size_t)got) != 0) {
+                frame_reader_free(rd);   /* out of memory: start over */
+                frame_reader_init(rd, FRAME_MAX, true);
+            }
+        } else if (got == 0 || (errno != EAGAIN && errno != EINTR)) {
+            *stdin_open = false;   /* nobody can reach us any more */
+        }
+    }
+    if (*partial_since && mono_ms() - *partial_since >= AGENT_PARTIAL_MS) {
+        frame_reader_skip(rd);
+        *partial_since = 0;
+    }
+    frame_msg_t m;
+    bool progress = false;
+    while (frame_reader_next(rd, &m) == 1) {
+        handle(&m);
+        progress = true;
+    }
+    if (progress || !frame_reader_partial(rd))
+        *partial_since = 0;
+    if (frame_reader_partial(rd) && !*partial_since)
+        *partial_since = mono_ms();
+    frame_reader_trim(rd);
+}
+
 static int worker(void)
 {
     prctl(PR_SET_PDEATHSIG, SIGKILL);
@@ -770,35 +859,7 @@ static int worker(void)
             pf_cap = need;
         }
         size_t n = 0;
-        pf[n++] = (struct pollfd){ stdin_open ? STDIN_FILENO : -1, POLLIN, 0 };
-        pf[n++] = (struct pollfd){ chld_pipe[0], POLLIN, 0 };
-        pf[n++] = (struct pollfd){ images_fd(), POLLIN, 0 };
-        int64_t now = mono_ms(), wake = -1;
-        for (job_t *j = jobs; j; j = j->next) {
-            if (j->out >= 0) {
-                owner[n] = j;
-                pf[n++] = (struct pollfd){ j->out, POLLIN, 0 };
-            }
-            if (j->err >= 0) {
-                owner[n] = j;
-                pf[n++] = (struct pollfd){ j->err, POLLIN, 0 };
-            }
-            if (j->in >= 0) {
-                owner[n] = j;
-                pf[n++] = (struct pollfd){ j->in, POLLOUT, 0 };
-            }
-            if (j->ctl >= 0) {
-                owner[n] = j;
-                pf[n++] = (struct pollfd){ j->ctl, POLLIN, 0 };
-            }
-            if (j->exited && (wake < 0 || j->drain_until < wake))
-                wake = j->drain_until;
-            if (j->kill_at && (wake < 0 || j->kill_at < wake))
-                wake = j->kill_at;
-        }
-        if (partial_since && (wake < 0 || partial_since + AGENT_PARTIAL_MS < wake))
-            wake = partial_since + AGENT_PARTIAL_MS;
-        int timeout = wake < 0 ? -1 : wake <= now ? 0 : (int)(wake - now);
+        int timeout = worker_pollset(pf, owner, &n, stdin_open, partial_since);
         int r = poll(pf, n, timeout);
         if (r < 0 && errno != EINTR)
             sleep_ms(10);
@@ -827,32 +888,7 @@ static int worker(void)
         }
         finish_jobs();
 
-        if (pf[0].revents) {
-            ssize_t got = read(STDIN_FILENO, chunk, sizeof chunk);
-            if (got > 0) {
-                if (frame_reader_feed(&rd, chunk, (size_t)got) != 0) {
-                    frame_reader_free(&rd);   /* out of memory: start over */
-                    frame_reader_init(&rd, FRAME_MAX, true);
-                }
-            } else if (got == 0 || (errno != EAGAIN && errno != EINTR)) {
-                stdin_open = false;   /* nobody can reach us any more */
-            }
-        }
-        if (partial_since && mono_ms() - partial_since >= AGENT_PARTIAL_MS) {
-            frame_reader_skip(&rd);
-            partial_since = 0;
-        }
-        frame_msg_t m;
-        bool progress = false;
-        while (frame_reader_next(&rd, &m) == 1) {
-            handle(&m);
-            progress = true;
-        }
-        if (progress || !frame_reader_partial(&rd))
-            partial_since = 0;
-        if (frame_reader_partial(&rd) && !partial_since)
-            partial_since = mono_ms();
-        frame_reader_trim(&rd);
+        worker_link(&rd, pf[0].revents != 0, &stdin_open, &partial_since);
         finish_jobs();
     }
 }

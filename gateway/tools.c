@@ -642,6 +642,85 @@ static tools_err_t tools_take_arg(const char *name, const json_t *prop, const js
                       "Nothing ran.]", name, type);
 }
 
+/*
+ * Copy the call's arguments into the request as the tool's schema says:
+ * first check every required argument is there (in the schema's order,
+ * so the error names the first one missing), then copy each argument
+ * the schema names with its type checked.  Others are ignored.
+ */
+static tools_err_t tools_take_args(const json_t *schema, const json_t *arguments,
+                                   proto_msg_t *req, char **err_text)
+{
+    /* Required arguments first, in the order the schema names them. */
+    size_t i;
+    json_t *r;
+    json_array_foreach(json_object_get(schema, "required"), i, r) {
+        const char *name = json_string_value(r);
+        if (!name)
+            continue;
+        const json_t *v = arguments ? json_object_get(arguments, name) : NULL;
+        if (!v || json_is_null(v)) {
+            const json_t *prop = json_object_get(json_object_get(schema, "properties"), name);
+            const char *type = json_string_value(json_object_get(prop, "type"));
+            return tools_fail(err_text, "[talkback: argument `%s` is required and must be %s. "
+                              "Nothing ran.]", name, tools_type_phrase(type ? type : "string"));
+        }
+    }
+    /* Then every argument the schema names; others are ignored. */
+    const char *name;
+    json_t *prop;
+    json_object_foreach(json_object_get(schema, "properties"), name, prop) {
+        const json_t *v = arguments ? json_object_get(arguments, name) : NULL;
+        if (!v || json_is_null(v))
+            continue; /* an optional argument sent as null counts as absent */
+        tools_err_t rc = tools_take_arg(name, prop, v, &req->args, err_text);
+        if (rc != TOOLS_OK)
+            return rc;
+    }
+    return TOOLS_OK;
+}
+
+/*
+ * Work out how long the gateway waits for this call: the tool's fixed
+ * wait, or its checked `timeout` argument (times the number of test
+ * cases, plus compile time for run_code), plus the grace, capped so
+ * talkback's own deadline text comes before the client gives up.
+ */
+static tools_err_t tools_request_wait(const tools_def_t *tool, const tools_limits_t *lim,
+                                      proto_msg_t *req, int64_t *wait_out, char **err_text)
+{
+    int64_t wait = tool->fixed_wait_s;
+    if (tool->takes_timeout) {
+        int64_t dflt, max;
+        bool capped;
+        tools_timeout_bounds(tool, lim, &dflt, &max, &capped);
+        int64_t t = proto_map_int(&req->args, "timeout", dflt);
+        if (t < 1 || t > max)
+            return tools_fail(err_text, "[talkback: argument `timeout` must be between 1 and "
+                              "%lld seconds (default %lld).%s Nothing ran.]", (long long)max,
+                              (long long)dflt,
+                              capped ? " For longer work, start it in the background "
+                                       "(CMD > work.log 2>&1 &) and read work.log in later calls."
+                                     : "");
+        if (proto_map_set_int(&req->args, "timeout", t) != 0)
+            return TOOLS_ENOMEM;
+        /* run_code with `tests` runs once per case. */
+        int64_t runs = proto_map_int(&req->args, "tests", 1);
+        wait = t * (runs > 1 ? runs : 1);
+        /* run_code also saves and compiles before it runs. */
+        if (tool->code_timeouts)
+            wait += lim->code_compile_timeout + 60;
+    }
+    wait += lim->call_grace;
+    /* Whatever happens, talkback's deadline text comes before the client
+     * gives up on the call. */
+    if (lim->client_timeout > 0 && wait > lim->client_timeout - TOOLS_CLIENT_MARGIN_S)
+        wait = lim->client_timeout - TOOLS_CLIENT_MARGIN_S > 1
+                   ? lim->client_timeout - TOOLS_CLIENT_MARGIN_S : 1;
+    *wait_out = wait;
+    return TOOLS_OK;
+}
+
 tools_err_t tools_build_request(const tools_def_t *tool, const json_t *arguments,
                                 const char *conv, const char *user,
                                 const tools_limits_t *lim, int64_t now_ms,
@@ -670,33 +749,9 @@ tools_err_t tools_build_request(const tools_def_t *tool, const json_t *arguments
         if (rc != TOOLS_OK)
             goto done;
     }
-    /* Required arguments first, in the order the schema names them. */
-    size_t i;
-    json_t *r;
-    json_array_foreach(json_object_get(schema, "required"), i, r) {
-        const char *name = json_string_value(r);
-        if (!name)
-            continue;
-        const json_t *v = arguments ? json_object_get(arguments, name) : NULL;
-        if (!v || json_is_null(v)) {
-            const json_t *prop = json_object_get(json_object_get(schema, "properties"), name);
-            const char *type = json_string_value(json_object_get(prop, "type"));
-            rc = tools_fail(err_text, "[talkback: argument `%s` is required and must be %s. "
-                            "Nothing ran.]", name, tools_type_phrase(type ? type : "string"));
-            goto done;
-        }
-    }
-    /* Then every argument the schema names; others are ignored. */
-    const char *name;
-    json_t *prop;
-    json_object_foreach(json_object_get(schema, "properties"), name, prop) {
-        const json_t *v = arguments ? json_object_get(arguments, name) : NULL;
-        if (!v || json_is_null(v))
-            continue; /* an optional argument sent as null counts as absent */
-        rc = tools_take_arg(name, prop, v, &req->args, err_text);
-        if (rc != TOOLS_OK)
-            goto done;
-    }
+    rc = tools_take_args(schema, arguments, req, err_text);
+    if (rc != TOOLS_OK)
+        goto done;
 
     if (tool->sized_arg) {
         size_t len = 0;
@@ -708,38 +763,10 @@ tools_err_t tools_build_request(const tools_def_t *tool, const json_t *arguments
         }
     }
 
-    int64_t wait = tool->fixed_wait_s;
-    if (tool->takes_timeout) {
-        int64_t dflt, max;
-        bool capped;
-        tools_timeout_bounds(tool, lim, &dflt, &max, &capped);
-        int64_t t = proto_map_int(&req->args, "timeout", dflt);
-        if (t < 1 || t > max) {
-            rc = tools_fail(err_text, "[talkback: argument `timeout` must be between 1 and %lld "
-                            "seconds (default %lld).%s Nothing ran.]", (long long)max,
-                            (long long)dflt,
-                            capped ? " For longer work, start it in the background "
-                                     "(CMD > work.log 2>&1 &) and read work.log in later calls."
-                                   : "");
-            goto done;
-        }
-        if (proto_map_set_int(&req->args, "timeout", t) != 0) {
-            rc = TOOLS_ENOMEM;
-            goto done;
-        }
-        /* run_code with `tests` runs once per case. */
-        int64_t runs = proto_map_int(&req->args, "tests", 1);
-        wait = t * (runs > 1 ? runs : 1);
-        /* run_code also saves and compiles before it runs. */
-        if (tool->code_timeouts)
-            wait += lim->code_compile_timeout + 60;
-    }
-    wait += lim->call_grace;
-    /* Whatever happens, talkback's deadline text comes before the client
-     * gives up on the call. */
-    if (lim->client_timeout > 0 && wait > lim->client_timeout - TOOLS_CLIENT_MARGIN_S)
-        wait = lim->client_timeout - TOOLS_CLIENT_MARGIN_S > 1
-                   ? lim->client_timeout - TOOLS_CLIENT_MARGIN_S : 1;
+    int64_t wait = 0;
+    rc = tools_request_wait(tool, lim, req, &wait, err_text);
+    if (rc != TOOLS_OK)
+        goto done;
 
     if (proto_msg_set_kind(req, tool->kind) != 0 || proto_msg_set_name(req, tool->name) != 0
         || proto_msg_set_conv(req, conv ? conv : "") != 0

@@ -53,67 +53,6 @@ struct manager {
     agent_pool_t *agents;     /* links to the agents in sandboxes (agent.h) */
 };
 
-/* ---- pure helpers ------------------------------------------------------------ */
-
-int manager_resolve_path(const char *path, size_t len, char *out, size_t outlen)
-{
-    if (!path || len == 0 || memchr(path, '\0', len) || path[len - 1] == '/')
-        return -1;
-    /* A last component of "." or ".." names a folder, never a file. */
-    const char *last = path + len;
-    while (last > path && last[-1] != '/')
-        last--;
-    size_t ll = (size_t)(path + len - last);
-    if ((ll == 1 && last[0] == '.') || (ll == 2 && last[0] == '.' && last[1] == '.'))
-        return -1;
-    /* Components are folded onto a stack of offsets into out. */
-    size_t o = 0;
-    size_t stack[512];
-    size_t depth = 0;
-    const char *base = "/work";
-    char tmp[8192];
-    size_t tl = 0;
-    if (path[0] != '/') {
-        tl = strlen(base);
-        memcpy(tmp, base, tl);
-        tmp[tl++] = '/';
-    }
-    if (tl + len >= sizeof tmp)
-        return -1;
-    memcpy(tmp + tl, path, len);
-    tl += len;
-    tmp[tl] = '\0';
-
-    const char *p = tmp;
-    while (*p) {
-        while (*p == '/')
-            p++;
-        if (!*p)
-            break;
-        const char *s = p;
-        while (*p && *p != '/')
-            p++;
-        size_t cl = (size_t)(p - s);
-        if (cl == 1 && s[0] == '.')
-            continue;
-        if (cl == 2 && s[0] == '.' && s[1] == '.') {
-            if (depth)
-                o = stack[--depth];
-            continue;
-        }
-        if (depth >= sizeof stack / sizeof stack[0] || o + 1 + cl + 1 > outlen)
-            return -1;
-        stack[depth++] = o;
-        out[o++] = '/';
-        memcpy(out + o, s, cl);
-        o += cl;
-    }
-    if (o == 0)
-        return -1; /* "/" itself: a folder */
-    out[o] = '\0';
-    return 0;
-}
-
 /* ---- cache --------------------------------------------------------------------- */
 
 static bool cache_get(manager_t *m, const char *conv, char id[72], char **user)
@@ -602,6 +541,55 @@ static void run_hints(manager_t *m, worker_job_t *job, const run_arg_t *a, textb
     textbuf_free(&out);
 }
 
+/*
+ * Fill a run's reply data: the numbers every caller gets (exit code,
+ * timeout, cut, time and memory used) and, for the structured (judge)
+ * form, the bare output, stderr, the notice and, when the run was
+ * killed, how much memory there was.
+ */
+static void run_data(manager_t *m, worker_job_t *job, const run_arg_t *a, const textbuf_t *notice,
+                     bool structured, proto_msg_t *r)
+{
+    proto_map_set_int(&r->data, "exit_code", a->res.exit_code);
+    proto_map_set_bool(&r->data, "timed_out", a->res.timed_out);
+    proto_map_set_bool(&r->data, "cancelled", a->res.cancelled);
+    proto_map_set_int(&r->data, "cut", (int64_t)capbuf_cut(&a->res.out));
+    proto_map_set_int(&r->data, "elapsed_ms", a->res.elapsed_ms);
+    if (a->res.cpu_ms >= 0) {
+        proto_map_set_int(&r->data, "cpu_ms", a->res.cpu_ms);
+        proto_map_set_int(&r->data, "max_rss_kb", a->res.max_rss_kb);
+    }
+    if (structured)
+        proto_map_set_bool(&r->data, "output_limited", a->res.output_limited);
+    if (structured) {
+        /* For judges: the bare output, without our notes. */
+        textbuf_t out;
+        textbuf_init(&out);
+        capbuf_render(&a->res.out, &out);
+        proto_map_set_str(&r->data, "output", out.buf ? out.buf : "", out.len);
+        textbuf_free(&out);
+        if (a->separate_stderr) {
+            textbuf_t err;
+            textbuf_init(&err);
+            capbuf_render(&a->res.errout, &err);
+            proto_map_set_str(&r->data, "stderr", err.buf ? err.buf : "", err.len);
+            textbuf_free(&err);
+        }
+        if (notice->len)
+            proto_map_set_str(&r->data, "notice", notice->buf, notice->len);
+        if (a->res.exit_code == 137) {
+            /* Killed: the judge says how much memory there was. */
+            hint_probe_ctx_t pc = { .m = m, .id = a->id, .job = job };
+            textbuf_t mem;
+            textbuf_init(&mem);
+            hints_memory_phrase(hint_limits, &pc, &mem);
+            if (mem.buf)
+                proto_map_set_str(&r->data, "memory", mem.buf, mem.len);
+            textbuf_free(&mem);
+        }
+    }
+}
+
 static proto_msg_t *tool_run(manager_t *m, worker_job_t *job, bool structured)
 {
     const proto_msg_t *req = job->req;
@@ -649,46 +637,8 @@ static proto_msg_t *tool_run(manager_t *m, worker_job_t *job, bool structured)
             run_hints(m, job, &a, &t);
         bool failed = a.res.timed_out || a.res.cancelled || a.res.output_limited || a.res.exit_code != 0;
         r = proto_reply_new(req, PROTO_ST_OK, failed, NULL);
-        if (r) {
-            proto_map_set_int(&r->data, "exit_code", a.res.exit_code);
-            proto_map_set_bool(&r->data, "timed_out", a.res.timed_out);
-            proto_map_set_bool(&r->data, "cancelled", a.res.cancelled);
-            proto_map_set_int(&r->data, "cut", (int64_t)capbuf_cut(&a.res.out));
-            proto_map_set_int(&r->data, "elapsed_ms", a.res.elapsed_ms);
-            if (a.res.cpu_ms >= 0) {
-                proto_map_set_int(&r->data, "cpu_ms", a.res.cpu_ms);
-                proto_map_set_int(&r->data, "max_rss_kb", a.res.max_rss_kb);
-            }
-            if (structured)
-                proto_map_set_bool(&r->data, "output_limited", a.res.output_limited);
-            if (structured) {
-                /* For judges: the bare output, without our notes. */
-                textbuf_t out;
-                textbuf_init(&out);
-                capbuf_render(&a.res.out, &out);
-                proto_map_set_str(&r->data, "output", out.buf ? out.buf : "", out.len);
-                textbuf_free(&out);
-                if (a.separate_stderr) {
-                    textbuf_t err;
-                    textbuf_init(&err);
-                    capbuf_render(&a.res.errout, &err);
-                    proto_map_set_str(&r->data, "stderr", err.buf ? err.buf : "", err.len);
-                    textbuf_free(&err);
-                }
-                if (notice.len)
-                    proto_map_set_str(&r->data, "notice", notice.buf, notice.len);
-                if (a.res.exit_code == 137) {
-                    /* Killed: the judge says how much memory there was. */
-                    hint_probe_ctx_t pc = { .m = m, .id = a.id, .job = job };
-                    textbuf_t mem;
-                    textbuf_init(&mem);
-                    hints_memory_phrase(hint_limits, &pc, &mem);
-                    if (mem.buf)
-                        proto_map_set_str(&r->data, "memory", mem.buf, mem.len);
-                    textbuf_free(&mem);
-                }
-            }
-        }
+        if (r)
+            run_data(m, job, &a, &notice, structured, r);
     }
     if (r) {
         size_t len;
