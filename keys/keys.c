@@ -55,42 +55,13 @@ static int keys_save(zcert_t *cert, const char *path, bool secret)
     return 0;
 }
 
-/* The hub's own certificate. */
-static int keys_hub(void)
+/* Keep the certificate in sec, or make one named name (with kinds and
+ * submit when given) and save it there; then write its public half to pub
+ * unless pub exists.  A file in sec that is no certificate is an error:
+ * a key is never replaced. */
+static int keys_keep_or_make(const char *sec, const char *pub, const char *name, const char *kind,
+                             const char *submit)
 {
-    char pub[4096], sec[4096];
-    keys_path(pub, sizeof pub, HUBKEYS_SERVER_PUBLIC, "");
-    keys_path(sec, sizeof sec, HUBKEYS_SERVER_SECRET, "");
-    zcert_t *cert = keys_exists(sec) ? zcert_load(sec) : NULL;
-    if (keys_exists(sec) && !cert) {
-        fprintf(stderr, "talkback-keys: %s is not a certificate; move it away first\n", sec);
-        return -1;
-    }
-    int rc = 0;
-    if (!cert) {
-        cert = zcert_new();
-        if (!cert)
-            return -1;
-        zcert_set_meta(cert, HUBKEYS_META_NAME, "hub");
-        rc = keys_save(cert, sec, true);
-    } else {
-        printf("kept %s\n", sec);
-    }
-    if (rc == 0 && !keys_exists(pub))
-        rc = keys_save(cert, pub, false);
-    zcert_destroy(&cert);
-    return rc;
-}
-
-/* A worker's certificate: NAME.key_secret and allowed/NAME.key. */
-static int keys_client(const char *kind, const char *name, const char *submit)
-{
-    char pub[4096], sec[4096];
-    keys_path(sec, sizeof sec, name, HUBKEYS_SECRET_SUFFIX);
-    keys_path(pub, sizeof pub, HUBKEYS_ALLOWED "/", name);
-    if (strlen(pub) + strlen(HUBKEYS_PUBLIC_SUFFIX) >= sizeof pub)
-        return -1;
-    strcat(pub, HUBKEYS_PUBLIC_SUFFIX);
     zcert_t *cert = keys_exists(sec) ? zcert_load(sec) : NULL;
     if (keys_exists(sec) && !cert) {
         fprintf(stderr, "talkback-keys: %s is not a certificate; move it away first\n", sec);
@@ -102,8 +73,10 @@ static int keys_client(const char *kind, const char *name, const char *submit)
         if (!cert)
             return -1;
         zcert_set_meta(cert, HUBKEYS_META_NAME, "%s", name);
-        zcert_set_meta(cert, HUBKEYS_META_KINDS, "%s", kind);
-        zcert_set_meta(cert, HUBKEYS_META_SUBMIT, "%s", submit);
+        if (kind)
+            zcert_set_meta(cert, HUBKEYS_META_KINDS, "%s", kind);
+        if (submit)
+            zcert_set_meta(cert, HUBKEYS_META_SUBMIT, "%s", submit);
         rc = keys_save(cert, sec, true);
     } else {
         printf("kept %s\n", sec);
@@ -112,6 +85,27 @@ static int keys_client(const char *kind, const char *name, const char *submit)
         rc = keys_save(cert, pub, false);
     zcert_destroy(&cert);
     return rc;
+}
+
+/* The hub's own certificate. */
+static int keys_hub(void)
+{
+    char pub[4096], sec[4096];
+    keys_path(pub, sizeof pub, HUBKEYS_SERVER_PUBLIC, "");
+    keys_path(sec, sizeof sec, HUBKEYS_SERVER_SECRET, "");
+    return keys_keep_or_make(sec, pub, "hub", NULL, NULL);
+}
+
+/* A worker's certificate: NAME.key_secret and allowed/NAME.key. */
+static int keys_client(const char *kind, const char *name, const char *submit)
+{
+    char pub[4096], sec[4096];
+    keys_path(sec, sizeof sec, name, HUBKEYS_SECRET_SUFFIX);
+    keys_path(pub, sizeof pub, HUBKEYS_ALLOWED "/", name);
+    if (strlen(pub) + strlen(HUBKEYS_PUBLIC_SUFFIX) >= sizeof pub)
+        return -1;
+    strcat(pub, HUBKEYS_PUBLIC_SUFFIX);
+    return keys_keep_or_make(sec, pub, name, kind, submit);
 }
 
 /* DIR and DIR/allowed, mode 0700. */
