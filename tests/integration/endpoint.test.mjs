@@ -377,15 +377,29 @@ test('limits: 300 idle and slow connections do not stop a real call', { timeout:
       held.forEach((s) => s.destroy());
 
       // Bodies in flight past body_budget (256K): 503, and fine again once freed.
+      // A holder sends 150 000 of its 160 000 body bytes and waits.  A
+      // holder that lost the race for the budget to one of the requests
+      // below (it got its own 503) holds nothing: open another.
       const big = Buffer.alloc(150000, 0x20);
-      const holder = await openSocket(lt.port, '127.0.0.22');
-      holder.on('error', () => {});
-      holder.write(`POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nAccept: application/json\r\n` +
-        `Authorization: Bearer ${TOKEN}\r\nContent-Length: 160000\r\n\r\n`);
-      holder.write(big);
+      const openHolder = async () => {
+        const s = await openSocket(lt.port, '127.0.0.22');
+        s.on('error', () => {});
+        s.answered = false;
+        s.on('data', () => { s.answered = true; });
+        s.write(`POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nAccept: application/json\r\n` +
+          `Authorization: Bearer ${TOKEN}\r\nContent-Length: 160000\r\n\r\n`);
+        s.write(big);
+        await new Promise((r) => setTimeout(r, 300));
+        return s;
+      };
+      let holder = await openHolder();
       // A body past the first 64 KiB (which never count) needs the budget.
       const bigPing = () => ({ ...ping(), params: { pad: 'p'.repeat(200000) } });
       const refused = await waitFor(async () => {
+        if (holder.answered || holder.destroyed) {
+          holder.destroy();
+          holder = await openHolder();
+        }
         const r = await rawRequest(lt.port, rawPost(lt.port, bigPing(), []), { localAddress: '127.0.0.23' });
         return r.status === 503 ? r : null;
       }, { timeoutMs: 15000, intervalMs: 200, what: 'a 503 while a body holds the budget' });
