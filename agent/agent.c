@@ -4,7 +4,7 @@
  * Docker's init) and runs commands for the sandbox manager without a
  * Docker exec each time.  It speaks frame.h over its stdin and stdout,
  * which the manager reaches through one Docker attach connection
- * (sandbox/agent.c).  No network listener, no socket file.
+ * (sandbox/agent_link.c).  No network listener, no socket file.
  *
  * Two processes:
  *   supervisor  the container's main process.  It forks the worker and

@@ -40,7 +40,7 @@ static config_entry_t config_table[] = {
     { "worker_wait_ms", CT_INT, "5000", "how long a call waits for a worker to appear before it fails, milliseconds", NULL },
     { "record", CT_STR, "", "append every queued request and its reply to this file (msgpack); empty = off", NULL },
     { "max_jobs", CT_INT, "256", "requests a worker runs at once; more wait", NULL },
-    /* --- the hub's keys and bounds (common/hubkeys.c) --- */
+    /* --- the hub's keys and bounds (hub/hubkeys.c) --- */
     { "hub_keys", CT_STR, "/etc/talkback/keys",
       "directory of the hub's CURVE keys, as `talkback-keys DIR` makes it (needed on tcp:// hubs)", NULL },
     { "hub_cert", CT_STR, "",

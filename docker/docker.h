@@ -94,7 +94,7 @@ docker_err_t docker_exec(docker_t *d, const char *id, const docker_exec_t *x,
 /* Attach to a running container's stdin, stdout and stderr (POST
  * /containers/{id}/attach?stream=1&stdin=1&stdout=1&stderr=1, upgraded to
  * a raw stream; used by the sandbox manager to reach the agent, see
- * sandbox/agent.c).  On DOCKER_OK *fd is the connected non-blocking socket,
+ * sandbox/agent_link.c).  On DOCKER_OK *fd is the connected non-blocking socket,
  * which the caller owns: what it writes is the container's stdin, what it
  * reads is the 8-byte-header stream (docker_demux_*).  *early (malloc'ed,
  * or NULL) holds stream bytes that came with the response head.  Gives up

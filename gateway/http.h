@@ -19,7 +19,7 @@
 #include <stddef.h>
 #include "gateway/limits.h"
 #include "gateway/mcp.h"
-#include "gateway/queue.h"
+#include "hub/queue.h"
 
 typedef struct http http_t;
 

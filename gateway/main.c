@@ -11,7 +11,7 @@
 #include "common/config.h"
 #include "common/log.h"
 #include "gateway/http.h"
-#include "gateway/queue.h"
+#include "hub/queue.h"
 
 /* Block SIGINT/SIGTERM in every thread (they are taken by sigwait below)
  * and ignore SIGPIPE (a client that hangs up must not end the process). */

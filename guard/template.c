@@ -23,7 +23,7 @@
 
 #include "common/config.h"
 #include "guard/fields.h"
-#include "sandbox/agent.h"
+#include "sandbox/agent_link.h"
 #include "sandbox/caps.h"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))

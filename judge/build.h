@@ -16,7 +16,7 @@
 #include <stdbool.h>
 
 #include "common/textbuf.h"
-#include "common/worker.h"
+#include "hub/worker.h"
 #include "judge/languages.h"
 
 typedef enum {

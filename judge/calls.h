@@ -11,7 +11,7 @@
 #include <stdint.h>
 
 #include "common/textbuf.h"
-#include "common/worker.h"
+#include "hub/worker.h"
 
 /* Write a file in the chat's sandbox.  The reply, or NULL (out of memory). */
 proto_msg_t *judge_put(worker_job_t *job, const char *path, const char *content, size_t len);

@@ -17,7 +17,7 @@
 #include <stdint.h>
 
 #include "common/textbuf.h"
-#include "common/worker.h"
+#include "hub/worker.h"
 
 typedef struct {
     worker_job_t *job;

@@ -17,7 +17,7 @@
 #define TALKBACK_JUDGE_H
 
 #include "common/textbuf.h"
-#include "common/worker.h"
+#include "hub/worker.h"
 
 /* The worker handler for kind "judge". */
 proto_msg_t *judge_handle(worker_job_t *job, void *ctx);

@@ -2,7 +2,7 @@
  *
  * Table of contents:
  *   1. configuration   (common/config.c)
- *   2. the worker loop (common/worker.c), kind "judge", connected to the
+ *   2. the worker loop (hub/worker.c), kind "judge", connected to the
  *                      hub -- on this host (ipc://) or another (tcp://)
  *   3. the judge       (judge/judge.c: save, compile, run, compare;
  *                      judge/languages.c: the language table;
@@ -15,7 +15,7 @@
 
 #include "common/config.h"
 #include "common/log.h"
-#include "common/worker.h"
+#include "hub/worker.h"
 #include "judge/judge.h"
 
 int main(int argc, char **argv)

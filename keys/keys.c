@@ -24,7 +24,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "common/hubkeys.h"
+#include "hub/hubkeys.h"
 
 static const char *keys_dir;
 

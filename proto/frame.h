@@ -3,7 +3,7 @@
  *
  * The agent is a static program that runs as a sandbox's main process and
  * speaks over its stdin/stdout, which the manager reaches through one
- * Docker attach connection (sandbox/agent.c).  It cannot link msgpack-c
+ * Docker attach connection (sandbox/agent_link.c).  It cannot link msgpack-c
  * (static builds), so this file carries its own small codec and depends
  * on libc only: both sides compile it.
  *
@@ -46,7 +46,7 @@
 #define FRAME_HDR     16u
 /* Largest payload either side sends: a write_file of write_file_max plus
  * room, or a run's stdin.  The manager reads the agent with a far smaller
- * limit (sandbox/agent.c). */
+ * limit (sandbox/agent_link.c). */
 #define FRAME_MAX     (64u * 1024u * 1024u)
 /* Largest payload the agent sends (output travels in chunks of a few KiB):
  * what the manager's reader accepts from a sandbox. */

@@ -3,7 +3,7 @@
  * Table of contents:
  *   1. configuration     (common/config.c: idle_stop, disk_cap, keep_*, ...)
  *   2. Docker connection (docker/docker.c)
- *   3. the hub link (common/worker.c, kind "reaper"): answers "sweep"
+ *   3. the hub link (hub/worker.c, kind "reaper"): answers "sweep"
  *      requests, and lets a sweep ask the sandbox manager which chats have
  *      calls in flight
  *   4. --dry-run / --once: one sweep (reaper/reaper.c), print, exit
@@ -19,7 +19,7 @@
 
 #include "common/config.h"
 #include "common/log.h"
-#include "common/worker.h"
+#include "hub/worker.h"
 #include "docker/docker.h"
 #include "reaper/reaper.h"
 

@@ -17,7 +17,7 @@
 
 #include <stdbool.h>
 #include "common/textbuf.h"
-#include "common/worker.h"
+#include "hub/worker.h"
 #include "docker/docker.h"
 
 typedef struct {

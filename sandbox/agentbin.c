@@ -1,7 +1,7 @@
 /* agentbin.c -- which agent program goes into sandboxes, and how to tell
  * a sandbox made to run it (see agent.h).  Apart from agent.c, which is
  * about the links to running agents. */
-#include "sandbox/agent.h"
+#include "sandbox/agent_link.h"
 
 #include <fcntl.h>
 #include <limits.h>

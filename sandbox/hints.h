@@ -50,7 +50,7 @@
 typedef int (*hints_probe_fn)(void *ctx, const char *command, textbuf_t *out);
 
 /* The limits a sandbox really has, as its cgroup says (read by its agent,
- * sandbox/agent.h), for the {memory} {cpus} {pids} {limits} phrases. */
+ * sandbox/agent_link.h), for the {memory} {cpus} {pids} {limits} phrases. */
 typedef struct {
     int64_t memory;       /* bytes; 0: no limit */
     int64_t memory_swap;  /* memory + the swap it can really use, bytes; -1: unlimited */

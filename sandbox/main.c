@@ -4,7 +4,7 @@
  *   1. configuration      (common/config.c)
  *   2. Docker connection  (docker/docker.c, API version negotiated)
  *   3. the manager        (sandbox/manager.c: one kept container per chat)
- *   4. the worker loop    (common/worker.c: HELLO, requests, replies)
+ *   4. the worker loop    (hub/worker.c: HELLO, requests, replies)
  */
 #include <czmq.h>
 #include <malloc.h>
@@ -13,7 +13,7 @@
 
 #include "common/config.h"
 #include "common/log.h"
-#include "common/worker.h"
+#include "hub/worker.h"
 #include "docker/docker.h"
 #include "sandbox/manager.h"
 

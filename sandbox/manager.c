@@ -23,7 +23,7 @@
 #include "common/convid.h"
 #include "common/log.h"
 #include "docker/kept.h"
-#include "sandbox/agent.h"
+#include "sandbox/agent_link.h"
 #include "sandbox/caps.h"
 #include "sandbox/disk.h"
 #include "sandbox/hints.h"

@@ -25,7 +25,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include "common/textbuf.h"
-#include "common/worker.h"
+#include "hub/worker.h"
 #include "docker/docker.h"
 
 typedef struct manager manager_t;

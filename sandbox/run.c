@@ -2,7 +2,7 @@
  * this way).
  *
  * Two ways to run it, one result: through the sandbox's agent when the
- * manager holds a live link to it (sandbox/agent.h), else through a Docker
+ * manager holds a live link to it (sandbox/agent_link.h), else through a Docker
  * exec.  Both get the same argv, environment, working folder and marker,
  * so the model reads the same bytes whichever ran it.  When the agent
  * cannot start a command, it runs through exec; when the link breaks after
@@ -21,7 +21,7 @@
 #include "common/config.h"
 #include "common/log.h"
 #include "proto/frame.h"
-#include "sandbox/agent.h"
+#include "sandbox/agent_link.h"
 
 /* The manager's links to agents (run_use_agents); NULL: exec only. */
 static agent_pool_t *run_agents;

@@ -18,9 +18,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "common/textbuf.h"
-#include "common/worker.h"
+#include "hub/worker.h"
 #include "docker/docker.h"
-#include "sandbox/agent.h"
+#include "sandbox/agent_link.h"
 
 typedef struct {
     int exit_code;       /* -1 when unknown (killed, cancelled) */
@@ -63,7 +63,7 @@ void run_result_free(run_result_t *res);
 /* Kill every process of container id that carries marker.  Best effort. */
 void run_kill_marker(docker_t *d, const char *id, const char *marker);
 
-/* Use these links to agents (sandbox/agent.h) for commands and writes of
+/* Use these links to agents (sandbox/agent_link.h) for commands and writes of
  * sandboxes that have one; NULL: Docker exec and archive only.  Set before
  * any command runs. */
 void run_use_agents(agent_pool_t *p);

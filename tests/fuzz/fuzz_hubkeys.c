@@ -1,5 +1,5 @@
 /* fuzz_hubkeys.c -- libFuzzer harness for the hub's checks of what a key
- * allows (common/hubkeys.c).
+ * allows (hub/hubkeys.c).
  *
  * The kind and name of a HELLO or REQUEST come from the peer; the lists
  * come from a certificate's metadata.  The checks must never read out of
@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/hubkeys.h"
+#include "hub/hubkeys.h"
 
 /* The reference: split on commas, trim spaces and tabs, compare. */
 static int ref_has(const char *list, const char *item)

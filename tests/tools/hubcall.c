@@ -18,7 +18,7 @@
 
 #include "common/config.h"
 #include "common/log.h"
-#include "gateway/queue.h"
+#include "hub/queue.h"
 
 /* key=string or key:=integer into the request's arguments. */
 static int add_arg(proto_msg_t *req, char *a)

@@ -1,6 +1,6 @@
 /* test_hub.c -- the hub and the worker loop, in one process over a real
  * ipc:// endpoint: routing, cancel, deadline, no worker, recording; what a
- * hub key's metadata allows (common/hubkeys.c), the ipc:// folder check,
+ * hub key's metadata allows (hub/hubkeys.c), the ipc:// folder check,
  * a CURVE hub over loopback tcp:// that routes only to keys allowed for
  * the kind, and hub_max_message. */
 #include <setjmp.h>
@@ -16,10 +16,10 @@
 #include <unistd.h>
 
 #include "common/config.h"
-#include "common/hubkeys.h"
-#include "common/worker.h"
-#include "gateway/queue.h"
-#include "gateway/record.h"
+#include "hub/hubkeys.h"
+#include "hub/worker.h"
+#include "hub/queue.h"
+#include "hub/record.h"
 
 static char endpoint[128];
 static char tmpdir[64];

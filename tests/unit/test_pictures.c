@@ -14,7 +14,7 @@
 
 #include "common/imagehdr.h"
 #include "gateway/mcp.h"
-#include "gateway/record.h"
+#include "hub/record.h"
 #include "gateway/tools.h"
 #include "proto/proto.h"
 #include "sandbox/pictures.h"

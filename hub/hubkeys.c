@@ -5,7 +5,7 @@
  * talkback-keys share them, and the unit tests can try every corner
  * without sockets.
  */
-#include "common/hubkeys.h"
+#include "hub/hubkeys.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -27,7 +27,7 @@
  * once, then with a growing delay while it keeps failing, so a sandbox
  * whose agent is gone costs one failed attach per delay, not per call.
  */
-#include "sandbox/agent.h"
+#include "sandbox/agent_link.h"
 
 #include <errno.h>
 #include <fcntl.h>

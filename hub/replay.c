@@ -20,8 +20,8 @@
 
 #include "common/config.h"
 #include "common/log.h"
-#include "gateway/queue.h"
-#include "gateway/record.h"
+#include "hub/queue.h"
+#include "hub/record.h"
 
 typedef struct pair {
     proto_msg_t *req;

@@ -3,7 +3,7 @@
  * recording read after a crash holds every event but maybe a torn last
  * one, which record_read skips.
  */
-#include "gateway/record.h"
+#include "hub/record.h"
 
 #include <fcntl.h>
 #include <msgpack.h>

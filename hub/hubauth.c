@@ -5,7 +5,7 @@
  * hold their own zcertstore over HUB_KEYS/allowed/ (a store is not shared
  * between threads); both reload it when the folder changes.
  */
-#include "gateway/hubauth.h"
+#include "hub/hubauth.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "common/config.h"
-#include "common/hubkeys.h"
+#include "hub/hubkeys.h"
 #include "common/log.h"
 
 struct hubauth {

@@ -16,7 +16,7 @@
  * handshake: a failure is logged with what to check, and the socket is
  * made again, keys re-read, WORKER_REDIAL_MS later.
  */
-#include "common/worker.h"
+#include "hub/worker.h"
 
 #include <czmq.h>
 #include <errno.h>
@@ -28,7 +28,7 @@
 #include <unistd.h>
 
 #include "common/config.h"
-#include "common/hubkeys.h"
+#include "hub/hubkeys.h"
 #include "common/log.h"
 
 #define WORKER_REDIAL_MS 5000   /* after a failed handshake */

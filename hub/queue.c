@@ -20,7 +20,7 @@
  * hub_hwm messages of hub_max_message bytes and hub_peer_requests open
  * requests.
  */
-#include "gateway/queue.h"
+#include "hub/queue.h"
 
 #include <czmq.h>
 #include <errno.h>
@@ -35,8 +35,8 @@
 
 #include "common/config.h"
 #include "common/log.h"
-#include "gateway/hubauth.h"
-#include "gateway/record.h"
+#include "hub/hubauth.h"
+#include "hub/record.h"
 
 #define QUEUE_TICK_MS 100
 #define QUEUE_DEFAULT_DEADLINE_MS (30 * 60 * 1000)
