@@ -22,7 +22,8 @@
  *   out       ERE the output (the content) must match; NULL = any
  *   not_out   ERE it must not match ("[^[:space:]]" = the output is empty)
  *   exit      HX_ANY, HX_ZERO, HX_NONZERO or HX_CODE (with code)
- *   probe     bash run in the sandbox when everything above matched; its
+ *   probe     bash run in the sandbox when everything above matched (its
+ *             text: sandbox/probes/NAME.sh, see "probes" below); its
  *             exit code picks the text: 0 -> say[0], 1 -> say[1],
  *             2 -> say[2]; any other code, or a NULL text, says nothing
  *   say       the line(s), "[...]"; without a probe, say[0]

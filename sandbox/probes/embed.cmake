@@ -8,8 +8,9 @@
 # The macro of NAME.sh is PROBE_NAME, with - as _, in capitals.  Lines that
 # are only a comment (the head comment, ShellCheck's directives) and blank
 # lines are left out: the text is sent to the sandbox with every probe.
-# Each remaining line ends in a newline.  Plain CMake: no xxd, nothing to
-# install.
+# Each remaining line ends in a newline.  So a probe never has a line that
+# starts with # inside quotes or a here-document (it would be cut).  Plain
+# CMake: no xxd, nothing to install.
 
 if(NOT OUT OR NOT DIR)
   message(FATAL_ERROR "usage: cmake -DOUT=header.h -DDIR=sandbox/probes -P embed.cmake")
