@@ -24,6 +24,9 @@
  *   a  arguments    e  is_error     x   text           d  data
  *   s  status       w  worker name    i   images (REPLY)
  *
+ * Which kinds, operations and argument/data keys exist, who serves them
+ * and what their replies carry: ops.h.
+ *
  * This module depends on msgpack-c only.  It does no I/O.
  */
 #ifndef TALKBACK_PROTO_H

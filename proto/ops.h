@@ -1,0 +1,234 @@
+/* ops.h -- what crosses the queue: every operation, worker kind and key.
+ *
+ * proto.h says how a message is framed; this file says what the messages
+ * mean.  A REQUEST names the worker kind that serves it (proto_msg_t.kind)
+ * and an operation (proto_msg_t.name); its arguments are the keys of its
+ * args map, and a REPLY's structured fields are the keys of its data map.
+ * Every such name is defined here, once, and the C code outside proto/
+ * uses the names, never the strings (tests/tools/check-ops fails on a
+ * string literal given to proto_map_* or proto_msg_set_kind/_name).
+ *
+ * Prefixes:  KIND_  a worker kind (HELLO k, REQUEST k)
+ *            OP_    an operation (REQUEST n)
+ *            ARG_   a key of a request's arguments (a)
+ *            DATA_  a key of a reply's data (d)
+ *
+ * The model's tools (run, write_file, reset, run_code) are operations of
+ * the same names: the gateway copies the MCP call's arguments into the
+ * request under the names its inputSchema gives them (gateway/tools.c),
+ * so those ARG_ names are the MCP argument names too; test_tools checks
+ * that every schema property is one of the ARG_ names below.
+ *
+ * Every reply may carry text (x) and is_error (e); "text" below is what
+ * the text says.  Absent optional keys read as the defaults
+ * ops_exec_read gives them.
+ */
+#ifndef TALKBACK_PROTO_OPS_H
+#define TALKBACK_PROTO_OPS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "proto/proto.h"
+
+/* ---- worker kinds ------------------------------------------------------- */
+
+#define KIND_SANDBOX "sandbox" /* talkback-sandbox: one kept container per chat */
+#define KIND_JUDGE   "judge"   /* talkback-judge: run_code */
+#define KIND_REAPER  "reaper"  /* talkback-reaper: idle stop, disk cap, eviction */
+
+/* ---- kind "sandbox" (sandbox/manager.c) ---------------------------------
+ *
+ * Every sandbox operation needs a usable conversation id (c) and, when
+ * given, a usable user id (u); otherwise the reply is an is_error text and
+ * nothing runs.
+ *
+ * run         the model's tool, from the gateway.
+ *   args      command (str, required), timeout (int, seconds; default
+ *             run_timeout, clamped to 1..run_timeout_max)
+ *   text      "$ command\n<output>" and a status line ("[exit code N]"
+ *             when not 0, "[timed out ...]", ...), the images the command
+ *             drew (named; carried in i), then hints
+ *   data      exit_code, timed_out, cancelled, cut, elapsed_ms, and
+ *             cpu_ms, max_rss_kb when measured (see exec)
+ *
+ * exec        a judge's command line, from the judge.
+ *   args      command (str, required), timeout (int, as run),
+ *             separate_stderr (bool: stderr apart, in data stderr),
+ *             output_limit (int, bytes: stop the command once it printed
+ *             that much; 0 = none), stdin (str: fed to the command; no
+ *             talkback process sends it today)
+ *   text      the output and the status line, without the "$ command"
+ *             line, the image lines or hints
+ *   data      exit_code (int, the command's), timed_out (bool),
+ *             cancelled (bool: the call was cancelled and everything it
+ *             started killed), cut (int: bytes of the output's middle left
+ *             out), elapsed_ms (int, wall time), cpu_ms and max_rss_kb
+ *             (int, when the run was measured), output_limited (bool:
+ *             stopped at output_limit), output (str: the bare output,
+ *             stdout and stderr merged unless separate_stderr), stderr
+ *             (str: only with separate_stderr), notice (str: the resume
+ *             notice, when the sandbox was woken up), memory (str: how
+ *             much memory the sandbox has, as read from it, e.g. "256 MiB
+ *             of memory and no swap"; only when the exit code is 137),
+ *             images (str: the lines naming the images it drew, only when
+ *             it drew any; the images themselves are carried in i)
+ *   When the command could not be started, or there is no container, the
+ *   reply is an is_error text with no exit_code.
+ *
+ * write_file  the model's tool, from the gateway.
+ * put         a judge's file, from the judge.  The same write; write_file
+ *             alone clears the retry note and gets ShellCheck's hints.
+ *   args      path (str, required; relative paths are under /work),
+ *             content (str, required, at most write_file_max bytes),
+ *             mode (int, default 0644; no talkback process sends it today)
+ *   text      "Wrote N bytes to /abs/path." or why not
+ *   data      path (str, the absolute path) and bytes (int) when
+ *             written; notice (str) when the sandbox was woken up
+ *
+ * reset       the model's tool, from the gateway.  No args.
+ *   text      what was removed (the chat's container and its files)
+ *
+ * busy        from the reaper, before it stops a sandbox.  No args.
+ *   data      inflight (int): calls of this chat running now
+ *
+ * forget      from the reaper, after it stopped or removed the chat's
+ *             sandbox: the manager drops what it keeps of the chat.
+ *             No args; empty text, no data.
+ */
+#define OP_RUN        "run"
+#define OP_EXEC       "exec"
+#define OP_WRITE_FILE "write_file"
+#define OP_PUT        "put"
+#define OP_RESET      "reset"
+#define OP_BUSY       "busy"
+#define OP_FORGET     "forget"
+
+#define ARG_COMMAND         "command"         /* str */
+#define ARG_TIMEOUT         "timeout"         /* int, seconds (also run_code) */
+#define ARG_SEPARATE_STDERR "separate_stderr" /* bool */
+#define ARG_OUTPUT_LIMIT    "output_limit"    /* int, bytes */
+#define ARG_STDIN           "stdin"           /* str */
+#define ARG_PATH            "path"            /* str */
+#define ARG_CONTENT         "content"         /* str */
+#define ARG_MODE            "mode"            /* int */
+
+#define DATA_EXIT_CODE      "exit_code"       /* int */
+#define DATA_TIMED_OUT      "timed_out"       /* bool */
+#define DATA_CANCELLED      "cancelled"       /* bool */
+#define DATA_CUT            "cut"             /* int, bytes */
+#define DATA_ELAPSED_MS     "elapsed_ms"      /* int */
+#define DATA_CPU_MS         "cpu_ms"          /* int */
+#define DATA_MAX_RSS_KB     "max_rss_kb"      /* int */
+#define DATA_OUTPUT_LIMITED "output_limited"  /* bool */
+#define DATA_OUTPUT         "output"          /* str */
+#define DATA_STDERR         "stderr"          /* str */
+#define DATA_NOTICE         "notice"          /* str */
+#define DATA_MEMORY         "memory"          /* str */
+#define DATA_IMAGES         "images"          /* str */
+#define DATA_PATH           "path"            /* str */
+#define DATA_BYTES          "bytes"           /* int */
+#define DATA_INFLIGHT       "inflight"        /* int */
+
+/* ---- kind "judge" (judge/judge.c) ----------------------------------------
+ *
+ * run_code    the model's tool, from the gateway.
+ *   args      language (str, required), code (str, required; the gateway
+ *             refuses more than write_file_max bytes), input (str), expected (str),
+ *             timeout (int, seconds; default code_run_timeout, clamped to
+ *             1..code_timeout_max), tests (int: how many cases, 1..20,
+ *             instead of input and expected; case I, counted from 0, is
+ *             in tests.I.input (str) and tests.I.expected (str): see
+ *             ops_item_key)
+ *   text      the saved file, the build, each run and its verdict
+ *   data      verdict (str: pass, fail, crash, timeout, output limit,
+ *             cancelled, ran, compile error), when the program was saved
+ *
+ * history     the chat's last programs, read from its sandbox.  No args.
+ *   data      last-ran_language, last-ran_verdict, last-ran_code,
+ *             last-passed_language, last-passed_verdict, last-passed_code
+ *             (str), each pair present when that run is remembered
+ */
+#define OP_RUN_CODE "run_code"
+#define OP_HISTORY  "history"
+
+#define ARG_LANGUAGE "language" /* str */
+#define ARG_CODE     "code"     /* str */
+#define ARG_INPUT    "input"    /* str; also the PROP of a tests item */
+#define ARG_EXPECTED "expected" /* str; also the PROP of a tests item */
+#define ARG_TESTS    "tests"    /* int: the count; items in tests.I.PROP */
+
+#define DATA_VERDICT             "verdict"              /* str */
+#define DATA_LAST_RAN_LANGUAGE   "last-ran_language"    /* str */
+#define DATA_LAST_RAN_VERDICT    "last-ran_verdict"     /* str */
+#define DATA_LAST_RAN_CODE       "last-ran_code"        /* str */
+#define DATA_LAST_PASSED_LANGUAGE "last-passed_language" /* str */
+#define DATA_LAST_PASSED_VERDICT "last-passed_verdict"  /* str */
+#define DATA_LAST_PASSED_CODE    "last-passed_code"     /* str */
+
+/* ---- kind "reaper" (reaper/main.c) ---------------------------------------
+ *
+ * sweep       run every sweep now (idle stop, eviction, disk cap).
+ *   args      dry_run (bool: say what would be done, change nothing)
+ *   text      one line per sandbox stopped or removed (or that would be)
+ *   data      calls (int: Docker calls made), stopped (int), removed (int)
+ */
+#define OP_SWEEP "sweep"
+
+#define ARG_DRY_RUN "dry_run" /* bool */
+
+#define DATA_CALLS   "calls"   /* int */
+#define DATA_STOPPED "stopped" /* int */
+#define DATA_REMOVED "removed" /* int */
+
+/* ---- answered by the hub itself (hub/queue.c) ----------------------------
+ *
+ * A request the hub could not hand to a worker (no worker of that kind,
+ * the worker lost, the deadline passed) is answered by the hub with that
+ * status, an is_error text and
+ *   data      kind (str): the worker kind the request was for
+ */
+#define DATA_KIND "kind" /* str */
+
+/* ---- helpers -------------------------------------------------------------- */
+
+/* The key of one property of one item of an array argument, NAME.I.PROP
+ * (I counted from 0), e.g. "tests.2.expected": how the gateway copies an
+ * array of objects (run_code's `tests`) and how the judge reads it back.
+ * Returns what snprintf returns. */
+static inline int ops_item_key(char *buf, size_t len, const char *name, size_t i, const char *prop)
+{
+    return snprintf(buf, len, "%s.%zu.%s", name, i, prop);
+}
+
+/* An exec reply's data, read once.  The strings point into the reply
+ * (valid while it lives) and are NULL when absent. */
+typedef struct {
+    bool has_exit_code;      /* exit_code is there: the command ran */
+    int64_t exit_code;       /* -1 when absent */
+    bool timed_out;
+    bool cancelled;
+    bool output_limited;
+    int64_t cut;             /* 0 when absent */
+    int64_t elapsed_ms;      /* -1 when absent */
+    int64_t cpu_ms;          /* -1 when absent */
+    int64_t max_rss_kb;      /* -1 when absent */
+    const char *output;
+    size_t output_len;
+    const char *err;         /* DATA_STDERR */
+    size_t err_len;
+    const char *notice;
+    size_t notice_len;
+    const char *memory;
+    size_t memory_len;
+    const char *images;
+    size_t images_len;
+} ops_exec_t;
+
+/* Read the data of an exec (or put: notice alone) reply into x; r may be
+ * NULL, which reads as all absent. */
+void ops_exec_read(const proto_msg_t *r, ops_exec_t *x);
+
+#endif
