@@ -15,6 +15,7 @@
 #include "common/log.h"
 #include "hub/worker.h"
 #include "docker/docker.h"
+#include "proto/ops.h"
 #include "sandbox/manager.h"
 
 int main(int argc, char **argv)
@@ -45,7 +46,7 @@ int main(int argc, char **argv)
 
     worker_opts_t wo = {
         .endpoint = config_str("hub_endpoint"),
-        .kind = "sandbox",
+        .kind = KIND_SANDBOX,
         .heartbeat_ms = (int)config_int("heartbeat_ms"),
         .max_jobs = (int)config_int("max_jobs"),
         .handler = manager_handle,

@@ -23,6 +23,7 @@
 #include "common/convid.h"
 #include "common/log.h"
 #include "docker/kept.h"
+#include "proto/ops.h"
 #include "sandbox/agent_link.h"
 #include "sandbox/caps.h"
 #include "sandbox/disk.h"
@@ -556,33 +557,33 @@ static void run_hints(manager_t *m, worker_job_t *job, const run_arg_t *a, textb
 static void run_data(manager_t *m, worker_job_t *job, const run_arg_t *a, const textbuf_t *notice,
                      bool structured, proto_msg_t *r)
 {
-    proto_map_set_int(&r->data, "exit_code", a->res.exit_code);
-    proto_map_set_bool(&r->data, "timed_out", a->res.timed_out);
-    proto_map_set_bool(&r->data, "cancelled", a->res.cancelled);
-    proto_map_set_int(&r->data, "cut", (int64_t)capbuf_cut(&a->res.out));
-    proto_map_set_int(&r->data, "elapsed_ms", a->res.elapsed_ms);
+    proto_map_set_int(&r->data, DATA_EXIT_CODE, a->res.exit_code);
+    proto_map_set_bool(&r->data, DATA_TIMED_OUT, a->res.timed_out);
+    proto_map_set_bool(&r->data, DATA_CANCELLED, a->res.cancelled);
+    proto_map_set_int(&r->data, DATA_CUT, (int64_t)capbuf_cut(&a->res.out));
+    proto_map_set_int(&r->data, DATA_ELAPSED_MS, a->res.elapsed_ms);
     if (a->res.cpu_ms >= 0) {
-        proto_map_set_int(&r->data, "cpu_ms", a->res.cpu_ms);
-        proto_map_set_int(&r->data, "max_rss_kb", a->res.max_rss_kb);
+        proto_map_set_int(&r->data, DATA_CPU_MS, a->res.cpu_ms);
+        proto_map_set_int(&r->data, DATA_MAX_RSS_KB, a->res.max_rss_kb);
     }
     if (structured)
-        proto_map_set_bool(&r->data, "output_limited", a->res.output_limited);
+        proto_map_set_bool(&r->data, DATA_OUTPUT_LIMITED, a->res.output_limited);
     if (structured) {
         /* For judges: the bare output, without our notes. */
         textbuf_t out;
         textbuf_init(&out);
         capbuf_render(&a->res.out, &out);
-        proto_map_set_str(&r->data, "output", out.buf ? out.buf : "", out.len);
+        proto_map_set_str(&r->data, DATA_OUTPUT, out.buf ? out.buf : "", out.len);
         textbuf_free(&out);
         if (a->separate_stderr) {
             textbuf_t err;
             textbuf_init(&err);
             capbuf_render(&a->res.errout, &err);
-            proto_map_set_str(&r->data, "stderr", err.buf ? err.buf : "", err.len);
+            proto_map_set_str(&r->data, DATA_STDERR, err.buf ? err.buf : "", err.len);
             textbuf_free(&err);
         }
         if (notice->len)
-            proto_map_set_str(&r->data, "notice", notice->buf, notice->len);
+            proto_map_set_str(&r->data, DATA_NOTICE, notice->buf, notice->len);
         if (a->res.exit_code == 137) {
             /* Killed: the judge says how much memory there was. */
             hint_probe_ctx_t pc = { .m = m, .id = a->id, .job = job };
@@ -590,7 +591,7 @@ static void run_data(manager_t *m, worker_job_t *job, const run_arg_t *a, const 
             textbuf_init(&mem);
             hints_memory_phrase(hint_limits, &pc, &mem);
             if (mem.buf)
-                proto_map_set_str(&r->data, "memory", mem.buf, mem.len);
+                proto_map_set_str(&r->data, DATA_MEMORY, mem.buf, mem.len);
             textbuf_free(&mem);
         }
     }
@@ -600,20 +601,20 @@ static proto_msg_t *tool_run(manager_t *m, worker_job_t *job, bool structured)
 {
     const proto_msg_t *req = job->req;
     size_t clen;
-    const char *cmd = proto_map_str(&req->args, "command", &clen);
+    const char *cmd = proto_map_str(&req->args, ARG_COMMAND, &clen);
     if (!cmd || clen == 0 || memchr(cmd, '\0', clen))
         return proto_reply_new(req, PROTO_ST_OK, true,
                                "[talkback: argument `command` is required and must be a non-empty string "
                                "without NUL bytes. Nothing ran.]");
-    int64_t tmo = proto_map_int(&req->args, "timeout", config_int("run_timeout"));
+    int64_t tmo = proto_map_int(&req->args, ARG_TIMEOUT, config_int("run_timeout"));
     if (tmo < 1)
         tmo = 1;
     if (tmo > config_int("run_timeout_max"))
         tmo = config_int("run_timeout_max");
     run_arg_t a = { .job = job, .command = cmd, .timeout_s = (int)tmo,
-                    .separate_stderr = structured && proto_map_int(&req->args, "separate_stderr", 0),
-                    .output_limit = structured ? proto_map_int(&req->args, "output_limit", 0) : 0 };
-    a.stdin_data = proto_map_str(&req->args, "stdin", &a.stdin_len);
+                    .separate_stderr = structured && proto_map_int(&req->args, ARG_SEPARATE_STDERR, 0),
+                    .output_limit = structured ? proto_map_int(&req->args, ARG_OUTPUT_LIMIT, 0) : 0 };
+    a.stdin_data = proto_map_str(&req->args, ARG_STDIN, &a.stdin_len);
     textbuf_t notice;
     textbuf_init(&notice);
     proto_msg_t *r = with_container(m, job, do_run, &a, &notice);
@@ -652,7 +653,7 @@ static proto_msg_t *tool_run(manager_t *m, worker_job_t *job, bool structured)
         proto_msg_set_text(r, text, len);
         free(text);
         if (pics && structured)
-            proto_map_set_str(&r->data, "images", pics->text, pics->text_len);
+            proto_map_set_str(&r->data, DATA_IMAGES, pics->text, pics->text_len);
         if (pics)
             proto_msg_take_images(r, pics);
     }
@@ -692,8 +693,8 @@ static proto_msg_t *tool_write(manager_t *m, worker_job_t *job)
 {
     const proto_msg_t *req = job->req;
     size_t plen, clen;
-    const char *path = proto_map_str(&req->args, "path", &plen);
-    const char *content = proto_map_str(&req->args, "content", &clen);
+    const char *path = proto_map_str(&req->args, ARG_PATH, &plen);
+    const char *content = proto_map_str(&req->args, ARG_CONTENT, &clen);
     if (!path)
         return proto_reply_new(req, PROTO_ST_OK, true,
                                "[talkback: argument `path` is required and must be a string. Nothing was written.]");
@@ -715,7 +716,7 @@ static proto_msg_t *tool_write(manager_t *m, worker_job_t *job)
         textbuf_free(&t);
         return r;
     }
-    int64_t mode = proto_map_int(&req->args, "mode", 0644);
+    int64_t mode = proto_map_int(&req->args, ARG_MODE, 0644);
     put_arg_t a = { .abspath = abspath, .content = content, .len = clen, .mode = (unsigned)(mode & 07777) };
     textbuf_t notice;
     textbuf_init(&notice);
@@ -743,7 +744,7 @@ static proto_msg_t *tool_write(manager_t *m, worker_job_t *job)
         textbuf_free(&h);
     } else {
         textbuf_printf(&t, "Wrote %zu bytes to %s.", clen, abspath);
-        if (req->name && strcmp(req->name, "write_file") == 0) {
+        if (req->name && strcmp(req->name, OP_WRITE_FILE) == 0) {
             /* A write is a change: re-running a failed command is no longer
              * a pointless retry.  Shell scripts get ShellCheck's findings. */
             hints_retry_clear(m->retry, req->conv);
@@ -760,11 +761,11 @@ static proto_msg_t *tool_write(manager_t *m, worker_job_t *job)
     }
     r = proto_reply_new(req, PROTO_ST_OK, failed, t.buf);
     if (r && !failed) {
-        proto_map_set_cstr(&r->data, "path", abspath);
-        proto_map_set_int(&r->data, "bytes", (int64_t)clen);
+        proto_map_set_cstr(&r->data, DATA_PATH, abspath);
+        proto_map_set_int(&r->data, DATA_BYTES, (int64_t)clen);
     }
     if (r && notice.len)
-        proto_map_set_str(&r->data, "notice", notice.buf, notice.len);
+        proto_map_set_str(&r->data, DATA_NOTICE, notice.buf, notice.len);
     textbuf_free(&t);
     textbuf_free(&notice);
     return r;
@@ -837,7 +838,7 @@ static proto_msg_t *op_busy(manager_t *m, worker_job_t *job)
     int inflight = running_inflight(m->running, job->req->conv);
     proto_msg_t *r = proto_reply_new(job->req, PROTO_ST_OK, false, "");
     if (r)
-        proto_map_set_int(&r->data, "inflight", inflight);
+        proto_map_set_int(&r->data, DATA_INFLIGHT, inflight);
     return r;
 }
 
@@ -854,17 +855,17 @@ proto_msg_t *manager_handle(worker_job_t *job, void *ctx)
         return proto_reply_new(req, PROTO_ST_OK, true,
                                "[talkback refused this call: the user id is unusable. Nothing ran.]");
     const char *tool = req->name ? req->name : "";
-    if (strcmp(tool, "run") == 0)
+    if (strcmp(tool, OP_RUN) == 0)
         return tool_run(m, job, false);
-    if (strcmp(tool, "exec") == 0)
+    if (strcmp(tool, OP_EXEC) == 0)
         return tool_run(m, job, true);
-    if (strcmp(tool, "write_file") == 0 || strcmp(tool, "put") == 0)
+    if (strcmp(tool, OP_WRITE_FILE) == 0 || strcmp(tool, OP_PUT) == 0)
         return tool_write(m, job);
-    if (strcmp(tool, "reset") == 0)
+    if (strcmp(tool, OP_RESET) == 0)
         return tool_reset(m, job);
-    if (strcmp(tool, "busy") == 0)
+    if (strcmp(tool, OP_BUSY) == 0)
         return op_busy(m, job);
-    if (strcmp(tool, "forget") == 0)
+    if (strcmp(tool, OP_FORGET) == 0)
         return op_forget(m, job);
     return proto_reply_new(req, PROTO_ST_BAD_REQUEST, true, "[talkback: unknown sandbox operation]");
 }

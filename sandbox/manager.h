@@ -4,20 +4,15 @@
  * sandboxes.  A chat's container is found by its deterministic name
  * (convid_container_name) and checked by its label talkback.conversation;
  * Docker is the only record, so a restarted manager finds every chat's
- * container again.  The manager serves the worker kind "sandbox":
+ * container again.  The manager serves the worker kind "sandbox"
+ * (KIND_SANDBOX); its operations, their arguments and what each reply
+ * carries are listed in proto/ops.h:
  *
- *   tool/op      args                               reply
- *   run          command, timeout                   "$ command\n<output>[exit code N]"
- *   write_file   path, content                      "Wrote N bytes to /abs/path."
- *   reset        -                                  what was removed
- *   exec         command, timeout, stdin?           output + data {exit_code,
- *                                                     timed_out, signal, cut}
- *   put          path, content, mode?               data {path, bytes}
- *   busy         -                                  data {inflight}: calls of
- *                                                     this chat running now
- *
- * exec and put are the operations judges use; run/write_file/reset are the
- * tools the model calls.
+ *   run, write_file, reset   the tools the model calls (from the gateway)
+ *   exec, put                what judges use: a command line with its bare
+ *                            output in the reply data, and a file
+ *   busy, forget             what the reaper asks before and after it
+ *                            stops or removes a chat's sandbox
  */
 #ifndef TALKBACK_MANAGER_H
 #define TALKBACK_MANAGER_H
