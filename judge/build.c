@@ -70,15 +70,14 @@ static void make_nonce(char out[17])
 }
 
 /* The COMPILE ERROR line for a compile that did not succeed. */
-static void say_not_built(const proto_msg_t *r, int ctimeout, textbuf_t *t)
+static void say_not_built(const ops_exec_t *x, int ctimeout, textbuf_t *t)
 {
-    bool timed_out = proto_map_int(&r->data, "timed_out", 0);
-    int rc = (int)proto_map_int(&r->data, "exit_code", -1);
-    if (timed_out) {
+    int rc = (int)x->exit_code;
+    if (x->timed_out) {
         textbuf_printf(t, "COMPILE ERROR: the compiler ran longer than %d s and was stopped.\n", ctimeout);
     } else if (rc == 137) {
         textbuf_puts(t, "COMPILE ERROR: the compiler was killed, most likely out of memory (this sandbox has ");
-        judge_say_memory(t, r);
+        judge_say_memory(t, x);
         textbuf_puts(t, ").\n");
     } else {
         textbuf_printf(t, "COMPILE ERROR: the program did not compile (exit code %d), so it did not run.\n", rc);
@@ -101,20 +100,22 @@ judge_build_t judge_build(worker_job_t *job, const language_t *lang, const char 
         return JUDGE_BUILD_LOST;
     }
     judge_take_notice(t, r, noticed);
-    size_t olen = 0;
-    const char *out = proto_map_str(&r->data, "output", &olen);
+    ops_exec_t x;
+    ops_exec_read(r, &x);
+    size_t olen = x.output_len;
+    const char *out = x.output;
     char marker[64];
     int ml = snprintf(marker, sizeof marker, REUSED "%s\n", nonce);
     judge_build_t res = JUDGE_BUILT;
-    if (proto_map_int(&r->data, "exit_code", -1) == 0 && !proto_map_int(&r->data, "timed_out", 0) && out &&
+    if (x.exit_code == 0 && !x.timed_out && out &&
         olen == (size_t)ml && memcmp(out, marker, olen) == 0) {
         textbuf_printf(t, "Build reused: this sandbox compiled the same %s source with the same line before, "
                        "so that build runs (not compiled again).\n", lang->name);
     } else {
         if (out && olen)
             judge_trim_compiler_output(out, olen, 40, 6000, t);
-        if (proto_map_int(&r->data, "timed_out", 0) || proto_map_int(&r->data, "exit_code", -1) != 0) {
-            say_not_built(r, ctimeout, t);
+        if (x.timed_out || x.exit_code != 0) {
+            say_not_built(&x, ctimeout, t);
             res = JUDGE_NOT_BUILT;
         }
     }

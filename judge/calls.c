@@ -4,6 +4,7 @@
 #include <inttypes.h>
 
 #include "common/config.h"
+#include "proto/ops.h"
 
 /* A request to the sandbox manager for the conversation of req. */
 static proto_msg_t *judge_request(const proto_msg_t *req, const char *op, int64_t deadline_ms)
@@ -11,7 +12,7 @@ static proto_msg_t *judge_request(const proto_msg_t *req, const char *op, int64_
     proto_msg_t *m = proto_msg_new(PROTO_REQUEST);
     if (!m)
         return NULL;
-    if (proto_msg_set_kind(m, "sandbox") || proto_msg_set_name(m, op) ||
+    if (proto_msg_set_kind(m, KIND_SANDBOX) || proto_msg_set_name(m, op) ||
         proto_msg_set_conv(m, req->conv) || proto_msg_set_user(m, req->user ? req->user : "")) {
         proto_msg_destroy(&m);
         return NULL;
@@ -23,9 +24,9 @@ static proto_msg_t *judge_request(const proto_msg_t *req, const char *op, int64_
 /* put path content: one file, folders made as needed. */
 proto_msg_t *judge_put(worker_job_t *job, const char *path, const char *content, size_t len)
 {
-    proto_msg_t *m = judge_request(job->req, "put", proto_now_ms() + 60000);
-    if (!m || proto_map_set_cstr(&m->args, "path", path) ||
-        proto_map_set_str(&m->args, "content", content, len)) {
+    proto_msg_t *m = judge_request(job->req, OP_PUT, proto_now_ms() + 60000);
+    if (!m || proto_map_set_cstr(&m->args, ARG_PATH, path) ||
+        proto_map_set_str(&m->args, ARG_CONTENT, content, len)) {
         proto_msg_destroy(&m);
         return NULL;
     }
@@ -37,11 +38,11 @@ proto_msg_t *judge_exec(worker_job_t *job, const char *command, int timeout_s, b
                         int64_t output_limit)
 {
     int64_t grace = config_int("call_grace") * 1000;
-    proto_msg_t *m = judge_request(job->req, "exec", proto_now_ms() + timeout_s * 1000LL + grace);
-    if (!m || proto_map_set_cstr(&m->args, "command", command) ||
-        proto_map_set_int(&m->args, "timeout", timeout_s) ||
-        (separate_stderr && proto_map_set_bool(&m->args, "separate_stderr", true)) ||
-        (output_limit > 0 && proto_map_set_int(&m->args, "output_limit", output_limit))) {
+    proto_msg_t *m = judge_request(job->req, OP_EXEC, proto_now_ms() + timeout_s * 1000LL + grace);
+    if (!m || proto_map_set_cstr(&m->args, ARG_COMMAND, command) ||
+        proto_map_set_int(&m->args, ARG_TIMEOUT, timeout_s) ||
+        (separate_stderr && proto_map_set_bool(&m->args, ARG_SEPARATE_STDERR, true)) ||
+        (output_limit > 0 && proto_map_set_int(&m->args, ARG_OUTPUT_LIMIT, output_limit))) {
         proto_msg_destroy(&m);
         return NULL;
     }
@@ -52,7 +53,7 @@ proto_msg_t *judge_exec(worker_job_t *job, const char *command, int timeout_s, b
  * already says what happened and what to do. */
 bool judge_failed(const proto_msg_t *r)
 {
-    return !r || r->status != PROTO_ST_OK || (r->is_error && !proto_map_has(&r->data, "exit_code", PROTO_V_INT));
+    return !r || r->status != PROTO_ST_OK || (r->is_error && !proto_map_has(&r->data, DATA_EXIT_CODE, PROTO_V_INT));
 }
 
 /* The model's text for a failed call, by status. */
@@ -75,19 +76,17 @@ void judge_failure_text(const proto_msg_t *r, textbuf_t *t)
 void judge_take_notice(textbuf_t *t, const proto_msg_t *r, bool *noticed)
 {
     size_t nl;
-    const char *n = r ? proto_map_str(&r->data, "notice", &nl) : NULL;
+    const char *n = r ? proto_map_str(&r->data, DATA_NOTICE, &nl) : NULL;
     if (n && nl && !*noticed) {
         textbuf_append(t, n, nl);
         *noticed = true;
     }
 }
 
-void judge_say_memory(textbuf_t *t, const proto_msg_t *r)
+void judge_say_memory(textbuf_t *t, const ops_exec_t *x)
 {
-    size_t n = 0;
-    const char *m = proto_map_str(&r->data, "memory", &n);
-    if (m && n)
-        textbuf_append(t, m, n);
+    if (x->memory && x->memory_len)
+        textbuf_append(t, x->memory, x->memory_len);
     else
         textbuf_printf(t, "%" PRId64 " MiB of memory", config_int("memory") >> 20);
 }

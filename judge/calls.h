@@ -12,6 +12,7 @@
 
 #include "common/textbuf.h"
 #include "hub/worker.h"
+#include "proto/ops.h"
 
 /* Write a file in the chat's sandbox.  The reply, or NULL (out of memory). */
 proto_msg_t *judge_put(worker_job_t *job, const char *path, const char *content, size_t len);
@@ -33,6 +34,6 @@ void judge_take_notice(textbuf_t *t, const proto_msg_t *r, bool *noticed);
 
 
 /* Append how much memory the sandbox has, as the sandbox manager read it
- * from the sandbox, else the configured memory. */
-void judge_say_memory(textbuf_t *t, const proto_msg_t *r);
+ * from the sandbox (the exec reply's memory), else the configured memory. */
+void judge_say_memory(textbuf_t *t, const ops_exec_t *x);
 #endif

@@ -12,6 +12,7 @@
 #include "judge/compare.h"
 #include "judge/judge.h"
 #include "judge/stats.h"
+#include "proto/ops.h"
 
 /* Shown of one input or output in a tests call, and of the output of a
  * run stopped at the output limit. */
@@ -56,13 +57,13 @@ static void show_block(textbuf_t *t, const char *label, const char *s, size_t le
 }
 
 /* The verdict of a run that did not end with exit code 0. */
-static const char *say_crash(const proto_msg_t *r, const judge_case_t *c, int rc, textbuf_t *v)
+static const char *say_crash(const ops_exec_t *x, const judge_case_t *c, int rc, textbuf_t *v)
 {
     int sig = rc > 128 && rc < 128 + 65 ? rc - 128 : 0;
     if (sig == SIGKILL) {
         textbuf_puts(v, "CRASH: the program was killed (exit code 137, SIGKILL), most likely because it ran "
                         "out of memory: this sandbox has ");
-        judge_say_memory(v, r);
+        judge_say_memory(v, x);
         textbuf_puts(v, ".\n");
     } else if (sig && judge_signal_name(sig)) {
         textbuf_printf(v, "CRASH: the program was killed by signal %d, %s.\n", sig, judge_signal_name(sig));
@@ -74,13 +75,13 @@ static const char *say_crash(const proto_msg_t *r, const judge_case_t *c, int rc
 }
 
 /* Compare what it printed with what was expected. */
-static const char *say_compared(const proto_msg_t *r, const judge_case_t *c, const char *out, size_t olen,
+static const char *say_compared(const ops_exec_t *x, const judge_case_t *c, const char *out, size_t olen,
                                 textbuf_t *v)
 {
     compare_result_t cr;
     compare_outputs(c->expected, c->elen, out, olen, c->input ? c->input : "", c->input ? c->ilen : 0, &cr);
     compare_render(&cr, v);
-    int64_t cut = proto_map_int(&r->data, "cut", 0);
+    int64_t cut = x->cut;
     if (cut && !compare_passed(cr.verdict))
         textbuf_printf(v, "(the output was %" PRId64 " bytes longer than shown: its middle was cut)\n", cut);
     const char *word = compare_passed(cr.verdict) ? "pass" : "fail";
@@ -89,48 +90,47 @@ static const char *say_compared(const proto_msg_t *r, const judge_case_t *c, con
 }
 
 /* The verdict lines of a finished run, into v; the verdict word. */
-static const char *judge_verdict(const judge_runner_t *jr, const proto_msg_t *r, const judge_case_t *c,
+static const char *judge_verdict(const judge_runner_t *jr, const ops_exec_t *x, const judge_case_t *c,
                                  const char *out, size_t olen, textbuf_t *v)
 {
-    int rc = (int)proto_map_int(&r->data, "exit_code", -1);
-    if (proto_map_int(&r->data, "cancelled", 0)) {
+    int rc = (int)x->exit_code;
+    if (x->cancelled) {
         textbuf_puts(v, "[cancelled: the program and everything it started were killed]\n");
         return "cancelled";
     }
-    if (proto_map_int(&r->data, "output_limited", 0)) {
+    if (x->output_limited) {
         textbuf_printf(v, "OUTPUT LIMIT: the program printed more than %" PRId64 " bytes and was stopped at once "
                        "(only the head of what it printed is shown). It prints in a loop that does not end, or "
                        "far more than the task asks for.\n", jr->output_limit);
         return "output limit";
     }
-    if (proto_map_int(&r->data, "timed_out", 0)) {
+    if (x->timed_out) {
         textbuf_printf(v, "TIMEOUT: the program ran longer than %d s and was killed, with everything it started. "
                        "It loops forever, waits for input that was not given, or is too slow.\n", jr->timeout_s);
         return "timeout";
     }
     if (rc != 0)
-        return say_crash(r, c, rc, v);
+        return say_crash(x, c, rc, v);
     if (!c->expected)
         return "ran";
-    return say_compared(r, c, out, olen, v);
+    return say_compared(x, c, out, olen, v);
 }
 
 /* The stats line of a run, from the sandbox's reply. */
-static void say_stats(const judge_runner_t *jr, const proto_msg_t *r, const judge_case_t *c, textbuf_t *t)
+static void say_stats(const judge_runner_t *jr, const ops_exec_t *x, const judge_case_t *c, textbuf_t *t)
 {
     judge_stats_t s = {
-        .wall_ms = proto_map_int(&r->data, "elapsed_ms", -1),
-        .cpu_ms = proto_map_int(&r->data, "cpu_ms", -1),
-        .rss_kb = proto_map_int(&r->data, "max_rss_kb", -1),
+        .wall_ms = x->elapsed_ms,
+        .cpu_ms = x->cpu_ms,
+        .rss_kb = x->max_rss_kb,
     };
     char label[48];
     if (c->number)
         snprintf(label, sizeof label, "Test %d of %d", c->number, c->count);
     else
         snprintf(label, sizeof label, "Run");
-    bool timed_out = proto_map_int(&r->data, "timed_out", 0) && !proto_map_int(&r->data, "cancelled", 0);
-    bool oom = proto_map_int(&r->data, "exit_code", -1) == 128 + SIGKILL && !timed_out &&
-               !proto_map_int(&r->data, "output_limited", 0) && !proto_map_int(&r->data, "cancelled", 0);
+    bool timed_out = x->timed_out && !x->cancelled;
+    bool oom = x->exit_code == 128 + SIGKILL && !timed_out && !x->output_limited && !x->cancelled;
     judge_stats_line(label, &s, timed_out, jr->timeout_s, oom, config_int("memory"), t);
 }
 
@@ -162,10 +162,10 @@ static bool save_input(const judge_runner_t *jr, const judge_case_t *c, char *li
  * the verdict (the verdict stays the last line), and sent along.  A tests
  * call shows those of the first test that drew any: the same program draws
  * the same picture for every test, and one reply must stay small. */
-static void take_images(const judge_runner_t *jr, proto_msg_t *r)
+static void take_images(const judge_runner_t *jr, proto_msg_t *r, const ops_exec_t *x)
 {
-    size_t plen = 0;
-    const char *pics = proto_map_str(&r->data, "images", &plen);
+    size_t plen = x->images_len;
+    const char *pics = x->images;
     if (!pics || !plen)
         return;
     if (jr->images && jr->images->n_images && r->n_images) {
@@ -195,21 +195,23 @@ const char *judge_case_run(const judge_runner_t *jr, const judge_case_t *c)
         return NULL;
     }
     judge_take_notice(jr->t, r, jr->noticed);
-    size_t olen = 0, errlen = 0;
-    const char *out = proto_map_str(&r->data, "output", &olen);
-    const char *err = proto_map_str(&r->data, "stderr", &errlen);
-    bool limited = proto_map_int(&r->data, "output_limited", 0);
+    ops_exec_t x;
+    ops_exec_read(r, &x);
+    size_t olen = x.output_len, errlen = x.err_len;
+    const char *out = x.output;
+    const char *err = x.err;
+    bool limited = x.output_limited;
     size_t max = c->number || limited ? SHOW_MAX : 0;
-    say_stats(jr, r, c, jr->t);
+    say_stats(jr, &x, c, jr->t);
     textbuf_printf(jr->t, "$ %s\n", line);
     show_block(jr->t, "input:", c->input, c->input ? c->ilen : 0, "(none: stdin was empty)", c->number ? SHOW_MAX : 0);
     show_block(jr->t, "output:", out ? out : "", out ? olen : 0, "(nothing)", max);
     if (err && errlen)
         show_block(jr->t, "stderr (not compared):", err, errlen, "", max);
-    take_images(jr, r);
+    take_images(jr, r, &x);
     textbuf_t v;
     textbuf_init(&v);
-    const char *word = judge_verdict(jr, r, c, out ? out : "", out ? olen : 0, &v);
+    const char *word = judge_verdict(jr, &x, c, out ? out : "", out ? olen : 0, &v);
     if (v.len && c->number)
         textbuf_printf(jr->t, "Test %d: ", c->number);
     if (v.len)

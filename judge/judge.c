@@ -37,6 +37,7 @@
 #include "judge/calls.h"
 #include "judge/cases.h"
 #include "judge/languages.h"
+#include "proto/ops.h"
 
 #define DONT_ANSWER "Don't answer yet: fix the code and call run_code again until it says PASS.\n"
 #define HISTORY_DIR "/var/lib/talkback"
@@ -111,24 +112,28 @@ static proto_msg_t *op_history(worker_job_t *job)
     proto_msg_t *reply = proto_reply_new(req, PROTO_ST_OK, false, "");
     if (!reply)
         return NULL;
-    static const char *const files[] = { "last-ran", "last-passed" };
+    /* Each file remembered (see remember) and the data keys it fills. */
+    static const struct {
+        const char *file, *language, *verdict, *code;
+    } files[] = {
+        { "last-ran", DATA_LAST_RAN_LANGUAGE, DATA_LAST_RAN_VERDICT, DATA_LAST_RAN_CODE },
+        { "last-passed", DATA_LAST_PASSED_LANGUAGE, DATA_LAST_PASSED_VERDICT, DATA_LAST_PASSED_CODE },
+    };
     for (size_t i = 0; i < 2; i++) {
         char cmd[160];
-        snprintf(cmd, sizeof cmd, "cat " HISTORY_DIR "/%s 2>/dev/null || true", files[i]);
+        snprintf(cmd, sizeof cmd, "cat " HISTORY_DIR "/%s 2>/dev/null || true", files[i].file);
         proto_msg_t *r = judge_exec(job, cmd, 10, false, 0);
-        size_t olen = 0;
-        const char *out = r ? proto_map_str(&r->data, "output", &olen) : NULL;
+        ops_exec_t x;
+        ops_exec_read(r, &x);
+        size_t olen = x.output_len;
+        const char *out = x.output;
         /* language \n verdict \n code */
         const char *nl1 = out ? memchr(out, '\n', olen) : NULL;
         const char *nl2 = nl1 ? memchr(nl1 + 1, '\n', olen - (size_t)(nl1 + 1 - out)) : NULL;
         if (nl2) {
-            char key[64];
-            snprintf(key, sizeof key, "%s_language", files[i]);
-            proto_map_set_str(&reply->data, key, out, (size_t)(nl1 - out));
-            snprintf(key, sizeof key, "%s_verdict", files[i]);
-            proto_map_set_str(&reply->data, key, nl1 + 1, (size_t)(nl2 - nl1 - 1));
-            snprintf(key, sizeof key, "%s_code", files[i]);
-            proto_map_set_str(&reply->data, key, nl2 + 1, olen - (size_t)(nl2 + 1 - out));
+            proto_map_set_str(&reply->data, files[i].language, out, (size_t)(nl1 - out));
+            proto_map_set_str(&reply->data, files[i].verdict, nl1 + 1, (size_t)(nl2 - nl1 - 1));
+            proto_map_set_str(&reply->data, files[i].code, nl2 + 1, olen - (size_t)(nl2 + 1 - out));
         }
         proto_msg_destroy(&r);
     }
@@ -156,7 +161,7 @@ static proto_msg_t *check_args(const proto_msg_t *req, const language_t *lang, c
     }
     if (!code || clen == 0 || memchr(code, '\0', clen))
         return refuse(req, "[talkback: argument `code` is required: the whole program as a string. Nothing ran.]");
-    bool single = proto_map_get(&req->args, "input") || proto_map_get(&req->args, "expected");
+    bool single = proto_map_get(&req->args, ARG_INPUT) || proto_map_get(&req->args, ARG_EXPECTED);
     if (ntests && single)
         return refuse(req, "[talkback: send either `tests` or `input` and `expected`, not both. For several cases, "
                            "put every input with its expected output in `tests`: [{\"input\": \"...\", \"expected\": "
@@ -178,9 +183,9 @@ static const char *run_tests(const judge_runner_t *jr, const proto_msg_t *req, i
     for (int i = 0; i < n; i++) {
         char key[40];
         judge_case_t c = { .number = i + 1, .count = n };
-        snprintf(key, sizeof key, "tests.%d.input", i);
+        ops_item_key(key, sizeof key, ARG_TESTS, (size_t)i, ARG_INPUT);
         c.input = proto_map_str(&req->args, key, &c.ilen);
-        snprintf(key, sizeof key, "tests.%d.expected", i);
+        ops_item_key(key, sizeof key, ARG_TESTS, (size_t)i, ARG_EXPECTED);
         c.expected = proto_map_str(&req->args, key, &c.elen);
         const char *w = judge_case_run(jr, &c);
         if (!w) {
@@ -237,7 +242,7 @@ static proto_msg_t *run_program(worker_job_t *job, const language_t *lang, const
     }
     judge_runner_t jr = {
         .job = job, .run = run, .t = t, .noticed = &noticed, .images = images,
-        .timeout_s = (int)proto_map_int(&req->args, "timeout", config_int("code_run_timeout")),
+        .timeout_s = (int)proto_map_int(&req->args, ARG_TIMEOUT, config_int("code_run_timeout")),
         .output_limit = config_int("code_output_limit"),
     };
     if (jr.timeout_s < 1)
@@ -248,8 +253,8 @@ static proto_msg_t *run_program(worker_job_t *job, const language_t *lang, const
         verdict = run_tests(&jr, req, (int)ntests, &lost);
     } else {
         judge_case_t c = { 0 };
-        c.input = proto_map_str(&req->args, "input", &c.ilen);
-        c.expected = proto_map_str(&req->args, "expected", &c.elen);
+        c.input = proto_map_str(&req->args, ARG_INPUT, &c.ilen);
+        c.expected = proto_map_str(&req->args, ARG_EXPECTED, &c.elen);
         verdict = judge_case_run(&jr, &c);
         lost = !verdict;
     }
@@ -260,7 +265,7 @@ out:
             textbuf_puts(t, DONT_ANSWER);
         reply = proto_reply_new(req, PROTO_ST_OK, failed, t->buf ? t->buf : "");
         if (reply && verdict)
-            proto_map_set_cstr(&reply->data, "verdict", verdict);
+            proto_map_set_cstr(&reply->data, DATA_VERDICT, verdict);
     }
     if (reply && images)
         proto_msg_take_images(reply, images);
@@ -279,10 +284,10 @@ out:
 static proto_msg_t *op_run_code(worker_job_t *job)
 {
     const proto_msg_t *req = job->req;
-    const char *lname = proto_map_str(&req->args, "language", NULL);
+    const char *lname = proto_map_str(&req->args, ARG_LANGUAGE, NULL);
     size_t clen = 0;
-    const char *code = proto_map_str(&req->args, "code", &clen);
-    int64_t ntests = proto_map_int(&req->args, "tests", 0);
+    const char *code = proto_map_str(&req->args, ARG_CODE, &clen);
+    int64_t ntests = proto_map_int(&req->args, ARG_TESTS, 0);
     const language_t *lang = languages_find(lname);
     proto_msg_t *refused = check_args(req, lang, lname, code, clen, ntests);
     if (refused)
@@ -298,9 +303,9 @@ proto_msg_t *judge_handle(worker_job_t *job, void *ctx)
 {
     (void)ctx;
     const char *op = job->req->name ? job->req->name : "";
-    if (strcmp(op, "run_code") == 0)
+    if (strcmp(op, OP_RUN_CODE) == 0)
         return op_run_code(job);
-    if (strcmp(op, "history") == 0)
+    if (strcmp(op, OP_HISTORY) == 0)
         return op_history(job);
     return proto_reply_new(job->req, PROTO_ST_BAD_REQUEST, true, "[talkback: unknown judge operation]");
 }

@@ -17,6 +17,7 @@
 #include "common/log.h"
 #include "hub/worker.h"
 #include "judge/judge.h"
+#include "proto/ops.h"
 
 int main(int argc, char **argv)
 {
@@ -29,7 +30,7 @@ int main(int argc, char **argv)
     zsys_init();
     worker_opts_t wo = {
         .endpoint = config_str("hub_endpoint"),
-        .kind = "judge",
+        .kind = KIND_JUDGE,
         .heartbeat_ms = (int)config_int("heartbeat_ms"),
         .max_jobs = (int)config_int("max_jobs"),
         .handler = judge_handle,
