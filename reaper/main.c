@@ -21,6 +21,7 @@
 #include "common/log.h"
 #include "hub/worker.h"
 #include "docker/docker.h"
+#include "proto/ops.h"
 #include "reaper/reaper.h"
 
 static docker_t *docker;
@@ -32,19 +33,19 @@ static volatile bool stopping;
 static proto_msg_t *handle(worker_job_t *job, void *ctx)
 {
     (void)ctx;
-    if (!job->req->name || strcmp(job->req->name, "sweep") != 0)
+    if (!job->req->name || strcmp(job->req->name, OP_SWEEP) != 0)
         return proto_reply_new(job->req, PROTO_ST_BAD_REQUEST, true, "[talkback: unknown reaper operation]");
     textbuf_t out;
     textbuf_init(&out);
-    reaper_t r = { .d = docker, .hub = hub, .out = &out, .dry_run = proto_map_int(&job->req->args, "dry_run", 0) != 0 };
+    reaper_t r = { .d = docker, .hub = hub, .out = &out, .dry_run = proto_map_int(&job->req->args, ARG_DRY_RUN, 0) != 0 };
     pthread_mutex_lock(&sweep_mu);
     int rc = reaper_sweep(&r);
     pthread_mutex_unlock(&sweep_mu);
     proto_msg_t *reply = proto_reply_new(job->req, PROTO_ST_OK, rc != 0, out.buf ? out.buf : "");
     if (reply) {
-        proto_map_set_int(&reply->data, "calls", r.calls);
-        proto_map_set_int(&reply->data, "stopped", r.stopped);
-        proto_map_set_int(&reply->data, "removed", r.removed);
+        proto_map_set_int(&reply->data, DATA_CALLS, r.calls);
+        proto_map_set_int(&reply->data, DATA_STOPPED, r.stopped);
+        proto_map_set_int(&reply->data, DATA_REMOVED, r.removed);
     }
     textbuf_free(&out);
     return reply;
@@ -101,7 +102,7 @@ int main(int argc, char **argv)
     zsys_init();
     worker_opts_t wo = {
         .endpoint = config_str("hub_endpoint"),
-        .kind = "reaper",
+        .kind = KIND_REAPER,
         .heartbeat_ms = (int)config_int("heartbeat_ms"),
         .max_jobs = 4,
         .handler = handle,

@@ -24,6 +24,7 @@
 #include "common/config.h"
 #include "common/log.h"
 #include "docker/kept.h"
+#include "proto/ops.h"
 #include "reaper/plan.h"
 
 static int64_t reaper_now(void)
@@ -140,7 +141,7 @@ static proto_msg_t *ask_manager(reaper_t *r, const char *op, const char *conv)
     if (!r->hub || !conv || r->hub_silent)
         return NULL;
     proto_msg_t *q = proto_msg_new(PROTO_REQUEST);
-    if (!q || proto_msg_set_kind(q, "sandbox") || proto_msg_set_name(q, op) ||
+    if (!q || proto_msg_set_kind(q, KIND_SANDBOX) || proto_msg_set_name(q, op) ||
         proto_msg_set_conv(q, conv) || proto_msg_set_user(q, "")) {
         proto_msg_destroy(&q);
         return NULL;
@@ -157,7 +158,7 @@ static proto_msg_t *ask_manager(reaper_t *r, const char *op, const char *conv)
 /* The sandbox of conv went: the manager frees what it keeps of the chat. */
 static void forget(reaper_t *r, const char *conv)
 {
-    proto_msg_t *a = ask_manager(r, "forget", conv);
+    proto_msg_t *a = ask_manager(r, OP_FORGET, conv);
     proto_msg_destroy(&a);
 }
 
@@ -194,10 +195,10 @@ static void remove_sandbox(reaper_t *r, json_t *c, const char *why_log, const ch
  * is running no calls). */
 static int inflight(reaper_t *r, const char *conv)
 {
-    proto_msg_t *a = ask_manager(r, "busy", conv);
+    proto_msg_t *a = ask_manager(r, OP_BUSY, conv);
     int n = -1;
-    if (a && proto_map_has(&a->data, "inflight", PROTO_V_INT))
-        n = (int)proto_map_int(&a->data, "inflight", 0);
+    if (a && proto_map_has(&a->data, DATA_INFLIGHT, PROTO_V_INT))
+        n = (int)proto_map_int(&a->data, DATA_INFLIGHT, 0);
     proto_msg_destroy(&a);
     return n;
 }
