@@ -14,13 +14,15 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "proto/ops.h"
+
 /* What each kind's key may ask of others: the judge writes and runs the
  * program in the chat's sandbox; the reaper asks whether a chat is busy;
  * the sandbox manager asks nothing. */
 const hubkeys_role_t hubkeys_roles[] = {
-    { "sandbox", "" },
-    { "judge", "sandbox:put,sandbox:exec" },
-    { "reaper", "sandbox:busy" },
+    { KIND_SANDBOX, "" },
+    { KIND_JUDGE, KIND_SANDBOX ":" OP_PUT "," KIND_SANDBOX ":" OP_EXEC },
+    { KIND_REAPER, KIND_SANDBOX ":" OP_BUSY },
     { NULL, NULL },
 };
 

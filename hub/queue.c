@@ -37,6 +37,7 @@
 #include "common/log.h"
 #include "hub/hubauth.h"
 #include "hub/record.h"
+#include "proto/ops.h"
 
 #define QUEUE_TICK_MS 100
 #define QUEUE_DEFAULT_DEADLINE_MS (30 * 60 * 1000)
@@ -138,7 +139,7 @@ static bool kind_retryable(const char *kind)
 {
     /* A judge holds no state of its own, so a request a dead judge held can
      * run again on another.  A sandbox command cannot: it may have run. */
-    return kind && strcmp(kind, "judge") == 0;
+    return kind && strcmp(kind, KIND_JUDGE) == 0;
 }
 
 static void wake(queue_t *q)
@@ -229,7 +230,7 @@ static void pending_fail(queue_t *q, pending_t *p, proto_status_t st, const char
         log_error("out of memory failing request %llu", (unsigned long long)p->hub_id);
         return;
     }
-    proto_map_set_cstr(&r->data, "kind", p->req->kind ? p->req->kind : "");
+    proto_map_set_cstr(&r->data, DATA_KIND, p->req->kind ? p->req->kind : "");
     pending_finish(q, p, r);
 }
 

@@ -22,6 +22,7 @@
 #include "common/log.h"
 #include "hub/queue.h"
 #include "hub/record.h"
+#include "proto/ops.h"
 
 typedef struct pair {
     proto_msg_t *req;
@@ -110,7 +111,7 @@ int main(int argc, char **argv)
     if (!q)
         return 2;
     /* Give workers a moment to find the new hub. */
-    for (int i = 0; i < 100 && queue_live_workers(q, "sandbox") == 0; i++)
+    for (int i = 0; i < 100 && queue_live_workers(q, KIND_SANDBOX) == 0; i++)
         usleep(100000);
 
     int total = 0, same = 0, unanswered = 0;

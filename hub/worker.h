@@ -34,7 +34,7 @@ typedef proto_msg_t *(*worker_handler_fn)(worker_job_t *job, void *ctx);
 
 typedef struct {
     const char *endpoint;   /* hub endpoint to connect to */
-    const char *kind;       /* "sandbox", "judge", "reaper" */
+    const char *kind;       /* KIND_SANDBOX, KIND_JUDGE, ... (proto/ops.h) */
     const char *name;       /* for logs; NULL: kind-pid */
     int heartbeat_ms;
     int max_jobs;           /* concurrent requests at most; more wait */
