@@ -34,6 +34,7 @@
 #include "common/listen.h"
 #include "common/log.h"
 #include "gateway/admit.h"
+#include "proto/ops.h"
 
 /* libmicrohttpd's own caps sit this far above ours, so a connection over
  * max_connections / max_client_connections is still read and answered
@@ -401,7 +402,7 @@ static enum MHD_Result http_answer_call(http_t *h, struct MHD_Connection *c, htt
 
 static enum MHD_Result http_health(http_t *h, struct MHD_Connection *c)
 {
-    if (queue_live_workers(h->o.queue, "sandbox") > 0)
+    if (queue_live_workers(h->o.queue, KIND_SANDBOX) > 0)
         return http_send(c, 200, "text/plain", "ok", NULL, NULL);
     return http_send(c, 503, "text/plain", "no sandbox manager connected to the hub\n", NULL,
                      NULL);

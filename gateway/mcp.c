@@ -17,6 +17,7 @@
 #include <strings.h>
 
 #include "common/convid.h"
+#include "proto/ops.h"
 
 static const char *const mcp_versions[] = {
     "2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05",
@@ -635,7 +636,7 @@ char *mcp_call_reply(const mcp_call_t *call, const proto_msg_t *reply)
     }
 
     const char *who = call->tool ? call->tool->worker_label : "worker";
-    const char *kind = call->tool ? call->tool->kind : "sandbox";
+    const char *kind = call->tool ? call->tool->kind : KIND_SANDBOX;
     /* The worker's own words, repaired to UTF-8, for the two statuses that
      * carry them. */
     size_t wlen = 0;

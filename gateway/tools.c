@@ -4,8 +4,9 @@
  * is one row: its texts, its inputSchema, its annotations, the worker kind
  * that serves it.  tools_build_request checks a call's arguments against
  * the row's own inputSchema (types, "required", "enum"), and copies the
- * arguments it names byte-exact into the proto request.  Arguments it does
- * not name talk back: a table of names models use by mistake (`cmd`,
+ * arguments it names byte-exact into the proto request, under the same
+ * names: those are the operation's ARG_ keys (proto/ops.h).  Arguments it
+ * does not name talk back: a table of names models use by mistake (`cmd`,
  * `stdin`, `filename`...) says which was meant, and the call is refused
  * when running it would lose what the model asked for, or runs with a line
  * saying what was ignored.  Every `timeout` stays below the client's own
@@ -25,7 +26,7 @@
 
 static const tools_def_t tools_rows[] = {
     {
-        .name = "run",
+        .name = "run", .op = OP_RUN,
         .title = "Run a command",
         .description =
             "Run a bash command on this chat's own Linux machine (Debian 13, root). "
@@ -44,12 +45,12 @@ static const tools_def_t tools_rows[] = {
             "\"description\":\"Seconds before the command is stopped.\"}},"
             "\"required\":[\"command\"]}",
         .read_only = false, .destructive = true, .idempotent = false, .open_world = true,
-        .kind = "sandbox", .worker_label = "sandbox manager",
+        .kind = KIND_SANDBOX, .worker_label = "sandbox manager",
         .takes_timeout = true,
         .enabled = true,
     },
     {
-        .name = "write_file",
+        .name = "write_file", .op = OP_WRITE_FILE,
         .title = "Write a file",
         .description =
             "Create or overwrite a file with exactly `content` (the whole file). "
@@ -65,13 +66,13 @@ static const tools_def_t tools_rows[] = {
             "\"description\":\"The whole new content of the file.\"}},"
             "\"required\":[\"path\",\"content\"]}",
         .read_only = false, .destructive = true, .idempotent = true, .open_world = false,
-        .kind = "sandbox", .worker_label = "sandbox manager",
+        .kind = KIND_SANDBOX, .worker_label = "sandbox manager",
         .fixed_wait_s = TOOLS_FIXED_WAIT_S,
-        .sized_arg = "content",
+        .sized_arg = ARG_CONTENT,
         .enabled = true,
     },
     {
-        .name = "reset",
+        .name = "reset", .op = OP_RESET,
         .title = "Reset the machine",
         .description =
             "Delete this chat's machine (all files, installs and running programs) so "
@@ -80,12 +81,12 @@ static const tools_def_t tools_rows[] = {
         .use = "reset to start again from a clean machine",
         .input_schema = "{\"type\":\"object\",\"properties\":{}}",
         .read_only = false, .destructive = true, .idempotent = true, .open_world = false,
-        .kind = "sandbox", .worker_label = "sandbox manager",
+        .kind = KIND_SANDBOX, .worker_label = "sandbox manager",
         .fixed_wait_s = TOOLS_FIXED_WAIT_S,
         .enabled = true,
     },
     {
-        .name = "run_code",
+        .name = "run_code", .op = OP_RUN_CODE,
         .title = "Run and check a program",
         .description =
             "Save, compile and run a program on this chat's machine (as /work/main.<ext>) "
@@ -115,9 +116,9 @@ static const tools_def_t tools_rows[] = {
             "\"required\":[\"language\",\"code\"]}",
         /* destructive: it overwrites /work/main.<ext> and the binary */
         .read_only = false, .destructive = true, .idempotent = true, .open_world = false,
-        .kind = "judge", .worker_label = "judge",
+        .kind = KIND_JUDGE, .worker_label = "judge",
         .takes_timeout = true, .code_timeouts = true,
-        .sized_arg = "code",
+        .sized_arg = ARG_CODE,
         .enabled = true,
     },
 };
@@ -405,7 +406,7 @@ static tools_err_t tools_take_item(const char *name, size_t i, const json_t *ite
             return tools_fail(err_text, "[talkback: `%s` of item %zu of `%s` must be a string, not %s. "
                               "Nothing ran.]", pname, i + 1, name, tools_value_phrase(x));
         char key[160];
-        snprintf(key, sizeof key, "%s.%zu.%s", name, i, pname);
+        ops_item_key(key, sizeof key, name, i, pname);
         if (proto_map_set_str(args, key, json_string_value(x), json_string_length(x)) != 0)
             return TOOLS_ENOMEM;
     }
@@ -731,7 +732,7 @@ static tools_err_t tools_request_wait(const tools_def_t *tool, const tools_limit
         int64_t dflt, max;
         bool capped;
         tools_timeout_bounds(tool, lim, &dflt, &max, &capped);
-        int64_t t = proto_map_int(&req->args, "timeout", dflt);
+        int64_t t = proto_map_int(&req->args, ARG_TIMEOUT, dflt);
         if (t < 1 || t > max)
             return tools_fail(err_text, "[talkback: argument `timeout` must be between 1 and "
                               "%lld seconds (default %lld).%s Nothing ran.]", (long long)max,
@@ -739,10 +740,10 @@ static tools_err_t tools_request_wait(const tools_def_t *tool, const tools_limit
                               capped ? " For longer work, start it in the background "
                                        "(CMD > work.log 2>&1 &) and read work.log in later calls."
                                      : "");
-        if (proto_map_set_int(&req->args, "timeout", t) != 0)
+        if (proto_map_set_int(&req->args, ARG_TIMEOUT, t) != 0)
             return TOOLS_ENOMEM;
         /* run_code with `tests` runs once per case. */
-        int64_t runs = proto_map_int(&req->args, "tests", 1);
+        int64_t runs = proto_map_int(&req->args, ARG_TESTS, 1);
         wait = t * (runs > 1 ? runs : 1);
         /* run_code also saves and compiles before it runs. */
         if (tool->code_timeouts)
@@ -803,7 +804,7 @@ tools_err_t tools_build_request(const tools_def_t *tool, const json_t *arguments
     if (rc != TOOLS_OK)
         goto done;
 
-    if (proto_msg_set_kind(req, tool->kind) != 0 || proto_msg_set_name(req, tool->name) != 0
+    if (proto_msg_set_kind(req, tool->kind) != 0 || proto_msg_set_name(req, tool->op) != 0
         || proto_msg_set_conv(req, conv ? conv : "") != 0
         || proto_msg_set_user(req, user ? user : "") != 0) {
         rc = TOOLS_ENOMEM;

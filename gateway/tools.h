@@ -19,6 +19,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <jansson.h>
+#include "proto/ops.h"
 #include "proto/proto.h"
 
 /* The limits a call is checked against (config keys of the same names). */
@@ -37,7 +38,9 @@ typedef struct {
 
 /* One tool. */
 typedef struct {
-    const char *name;           /* MCP tool name and proto request name */
+    const char *name;           /* MCP tool name */
+    const char *op;             /* the operation that serves it
+                                   (proto/ops.h): the same word today */
     const char *title;          /* short human title (annotations.title too) */
     const char *description;    /* what the model reads */
     const char *use;            /* fragment for the server instructions,
@@ -47,7 +50,7 @@ typedef struct {
     bool destructive;           /* annotations.destructiveHint */
     bool idempotent;            /* annotations.idempotentHint */
     bool open_world;            /* annotations.openWorldHint */
-    const char *kind;           /* worker kind that serves it */
+    const char *kind;           /* worker kind that serves it (KIND_*) */
     const char *worker_label;   /* how texts name that worker */
     bool code_timeouts;         /* timeout limits are run_code's (code_*),
                                    and the deadline has room to compile */
@@ -55,7 +58,7 @@ typedef struct {
                                    default run_timeout, 1..run_timeout_max */
     int64_t fixed_wait_s;       /* tools without timeout: seconds the
                                    worker may take (call_grace is added) */
-    const char *sized_arg;      /* string argument capped at
+    const char *sized_arg;      /* string argument (ARG_*) capped at
                                    write_file_max bytes, or NULL */
     bool enabled;               /* listed and callable */
 } tools_def_t;
