@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "proto/ops.h"
 #include "proto/proto.h"
 
 static void roundtrip_request(void **state)
@@ -156,6 +157,66 @@ static void map_replace(void **state)
     assert_int_equal(m.n, 0);
 }
 
+/* An exec reply's data read once: what is there, and the defaults every
+ * reader used for what is not (no reply at all reads as all absent). */
+static void exec_reply_read(void **state)
+{
+    (void)state;
+    ops_exec_t x;
+    ops_exec_read(NULL, &x);
+    assert_false(x.has_exit_code);
+    assert_int_equal(x.exit_code, -1);
+    assert_int_equal(x.elapsed_ms, -1);
+    assert_int_equal(x.cpu_ms, -1);
+    assert_int_equal(x.max_rss_kb, -1);
+    assert_int_equal(x.cut, 0);
+    assert_false(x.timed_out || x.cancelled || x.output_limited);
+    assert_null(x.output);
+    assert_null(x.err);
+    assert_null(x.notice);
+    assert_null(x.memory);
+    assert_null(x.images);
+
+    proto_msg_t *r = proto_msg_new(PROTO_REPLY);
+    assert_non_null(r);
+    proto_map_set_int(&r->data, DATA_EXIT_CODE, 137);
+    proto_map_set_bool(&r->data, DATA_TIMED_OUT, true);
+    proto_map_set_bool(&r->data, DATA_CANCELLED, false);
+    proto_map_set_bool(&r->data, DATA_OUTPUT_LIMITED, true);
+    proto_map_set_int(&r->data, DATA_CUT, 12);
+    proto_map_set_int(&r->data, DATA_ELAPSED_MS, 5);
+    proto_map_set_int(&r->data, DATA_CPU_MS, 4);
+    proto_map_set_int(&r->data, DATA_MAX_RSS_KB, 3000);
+    proto_map_set_str(&r->data, DATA_OUTPUT, "a\0b", 3);
+    proto_map_set_cstr(&r->data, DATA_STDERR, "oops");
+    proto_map_set_cstr(&r->data, DATA_NOTICE, "woke");
+    proto_map_set_cstr(&r->data, DATA_MEMORY, "256 MiB of memory");
+    proto_map_set_cstr(&r->data, DATA_IMAGES, "[image]");
+    ops_exec_read(r, &x);
+    assert_true(x.has_exit_code);
+    assert_int_equal(x.exit_code, 137);
+    assert_true(x.timed_out);
+    assert_false(x.cancelled);
+    assert_true(x.output_limited);
+    assert_int_equal(x.cut, 12);
+    assert_int_equal(x.elapsed_ms, 5);
+    assert_int_equal(x.cpu_ms, 4);
+    assert_int_equal(x.max_rss_kb, 3000);
+    assert_int_equal(x.output_len, 3);
+    assert_memory_equal(x.output, "a\0b", 3);
+    assert_int_equal(x.err_len, 4);
+    assert_string_equal(x.err, "oops");
+    assert_string_equal(x.notice, "woke");
+    assert_string_equal(x.memory, "256 MiB of memory");
+    assert_string_equal(x.images, "[image]");
+    /* An exit code sent as a string is no exit code. */
+    proto_map_set_cstr(&r->data, DATA_EXIT_CODE, "0");
+    ops_exec_read(r, &x);
+    assert_false(x.has_exit_code);
+    assert_int_equal(x.exit_code, -1);
+    proto_msg_destroy(&r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -163,6 +224,7 @@ int main(void)
         cmocka_unit_test(roundtrip_reply),
         cmocka_unit_test(decode_checks),
         cmocka_unit_test(map_replace),
+        cmocka_unit_test(exec_reply_read),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

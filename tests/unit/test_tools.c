@@ -14,6 +14,7 @@
 
 #include "gateway/mcp.h"
 #include "gateway/tools.h"
+#include "proto/ops.h"
 
 /* The shipped defaults: LibreChat's README timeout of 600 s. */
 static const mcp_opts_t opts = {
@@ -254,6 +255,67 @@ static void wrong_names_noted(void **state)
     assert_true(small[0] == '\0' || small[strlen(small) - 1] == '\n');
 }
 
+/* The gateway copies a call's arguments into the request under their
+ * schema names: every name a tool's schema gives must be a key its
+ * operation reads (proto/ops.h), and the row must name that operation and
+ * its kind.  run_code's `tests` items arrive as tests.I.input and
+ * tests.I.expected. */
+static void schemas_name_queue_keys(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *tool, *op, *kind;
+        const char *args[7];
+    } want[] = {
+        { "run", OP_RUN, KIND_SANDBOX, { ARG_COMMAND, ARG_TIMEOUT } },
+        { "write_file", OP_WRITE_FILE, KIND_SANDBOX, { ARG_PATH, ARG_CONTENT } },
+        { "reset", OP_RESET, KIND_SANDBOX, { NULL } },
+        { "run_code", OP_RUN_CODE, KIND_JUDGE,
+          { ARG_LANGUAGE, ARG_CODE, ARG_INPUT, ARG_EXPECTED, ARG_TESTS, ARG_TIMEOUT } },
+    };
+    size_t n;
+    const tools_def_t *rows = tools_table(&n);
+    assert_int_equal(n, sizeof want / sizeof want[0]);
+    for (size_t i = 0; i < n; i++) {
+        assert_string_equal(rows[i].name, want[i].tool);
+        assert_string_equal(rows[i].op, want[i].op);
+        assert_string_equal(rows[i].kind, want[i].kind);
+        json_t *schema = json_loads(rows[i].input_schema, 0, NULL);
+        assert_non_null(schema);
+        const char *name;
+        json_t *prop;
+        json_object_foreach(json_object_get(schema, "properties"), name, prop) {
+            bool known = false;
+            for (size_t k = 0; want[i].args[k]; k++)
+                known = known || strcmp(name, want[i].args[k]) == 0;
+            if (!known)
+                fail_msg("%s's argument `%s` is no key of %s in proto/ops.h", rows[i].name, name, want[i].op);
+        }
+        json_decref(schema);
+    }
+
+    json_t *args = json_pack("{s:s, s:s, s:[{s:s, s:s}, {s:s}]}", "language", "c", "code", "x",
+                             "tests", "input", "1", "expected", "2", "expected", "3");
+    proto_msg_t *req = NULL;
+    int64_t wait = 0;
+    char *err = NULL;
+    assert_int_equal(tools_build_request(tools_find("run_code"), args, "c1", "u", &opts.limits, 0, &req, &wait,
+                                         &err), TOOLS_OK);
+    json_decref(args);
+    assert_string_equal(req->kind, KIND_JUDGE);
+    assert_string_equal(req->name, OP_RUN_CODE);
+    assert_int_equal(proto_map_int(&req->args, ARG_TESTS, 0), 2);
+    char key[40];
+    ops_item_key(key, sizeof key, ARG_TESTS, 0, ARG_INPUT);
+    assert_string_equal(key, "tests.0.input");
+    assert_string_equal(proto_map_str(&req->args, key, NULL), "1");
+    ops_item_key(key, sizeof key, ARG_TESTS, 1, ARG_EXPECTED);
+    assert_string_equal(proto_map_str(&req->args, key, NULL), "3");
+    ops_item_key(key, sizeof key, ARG_TESTS, 1, ARG_INPUT);
+    assert_null(proto_map_str(&req->args, key, NULL));
+    proto_msg_destroy(&req);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -261,6 +323,7 @@ int main(void)
         cmocka_unit_test(timeouts_fit_the_client),
         cmocka_unit_test(wrong_names_refused),
         cmocka_unit_test(wrong_names_noted),
+        cmocka_unit_test(schemas_name_queue_keys),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
