@@ -92,7 +92,7 @@ json_t *tools_list_json(const tools_limits_t *lim);
 char *tools_instructions(void);
 
 /* Check `arguments` (a JSON object, or NULL for none) against the tool
- * and build the proto request: kind and name from the row, conv, user
+ * and build the proto request: kind and op (its name) from the row, conv, user
  * (NULL -> ""), deadline now_ms + (timeout + call_grace) s, and args
  * copied byte-exact (strings with their length, integers, booleans; a
  * `timeout` tool gets its effective timeout in args "timeout").
