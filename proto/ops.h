@@ -52,7 +52,7 @@
  *             when not 0, "[timed out ...]", ...), the images the command
  *             drew (named; carried in i), then hints
  *   data      exit_code, timed_out, cancelled, cut, elapsed_ms, and
- *             cpu_ms, max_rss_kb when measured (see exec)
+ *             cpu_ms, max_rss_kb when the agent ran it (see exec)
  *
  * exec        a judge's command line, from the judge.
  *   args      command (str, required), timeout (int, as run),
@@ -66,7 +66,7 @@
  *             cancelled (bool: the call was cancelled and everything it
  *             started killed), cut (int: bytes of the output's middle left
  *             out), elapsed_ms (int, wall time), cpu_ms and max_rss_kb
- *             (int, when the run was measured), output_limited (bool:
+ *             (int, when the agent ran it), output_limited (bool:
  *             stopped at output_limit), output (str: the bare output,
  *             stdout and stderr merged unless separate_stderr), stderr
  *             (str: only with separate_stderr), notice (str: the resume
