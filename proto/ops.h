@@ -115,22 +115,22 @@
 #define ARG_CONTENT         "content"         /* str */
 #define ARG_MODE            "mode"            /* int */
 
-#define DATA_EXIT_CODE      "exit_code"       /* int */
-#define DATA_TIMED_OUT      "timed_out"       /* bool */
-#define DATA_CANCELLED      "cancelled"       /* bool */
-#define DATA_CUT            "cut"             /* int, bytes */
-#define DATA_ELAPSED_MS     "elapsed_ms"      /* int */
-#define DATA_CPU_MS         "cpu_ms"          /* int */
-#define DATA_MAX_RSS_KB     "max_rss_kb"      /* int */
-#define DATA_OUTPUT_LIMITED "output_limited"  /* bool */
-#define DATA_OUTPUT         "output"          /* str */
-#define DATA_STDERR         "stderr"          /* str */
-#define DATA_NOTICE         "notice"          /* str */
-#define DATA_MEMORY         "memory"          /* str */
-#define DATA_IMAGES         "images"          /* str */
-#define DATA_PATH           "path"            /* str */
-#define DATA_BYTES          "bytes"           /* int */
-#define DATA_INFLIGHT       "inflight"        /* int */
+#define DATA_EXIT_CODE      "exit_code"      /* int */
+#define DATA_TIMED_OUT      "timed_out"      /* bool */
+#define DATA_CANCELLED      "cancelled"      /* bool */
+#define DATA_CUT            "cut"            /* int, bytes */
+#define DATA_ELAPSED_MS     "elapsed_ms"     /* int */
+#define DATA_CPU_MS         "cpu_ms"         /* int */
+#define DATA_MAX_RSS_KB     "max_rss_kb"     /* int */
+#define DATA_OUTPUT_LIMITED "output_limited" /* bool */
+#define DATA_OUTPUT         "output"         /* str */
+#define DATA_STDERR         "stderr"         /* str */
+#define DATA_NOTICE         "notice"         /* str */
+#define DATA_MEMORY         "memory"         /* str */
+#define DATA_IMAGES         "images"         /* str */
+#define DATA_PATH           "path"           /* str */
+#define DATA_BYTES          "bytes"          /* int */
+#define DATA_INFLIGHT       "inflight"       /* int */
 
 /* ---- kind "judge" (judge/judge.c) ----------------------------------------
  *
@@ -160,13 +160,13 @@
 #define ARG_EXPECTED "expected" /* str; also the PROP of a tests item */
 #define ARG_TESTS    "tests"    /* int: the count; items in tests.I.PROP */
 
-#define DATA_VERDICT             "verdict"              /* str */
-#define DATA_LAST_RAN_LANGUAGE   "last-ran_language"    /* str */
-#define DATA_LAST_RAN_VERDICT    "last-ran_verdict"     /* str */
-#define DATA_LAST_RAN_CODE       "last-ran_code"        /* str */
+#define DATA_VERDICT              "verdict"              /* str */
+#define DATA_LAST_RAN_LANGUAGE    "last-ran_language"    /* str */
+#define DATA_LAST_RAN_VERDICT     "last-ran_verdict"     /* str */
+#define DATA_LAST_RAN_CODE        "last-ran_code"        /* str */
 #define DATA_LAST_PASSED_LANGUAGE "last-passed_language" /* str */
-#define DATA_LAST_PASSED_VERDICT "last-passed_verdict"  /* str */
-#define DATA_LAST_PASSED_CODE    "last-passed_code"     /* str */
+#define DATA_LAST_PASSED_VERDICT  "last-passed_verdict"  /* str */
+#define DATA_LAST_PASSED_CODE     "last-passed_code"     /* str */
 
 /* ---- kind "reaper" (reaper/main.c) ---------------------------------------
  *
@@ -206,18 +206,18 @@ static inline int ops_item_key(char *buf, size_t len, const char *name, size_t i
 /* An exec reply's data, read once.  The strings point into the reply
  * (valid while it lives) and are NULL when absent. */
 typedef struct {
-    bool has_exit_code;      /* exit_code is there: the command ran */
-    int64_t exit_code;       /* -1 when absent */
+    bool has_exit_code; /* exit_code is there: the command ran */
+    int64_t exit_code;  /* -1 when absent */
     bool timed_out;
     bool cancelled;
     bool output_limited;
-    int64_t cut;             /* 0 when absent */
-    int64_t elapsed_ms;      /* -1 when absent */
-    int64_t cpu_ms;          /* -1 when absent */
-    int64_t max_rss_kb;      /* -1 when absent */
+    int64_t cut;        /* 0 when absent */
+    int64_t elapsed_ms; /* -1 when absent */
+    int64_t cpu_ms;     /* -1 when absent */
+    int64_t max_rss_kb; /* -1 when absent */
     const char *output;
     size_t output_len;
-    const char *err;         /* DATA_STDERR */
+    const char *err; /* DATA_STDERR */
     size_t err_len;
     const char *notice;
     size_t notice_len;
