@@ -80,7 +80,8 @@
  *
  * write_file  the model's tool, from the gateway.
  * put         a judge's file, from the judge.  The same write; write_file
- *             alone clears the retry note and gets ShellCheck's hints.
+ *             alone clears the retry note and gets the write hints
+ *             (ShellCheck's findings on a shell script).
  *   args      path (str, required; relative paths are under /work),
  *             content (str, required, at most write_file_max bytes),
  *             mode (int, default 0644; no talkback process sends it today)
@@ -144,9 +145,11 @@
  *             ops_item_key)
  *   text      the saved file, the build, each run and its verdict
  *   data      verdict (str: pass, fail, crash, timeout, output limit,
- *             cancelled, ran, compile error), when the program was saved
+ *             cancelled, ran, compile error), unless a call to the
+ *             sandbox manager failed first
  *
- * history     the chat's last programs, read from its sandbox.  No args.
+ * history     the chat's last programs, read from its sandbox; sent by no
+ *             talkback process (talkback-hubcall reaches it).  No args.
  *   data      last-ran_language, last-ran_verdict, last-ran_code,
  *             last-passed_language, last-passed_verdict, last-passed_code
  *             (str), each pair present when that run is remembered
@@ -170,7 +173,8 @@
 
 /* ---- kind "reaper" (reaper/main.c) ---------------------------------------
  *
- * sweep       run every sweep now (idle stop, eviction, disk cap).
+ * sweep       run every sweep now (idle stop, eviction, disk cap); sent
+ *             by no talkback process (talkback-hubcall reaches it).
  *   args      dry_run (bool: say what would be done, change nothing)
  *   text      one line per sandbox stopped or removed (or that would be)
  *   data      calls (int: Docker calls made), stopped (int), removed (int)
