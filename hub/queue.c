@@ -55,6 +55,8 @@ typedef struct worker_entry {
     zframe_t *identity;
     char *kind;
     char *name;
+    char *host;          /* from its last HELLO's data ("" when none) */
+    proto_map_t data;    /* its last HELLO's data */
     int64_t last_seen;   /* monotonic ms */
     int inflight;
     bool dead;           /* unreachable: removed on the next tick */
@@ -298,6 +300,36 @@ static void refusal_log(queue_t *q, const char *fmt, ...)
     log_warn("%s", line);
 }
 
+/* Keep a worker's last HELLO data (under wmu): its host and capacity. */
+static void worker_keep_data(worker_entry_t *w, const proto_msg_t *m)
+{
+    proto_map_t fresh = { 0 };
+    if (proto_map_copy(&fresh, &m->data) != 0) {
+        proto_map_clear(&fresh);
+        return;
+    }
+    const char *host = proto_map_str(&fresh, "host", NULL);
+    char *h = strdup(host ? host : "");
+    if (!h) {
+        proto_map_clear(&fresh);
+        return;
+    }
+    proto_map_clear(&w->data);
+    w->data = fresh;
+    free(w->host);
+    w->host = h;
+}
+
+static void worker_entry_free(worker_entry_t *w)
+{
+    zframe_destroy(&w->identity);
+    free(w->kind);
+    free(w->name);
+    free(w->host);
+    proto_map_clear(&w->data);
+    free(w);
+}
+
 static void on_hello(queue_t *q, zframe_t *identity, const proto_msg_t *m,
                      const hubauth_peer_t *peer)
 {
@@ -327,6 +359,7 @@ static void on_hello(queue_t *q, zframe_t *identity, const proto_msg_t *m,
     }
     pthread_mutex_lock(&q->wmu);
     w->last_seen = proto_mono_ms();
+    worker_keep_data(w, m);
     pthread_mutex_unlock(&q->wmu);
 }
 
@@ -521,10 +554,7 @@ static void on_tick(queue_t *q)
                 pending_fail(q, p, PROTO_ST_WORKER_LOST, "[talkback: the worker stopped while handling this call]");
             }
         }
-        zframe_destroy(&w->identity);
-        free(w->kind);
-        free(w->name);
-        free(w);
+        worker_entry_free(w);
     }
     /* Requests waiting for a worker too long, or past their deadline. */
     for (pending_t *p = q->pending, *nx; p; p = nx) {
@@ -656,10 +686,7 @@ void queue_destroy(queue_t **self_p)
     while (q->workers) {
         worker_entry_t *w = q->workers;
         q->workers = w->next;
-        zframe_destroy(&w->identity);
-        free(w->kind);
-        free(w->name);
-        free(w);
+        worker_entry_free(w);
     }
     zsock_destroy(&q->router);
     hubauth_destroy(&q->auth);
@@ -780,4 +807,16 @@ int queue_live_workers(queue_t *q, const char *kind)
             n++;
     pthread_mutex_unlock(&q->wmu);
     return n;
+}
+
+void queue_workers_each(queue_t *q, queue_worker_fn cb, void *ctx)
+{
+    /* Under wmu, as queue_live_workers: the hub thread edits the list and
+     * each worker's data only while holding it. */
+    pthread_mutex_lock(&q->wmu);
+    int64_t now = proto_mono_ms();
+    for (worker_entry_t *w = q->workers; w; w = w->next)
+        if (!w->dead && now - w->last_seen <= q->opts.heartbeat_timeout_ms)
+            cb(w->kind ? w->kind : "", w->name ? w->name : "", w->host ? w->host : "", &w->data, ctx);
+    pthread_mutex_unlock(&q->wmu);
 }
