@@ -17,12 +17,13 @@
 #include "proto/ops.h"
 
 /* What each kind's key may ask of others: the judge writes and runs the
- * program in the chat's sandbox; the reaper asks whether a chat is busy;
- * the sandbox manager asks nothing. */
+ * program in the chat's sandbox; the reaper asks whether a chat is busy
+ * and tells the manager to forget a chat whose sandbox it removed; the
+ * sandbox manager asks nothing. */
 const hubkeys_role_t hubkeys_roles[] = {
     { KIND_SANDBOX, "" },
     { KIND_JUDGE, KIND_SANDBOX ":" OP_PUT "," KIND_SANDBOX ":" OP_EXEC },
-    { KIND_REAPER, KIND_SANDBOX ":" OP_BUSY },
+    { KIND_REAPER, KIND_SANDBOX ":" OP_BUSY "," KIND_SANDBOX ":" OP_FORGET },
     { NULL, NULL },
 };
 

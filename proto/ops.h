@@ -187,6 +187,44 @@
 #define DATA_STOPPED "stopped" /* int */
 #define DATA_REMOVED "removed" /* int */
 
+/* ---- served by the sandbox manager for several hosts (sandbox/hostops.c) --
+ *
+ * Every worker's HELLO carries a data map: host (str, its host_name).  The
+ * sandbox manager's adds its capacity (sandbox/capacity.c), which the hub
+ * places new chats by (hub/route.c):
+ *   version (str)  running, kept, spares, max_running, keep_max_count,
+ *   mem_free_kb, disk_free_kb (int)  draining (bool)
+ *
+ * locate      from the hub, when it does not know a chat's host: does this
+ *             manager's Docker hold the chat's container?  No args.
+ *   data      found (bool), state (str: running, exited, ...)
+ * list        host-named (REQUEST host): one line per chat's sandbox,
+ *             tab-separated: conversation user host state idle_seconds
+ *             disk_bytes.  Spares are not chats and are not listed.
+ * drain       host-named: place no new chat on this host (kept in
+ * undrain     state_dir/draining, so it outlives restarts); undrain ends it.
+ * stop, rm    stop, or remove with its files, the chat's sandbox.
+ */
+#define OP_LOCATE  "locate"
+#define OP_LIST    "list"
+#define OP_DRAIN   "drain"
+#define OP_UNDRAIN "undrain"
+#define OP_STOP    "stop"
+#define OP_RM      "rm"
+
+#define DATA_HOST           "host"           /* str (HELLO) */
+#define DATA_VERSION        "version"        /* str (HELLO) */
+#define DATA_RUNNING        "running"        /* int (HELLO) */
+#define DATA_KEPT           "kept"           /* int (HELLO) */
+#define DATA_SPARES         "spares"         /* int (HELLO) */
+#define DATA_MAX_RUNNING    "max_running"    /* int (HELLO) */
+#define DATA_KEEP_MAX_COUNT "keep_max_count" /* int (HELLO) */
+#define DATA_MEM_FREE_KB    "mem_free_kb"    /* int (HELLO) */
+#define DATA_DISK_FREE_KB   "disk_free_kb"   /* int (HELLO) */
+#define DATA_DRAINING       "draining"       /* bool (HELLO) */
+#define DATA_FOUND          "found"          /* bool (locate) */
+#define DATA_STATE          "state"          /* str (locate) */
+
 /* ---- answered by the hub itself (hub/queue.c) ----------------------------
  *
  * A request the hub could not hand to a worker (no worker of that kind,
