@@ -2,9 +2,10 @@
  * (see queue.h for the contract).
  *
  * One thread owns the ROUTER socket.  Everything else reaches it through
- * `inbox`, a locked list the thread drains whenever a byte arrives on the
- * wake-up pipe: new local requests, cancels, forgotten tickets.  The thread
- * sleeps in zmq_poll on the socket and the pipe with a 100 ms tick, on which
+ * `inbox`, a mailbox (common/mailbox.h) the thread drains whenever its
+ * descriptor is readable: new local requests, cancels, forgotten tickets.
+ * The thread sleeps in zmq_poll on the socket and the mailbox with a
+ * 100 ms tick, on which
  * it expires silent workers and overdue requests.  Lists are plain linked
  * lists: a hub sees tens of workers and hundreds of open requests, where a
  * linear scan costs less than keeping a hash table honest.
@@ -24,17 +25,17 @@
 
 #include <czmq.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "common/config.h"
 #include "common/log.h"
+#include "common/mailbox.h"
 #include "hub/hubauth.h"
 #include "hub/record.h"
 
@@ -83,7 +84,6 @@ typedef struct inbox_item {
     queue_ticket_t *ticket;
     char *cancel_key;
     uint64_t hub_id;
-    struct inbox_item *next;
 } inbox_item_t;
 
 struct queue {
@@ -95,12 +95,13 @@ struct queue {
     int64_t last_refusal_log;    /* monotonic ms */
     record_t *record;
     pthread_t thread;
-    int wake[2];
-    pthread_mutex_t mu;          /* guards inbox and stop */
+    mailbox_t *inbox;            /* inbox_item_t from callers */
     pthread_mutex_t wmu;         /* guards edits of workers, read elsewhere */
-    inbox_item_t *inbox, **inbox_tail;
-    bool stop;
+    atomic_bool stop;
     uint64_t next_id;
+    /* Ids of local requests; they live in the low half of the id space the
+     * hub thread never reaches from its time-based start (next_id). */
+    atomic_uint_fast64_t local_ids;
     worker_entry_t *workers;
     pending_t *pending;
 };
@@ -139,13 +140,6 @@ static bool kind_retryable(const char *kind)
     /* A judge holds no state of its own, so a request a dead judge held can
      * run again on another.  A sandbox command cannot: it may have run. */
     return kind && strcmp(kind, "judge") == 0;
-}
-
-static void wake(queue_t *q)
-{
-    char c = 1;
-    ssize_t w = write(q->wake[1], &c, 1);
-    (void)w;
 }
 
 static int send_to(queue_t *q, zframe_t *identity, const proto_msg_t *m)
@@ -441,53 +435,62 @@ static void on_socket(queue_t *q)
 
 /* ---- events from callers ------------------------------------------------------- */
 
+/* An inbox item that was never handled (the hub stopped first). */
+static void inbox_item_free(void *item)
+{
+    inbox_item_t *it = item;
+    if (it->kind == IN_SUBMIT) {
+        ticket_complete(it->ticket, proto_reply_new(it->req, PROTO_ST_NO_WORKER, true,
+                                                    "[talkback: the gateway is stopping]"));
+        ticket_release(it->ticket);
+        proto_msg_destroy(&it->req);
+    }
+    free(it->cancel_key);
+    free(it);
+}
+
+/* One item from the inbox: a new request, or a cancel of an open one. */
+static void on_inbox_item(void *item, void *arg)
+{
+    queue_t *q = arg;
+    inbox_item_t *it = item;
+    if (it->kind == IN_SUBMIT) {
+        pending_t *p = calloc(1, sizeof *p);
+        if (!p) {
+            ticket_complete(it->ticket, proto_reply_new(it->req, PROTO_ST_INTERNAL, true,
+                                                        "[talkback: out of memory]"));
+            ticket_release(it->ticket);
+            proto_msg_destroy(&it->req);
+        } else {
+            p->hub_id = it->req->id;
+            p->req = it->req;
+            p->ticket = it->ticket;
+            p->cancel_key = it->cancel_key;
+            it->cancel_key = NULL;
+            pending_add(q, p);
+        }
+    } else {
+        /* Two clients of one chat may both number from 0, so a key can
+         * match twice: the oldest call is the one cancelled (the list
+         * is newest first, so the last match). */
+        pending_t *hit = NULL;
+        for (pending_t *p = q->pending; p; p = p->next) {
+            bool match = it->kind == IN_FORGET
+                             ? p->hub_id == it->hub_id
+                             : (p->cancel_key && it->cancel_key && strcmp(p->cancel_key, it->cancel_key) == 0);
+            if (match)
+                hit = p;
+        }
+        if (hit)
+            send_cancel(q, hit);
+    }
+    free(it->cancel_key);
+    free(it);
+}
+
 static void on_inbox(queue_t *q)
 {
-    char drain[64];
-    while (read(q->wake[0], drain, sizeof drain) > 0)
-        ;
-    pthread_mutex_lock(&q->mu);
-    inbox_item_t *items = q->inbox;
-    q->inbox = NULL;
-    q->inbox_tail = &q->inbox;
-    pthread_mutex_unlock(&q->mu);
-
-    while (items) {
-        inbox_item_t *it = items;
-        items = it->next;
-        if (it->kind == IN_SUBMIT) {
-            pending_t *p = calloc(1, sizeof *p);
-            if (!p) {
-                ticket_complete(it->ticket, proto_reply_new(it->req, PROTO_ST_INTERNAL, true,
-                                                            "[talkback: out of memory]"));
-                ticket_release(it->ticket);
-                proto_msg_destroy(&it->req);
-            } else {
-                p->hub_id = it->req->id;
-                p->req = it->req;
-                p->ticket = it->ticket;
-                p->cancel_key = it->cancel_key;
-                it->cancel_key = NULL;
-                pending_add(q, p);
-            }
-        } else {
-            /* Two clients of one chat may both number from 0, so a key can
-             * match twice: the oldest call is the one cancelled (the list
-             * is newest first, so the last match). */
-            pending_t *hit = NULL;
-            for (pending_t *p = q->pending; p; p = p->next) {
-                bool match = it->kind == IN_FORGET
-                                 ? p->hub_id == it->hub_id
-                                 : (p->cancel_key && it->cancel_key && strcmp(p->cancel_key, it->cancel_key) == 0);
-                if (match)
-                    hit = p;
-            }
-            if (hit)
-                send_cancel(q, hit);
-        }
-        free(it->cancel_key);
-        free(it);
-    }
+    mailbox_drain(q->inbox, on_inbox_item, q);
 }
 
 /* ---- the clock ------------------------------------------------------------------ */
@@ -544,14 +547,11 @@ static void *queue_thread(void *arg)
     queue_t *q = arg;
     void *sock = zsock_resolve(q->router);
     for (;;) {
-        pthread_mutex_lock(&q->mu);
-        bool stop = q->stop;
-        pthread_mutex_unlock(&q->mu);
-        if (stop)
+        if (atomic_load(&q->stop))
             break;
         zmq_pollitem_t items[2] = {
             { sock, 0, ZMQ_POLLIN, 0 },
-            { NULL, q->wake[0], ZMQ_POLLIN, 0 },
+            { NULL, mailbox_fd(q->inbox), ZMQ_POLLIN, 0 },
         };
         int rc = zmq_poll(items, 2, QUEUE_TICK_MS);
         if (rc < 0 && errno != EINTR)
@@ -604,9 +604,6 @@ queue_t *queue_new(const queue_opts_t *opts)
     if (!q)
         return NULL;
     q->opts = *opts;
-    q->wake[0] = q->wake[1] = -1;
-    q->inbox_tail = &q->inbox;
-    pthread_mutex_init(&q->mu, NULL);
     pthread_mutex_init(&q->wmu, NULL);
     q->endpoint = strdup(opts->endpoint);
     if (!q->endpoint)
@@ -622,7 +619,8 @@ queue_t *queue_new(const queue_opts_t *opts)
     q->peer_requests = (int)config_int("hub_peer_requests");
     if (queue_socket(q) < 0)
         goto err;
-    if (pipe2(q->wake, O_NONBLOCK | O_CLOEXEC) < 0)
+    q->inbox = mailbox_new(inbox_item_free);
+    if (!q->inbox)
         goto err;
     /* The thread's random start id keeps ids of two gateway lives apart in
      * one recording. */
@@ -635,9 +633,8 @@ err:
     zsock_destroy(&q->router);
     hubauth_destroy(&q->auth);
     record_close(&q->record);
-    if (q->wake[0] >= 0) { close(q->wake[0]); close(q->wake[1]); }
+    mailbox_destroy(&q->inbox);
     free(q->endpoint);
-    pthread_mutex_destroy(&q->mu);
     pthread_mutex_destroy(&q->wmu);
     free(q);
     return NULL;
@@ -648,10 +645,8 @@ void queue_destroy(queue_t **self_p)
     if (!self_p || !*self_p)
         return;
     queue_t *q = *self_p;
-    pthread_mutex_lock(&q->mu);
-    q->stop = true;
-    pthread_mutex_unlock(&q->mu);
-    wake(q);
+    atomic_store(&q->stop, true);
+    mailbox_kick(q->inbox);
     pthread_join(q->thread, NULL);
     while (q->workers) {
         worker_entry_t *w = q->workers;
@@ -664,25 +659,13 @@ void queue_destroy(queue_t **self_p)
     zsock_destroy(&q->router);
     hubauth_destroy(&q->auth);
     record_close(&q->record);
-    close(q->wake[0]);
-    close(q->wake[1]);
+    mailbox_destroy(&q->inbox);
     free(q->endpoint);
-    pthread_mutex_destroy(&q->mu);
     pthread_mutex_destroy(&q->wmu);
     free(q);
     *self_p = NULL;
 }
 
-static void inbox_push(queue_t *q, inbox_item_t *it)
-{
-    pthread_mutex_lock(&q->mu);
-    *q->inbox_tail = it;
-    q->inbox_tail = &it->next;
-    pthread_mutex_unlock(&q->mu);
-    wake(q);
-}
-
-static uint64_t local_ids = 0;
 
 queue_ticket_t *queue_submit(queue_t *q, proto_msg_t *req, const char *cancel_key)
 {
@@ -702,15 +685,21 @@ queue_ticket_t *queue_submit(queue_t *q, proto_msg_t *req, const char *cancel_ke
     pthread_condattr_destroy(&ca);
     t->refs = 2; /* the caller and the hub */
     t->q = q;
-    /* Local ids live in the low half of the id space the hub thread never
-     * reaches from its time-based start. */
-    req->id = __atomic_add_fetch(&local_ids, 1, __ATOMIC_RELAXED);
+    req->id = atomic_fetch_add(&q->local_ids, 1) + 1;
     t->hub_id = req->id;
     it->kind = IN_SUBMIT;
     it->req = req;
     it->ticket = t;
     it->cancel_key = cancel_key ? strdup(cancel_key) : NULL;
-    inbox_push(q, it);
+    if (mailbox_post(q->inbox, it) < 0) {
+        free(it->cancel_key);
+        free(it);
+        proto_msg_destroy(&req);
+        pthread_cond_destroy(&t->cv);
+        pthread_mutex_destroy(&t->mu);
+        free(t);
+        return NULL;
+    }
     return t;
 }
 
@@ -747,7 +736,8 @@ void queue_ticket_destroy(queue_ticket_t **self_p)
         if (it) {
             it->kind = IN_FORGET;
             it->hub_id = t->hub_id;
-            inbox_push(t->q, it);
+            if (mailbox_post(t->q->inbox, it) < 0)
+                free(it);
         }
     }
     ticket_release(t);
@@ -764,7 +754,11 @@ bool queue_cancel(queue_t *q, const char *cancel_key)
         return false;
     }
     it->kind = IN_CANCEL_KEY;
-    inbox_push(q, it);
+    if (mailbox_post(q->inbox, it) < 0) {
+        free(it->cancel_key);
+        free(it);
+        return false;
+    }
     return true;
 }
 
