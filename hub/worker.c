@@ -5,7 +5,7 @@
  * the rest wait in arrival order), and sends whatever job threads put in
  * the outbox (replies, and requests made with worker_call).  Job threads
  * never touch ZeroMQ: they hand frames to the main thread through the
- * locked outbox and a wake-up pipe, as the hub does.
+ * outbox, a mailbox (common/mailbox.h), as the hub does.
  *
  * On a tcp:// hub the socket is a CURVE client: it checks the hub's public
  * key and presents the worker's own certificate (hubkeys.h), so it talks
@@ -20,7 +20,6 @@
 
 #include <czmq.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +27,7 @@
 #include <unistd.h>
 
 #include "common/config.h"
+#include "common/mailbox.h"
 #include "hub/hubkeys.h"
 #include "common/log.h"
 
@@ -51,7 +51,6 @@ typedef struct out_item {
     char *frame;
     size_t len;
     bool job_done;      /* a reply: one job slot is free again */
-    struct out_item *next;
 } out_item_t;
 
 struct worker {
@@ -60,9 +59,8 @@ struct worker {
     zsock_t *dealer;
     zsock_t *monitor;            /* handshake events of a CURVE dealer, or NULL */
     int64_t redial_at;           /* monotonic ms; 0 = connected or trying */
-    int wake[2];
+    mailbox_t *outbox;           /* out_item_t from job threads */
     pthread_mutex_t mu;          /* guards everything below */
-    out_item_t *outbox, **outbox_tail;
     job_entry_t *jobs;           /* running */
     job_entry_t *waiting, **waiting_tail;
     call_entry_t *calls;
@@ -71,11 +69,11 @@ struct worker {
     bool stop;
 };
 
-static void worker_wake(worker_t *w)
+static void out_item_free(void *item)
 {
-    char c = 1;
-    ssize_t n = write(w->wake[1], &c, 1);
-    (void)n;
+    out_item_t *it = item;
+    free(it->frame);
+    free(it);
 }
 
 /* Free a job slot when not even a reply could be made. */
@@ -85,11 +83,8 @@ static void outbox_push_done(worker_t *w)
     if (!it)
         return;
     it->job_done = true;
-    pthread_mutex_lock(&w->mu);
-    *w->outbox_tail = it;
-    w->outbox_tail = &it->next;
-    pthread_mutex_unlock(&w->mu);
-    worker_wake(w);
+    if (mailbox_post(w->outbox, it) < 0)
+        free(it);
 }
 
 static void outbox_push(worker_t *w, const proto_msg_t *m, bool job_done)
@@ -103,11 +98,12 @@ static void outbox_push(worker_t *w, const proto_msg_t *m, bool job_done)
         return;
     }
     it->job_done = job_done;
-    pthread_mutex_lock(&w->mu);
-    *w->outbox_tail = it;
-    w->outbox_tail = &it->next;
-    pthread_mutex_unlock(&w->mu);
-    worker_wake(w);
+    if (mailbox_post(w->outbox, it) < 0) {
+        out_item_free(it);
+        log_error("cannot queue a frame (out of memory)");
+        if (job_done)
+            outbox_push_done(w);
+    }
 }
 
 bool worker_job_cancelled(worker_job_t *job)
@@ -262,30 +258,25 @@ static void send_frame(worker_t *w, const char *frame, size_t len)
     }
 }
 
+/* One frame from a job thread: send it; a reply frees a job slot. */
+static void on_out_item(void *item, void *arg)
+{
+    worker_t *w = arg;
+    out_item_t *it = item;
+    if (it->frame)
+        send_frame(w, it->frame, it->len);
+    if (it->job_done) {
+        pthread_mutex_lock(&w->mu);
+        w->running--;
+        start_jobs_locked(w);
+        pthread_mutex_unlock(&w->mu);
+    }
+    out_item_free(it);
+}
+
 static void on_outbox(worker_t *w)
 {
-    char drain[64];
-    while (read(w->wake[0], drain, sizeof drain) > 0)
-        ;
-    pthread_mutex_lock(&w->mu);
-    out_item_t *items = w->outbox;
-    w->outbox = NULL;
-    w->outbox_tail = &w->outbox;
-    pthread_mutex_unlock(&w->mu);
-    while (items) {
-        out_item_t *it = items;
-        items = it->next;
-        if (it->frame)
-            send_frame(w, it->frame, it->len);
-        if (it->job_done) {
-            pthread_mutex_lock(&w->mu);
-            w->running--;
-            start_jobs_locked(w);
-            pthread_mutex_unlock(&w->mu);
-        }
-        free(it->frame);
-        free(it);
-    }
+    mailbox_drain(w->outbox, on_out_item, w);
 }
 
 static void send_hello(worker_t *w)
@@ -476,8 +467,6 @@ worker_t *worker_new(const worker_opts_t *opts)
         w->opts.max_jobs = 64;
     if (w->opts.heartbeat_ms <= 0)
         w->opts.heartbeat_ms = 1000;
-    w->wake[0] = w->wake[1] = -1;
-    w->outbox_tail = &w->outbox;
     w->waiting_tail = &w->waiting;
     pthread_mutex_init(&w->mu, NULL);
     char name[128];
@@ -488,7 +477,8 @@ worker_t *worker_new(const worker_opts_t *opts)
     w->name = strdup(opts->name ? opts->name : name);
     if (!w->endpoint || !w->kind || !w->name)
         goto err;
-    if (pipe2(w->wake, O_NONBLOCK | O_CLOEXEC) < 0)
+    w->outbox = mailbox_new(out_item_free);
+    if (!w->outbox)
         goto err;
     if (worker_socket(w) < 0)
         goto err;
@@ -518,9 +508,9 @@ int worker_run(worker_t *w)
             send_hello(w);
             next_hello = now + w->opts.heartbeat_ms;
         }
-        /* With no socket (a redial that failed), only the pipe is watched. */
+        /* With no socket (a redial that failed), only the outbox is watched. */
         zmq_pollitem_t items[3] = {
-            { NULL, w->wake[0], ZMQ_POLLIN, 0 },
+            { NULL, mailbox_fd(w->outbox), ZMQ_POLLIN, 0 },
             { w->dealer ? zsock_resolve(w->dealer) : NULL, -1, ZMQ_POLLIN, 0 },
             { w->monitor ? zsock_resolve(w->monitor) : NULL, -1, ZMQ_POLLIN, 0 },
         };
@@ -560,7 +550,7 @@ void worker_stop(worker_t *w)
     pthread_mutex_lock(&w->mu);
     w->stop = true;
     pthread_mutex_unlock(&w->mu);
-    worker_wake(w);
+    mailbox_kick(w->outbox);
 }
 
 void worker_destroy(worker_t **self_p)
@@ -590,12 +580,6 @@ void worker_destroy(worker_t **self_p)
         proto_msg_destroy(&e->req);
         free(e);
     }
-    while (w->outbox) {
-        out_item_t *it = w->outbox;
-        w->outbox = it->next;
-        free(it->frame);
-        free(it);
-    }
     pthread_mutex_unlock(&w->mu);
     if (!idle) {
         /* Job threads still hold w: leak it rather than free under them. */
@@ -604,10 +588,7 @@ void worker_destroy(worker_t **self_p)
     }
     zsock_destroy(&w->dealer);
     zsock_destroy(&w->monitor);
-    if (w->wake[0] >= 0) {
-        close(w->wake[0]);
-        close(w->wake[1]);
-    }
+    mailbox_destroy(&w->outbox);
     pthread_mutex_destroy(&w->mu);
     free(w->endpoint);
     free(w->kind);
