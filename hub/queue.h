@@ -19,7 +19,7 @@
  * queue_submit and its reply are appended to a file (see record.h).
  *
  * One thread owns every ZeroMQ socket; callers talk to it through a
- * locked list and a wake-up pipe, so any number of HTTP threads may wait at
+ * mailbox (common/mailbox.h), so any number of HTTP threads may wait at
  * once: chats are never serialised.
  */
 #ifndef TALKBACK_QUEUE_H
