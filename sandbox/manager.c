@@ -51,6 +51,7 @@ struct manager {
     disk_t *disk;             /* the disk cap (disk.h) */
     hints_retry_t *retry;     /* recent failed runs per chat (hints.h) */
     agent_pool_t *agents;     /* links to the agents in sandboxes (agent.h) */
+    run_via_t via;            /* Docker and agents, for run.h */
 };
 
 /* ---- cache --------------------------------------------------------------------- */
@@ -445,7 +446,7 @@ static docker_err_t do_run(manager_t *m, const char *id, void *arg)
     };
     a->ran = true;
     snprintf(a->id, sizeof a->id, "%s", id);
-    return run_command(m->d, id, &o, &a->res);
+    return run_command(&m->via, id, &o, &a->res);
 }
 
 /* The largest timeout the gateway accepts for run: run_timeout_max, kept
@@ -503,7 +504,7 @@ static int hint_probe(void *ctx, const char *command, textbuf_t *out)
     run_opts_t o = { .command = command, .timeout_s = 10, .output_cap = 8192, .job = p->job };
     run_result_t res;
     int rc = -1;
-    if (run_command(p->m->d, p->id, &o, &res) == DOCKER_OK && !res.timed_out && !res.cancelled) {
+    if (run_command(&p->m->via, p->id, &o, &res) == DOCKER_OK && !res.timed_out && !res.cancelled) {
         capbuf_render(&res.out, out);
         rc = res.exit_code;
     }
@@ -517,7 +518,7 @@ static int hint_limits(void *ctx, hints_limits_t *out)
 {
     hint_probe_ctx_t *p = ctx;
     agent_limits_t a;
-    if (run_limits(p->id, &a) != 0)
+    if (run_limits(&p->m->via, p->id, &a) != 0)
         return -1;
     out->memory = a.memory > 0 ? a.memory : 0;
     out->memory_swap = a.memory_swap;
@@ -636,7 +637,7 @@ static proto_msg_t *tool_run(manager_t *m, worker_job_t *job, bool structured)
             textbuf_append(&t, notice.buf, notice.len);
         render_run(&a, &t, !structured);
         /* The images it drew (pictures.h): named in the text, sent along. */
-        pics = pictures_collect(m->d, a.id, a.res.images, a.res.images_len);
+        pics = pictures_collect(&m->via, a.id, a.res.images, a.res.images_len);
         if (pics && !structured)
             textbuf_append(&t, pics->text, pics->text_len);
         if (!structured)
@@ -680,7 +681,7 @@ static docker_err_t do_put(manager_t *m, const char *id, void *arg)
     put_arg_t *a = arg;
     json_t *ans = NULL;
     snprintf(a->id, sizeof a->id, "%s", id);
-    a->err = run_put_file(m->d, id, a->abspath, a->content, a->len, a->mode, 0, &a->status, &ans);
+    a->err = run_put_file(&m->via, id, a->abspath, a->content, a->len, a->mode, 0, &a->status, &ans);
     snprintf(a->msg, sizeof a->msg, "%s", docker_message(ans));
     json_decref(ans);
     /* A missing container is 404 here too; a stopped one still takes
@@ -931,7 +932,7 @@ manager_t *manager_new(docker_t *d)
     m->retry = hints_retry_new(); /* NULL only means no retry lines */
     char agent[4096];
     m->agents = agent_pool_new(d, agent_find_binary(config_str("agent_path"), agent, sizeof agent) ? agent : NULL);
-    run_use_agents(m->agents);
+    m->via = (run_via_t){ .d = d, .agents = m->agents, .shepherd = config_bool("agent_shepherd") };
     pthread_mutex_init(&m->mu, NULL);
     m->disk = disk_new(d);
     disk_on_remove(m->disk, busy_conv, forget_conv, m);
@@ -958,7 +959,6 @@ void manager_destroy(manager_t **self_p)
     }
     pthread_mutex_destroy(&m->mu);
     hints_retry_free(&m->retry);
-    run_use_agents(NULL);
     agent_pool_destroy(&m->agents);
     free(m);
     *self_p = NULL;

@@ -148,17 +148,17 @@ proto_msg_t *pictures_from_list(const char *list, size_t len, const pictures_lim
 }
 
 typedef struct {
-    docker_t *d;
+    const run_via_t *v;
     const char *id;
 } pictures_docker_t;
 
 static int pictures_docker_read(void *ctx, const char *path, size_t max, char **data, size_t *len)
 {
     pictures_docker_t *pd = ctx;
-    return run_read_file(pd->d, pd->id, path, max, data, len);
+    return run_read_file(pd->v, pd->id, path, max, data, len);
 }
 
-proto_msg_t *pictures_collect(docker_t *d, const char *id, const char *list, size_t len)
+proto_msg_t *pictures_collect(const run_via_t *v, const char *id, const char *list, size_t len)
 {
     if (!list)
         return NULL;
@@ -172,6 +172,6 @@ proto_msg_t *pictures_collect(docker_t *d, const char *id, const char *list, siz
         lim.max_call_bytes = PICTURES_CALL_MAX;
     if (lim.max_bytes > lim.max_call_bytes)
         lim.max_bytes = lim.max_call_bytes;
-    pictures_docker_t pd = { d, id };
+    pictures_docker_t pd = { v, id };
     return pictures_from_list(list, len, &lim, pictures_docker_read, &pd);
 }
