@@ -548,14 +548,9 @@ static void run_hints(manager_t *m, worker_job_t *job, const run_arg_t *a, textb
     textbuf_free(&out);
 }
 
-/*
- * Fill a run's reply data: the numbers every caller gets (exit code,
- * timeout, cut, time and memory used) and, for the structured (judge)
- * form, the bare output, stderr, the notice and, when the run was
- * killed, how much memory there was.
- */
-static void run_data(manager_t *m, worker_job_t *job, const run_arg_t *a, const textbuf_t *notice,
-                     bool structured, proto_msg_t *r)
+/* Fill a run's reply data with the numbers every caller gets: exit code,
+ * timeout, cancel, cut, time and memory used. */
+static void run_data(const run_arg_t *a, proto_msg_t *r)
 {
     proto_map_set_int(&r->data, "exit_code", a->res.exit_code);
     proto_map_set_bool(&r->data, "timed_out", a->res.timed_out);
@@ -566,42 +561,54 @@ static void run_data(manager_t *m, worker_job_t *job, const run_arg_t *a, const 
         proto_map_set_int(&r->data, "cpu_ms", a->res.cpu_ms);
         proto_map_set_int(&r->data, "max_rss_kb", a->res.max_rss_kb);
     }
-    if (structured)
-        proto_map_set_bool(&r->data, "output_limited", a->res.output_limited);
-    if (structured) {
-        /* For judges: the bare output, without our notes. */
-        textbuf_t out;
-        textbuf_init(&out);
-        capbuf_render(&a->res.out, &out);
-        proto_map_set_str(&r->data, "output", out.buf ? out.buf : "", out.len);
-        textbuf_free(&out);
-        if (a->separate_stderr) {
-            textbuf_t err;
-            textbuf_init(&err);
-            capbuf_render(&a->res.errout, &err);
-            proto_map_set_str(&r->data, "stderr", err.buf ? err.buf : "", err.len);
-            textbuf_free(&err);
-        }
-        if (notice->len)
-            proto_map_set_str(&r->data, "notice", notice->buf, notice->len);
-        if (a->res.exit_code == 137) {
-            /* Killed: the judge says how much memory there was. */
-            hint_probe_ctx_t pc = { .m = m, .id = a->id, .job = job };
-            textbuf_t mem;
-            textbuf_init(&mem);
-            hints_memory_phrase(hint_limits, &pc, &mem);
-            if (mem.buf)
-                proto_map_set_str(&r->data, "memory", mem.buf, mem.len);
-            textbuf_free(&mem);
-        }
+}
+
+/* What only exec's caller (a judge) gets on top of run_data: whether the
+ * output limit killed it, the bare output without our notes, stderr, the
+ * notice and, when the run was killed, how much memory there was. */
+static void exec_data(manager_t *m, worker_job_t *job, const run_arg_t *a, const textbuf_t *notice,
+                      proto_msg_t *r)
+{
+    proto_map_set_bool(&r->data, "output_limited", a->res.output_limited);
+    textbuf_t out;
+    textbuf_init(&out);
+    capbuf_render(&a->res.out, &out);
+    proto_map_set_str(&r->data, "output", out.buf ? out.buf : "", out.len);
+    textbuf_free(&out);
+    if (a->separate_stderr) {
+        textbuf_t err;
+        textbuf_init(&err);
+        capbuf_render(&a->res.errout, &err);
+        proto_map_set_str(&r->data, "stderr", err.buf ? err.buf : "", err.len);
+        textbuf_free(&err);
+    }
+    if (notice->len)
+        proto_map_set_str(&r->data, "notice", notice->buf, notice->len);
+    if (a->res.exit_code == 137) {
+        /* Killed: the judge says how much memory there was. */
+        hint_probe_ctx_t pc = { .m = m, .id = a->id, .job = job };
+        textbuf_t mem;
+        textbuf_init(&mem);
+        hints_memory_phrase(hint_limits, &pc, &mem);
+        if (mem.buf)
+            proto_map_set_str(&r->data, "memory", mem.buf, mem.len);
+        textbuf_free(&mem);
     }
 }
 
-static proto_msg_t *tool_run(manager_t *m, worker_job_t *job, bool structured)
+/*
+ * The part run and exec share: check `command`, take `timeout` and
+ * `stdin`, and run it in the chat's sandbox (a->separate_stderr and
+ * a->output_limit are the caller's).  NULL: it ran, or could not start
+ * (a->res.err says which), and *notice holds what the sandbox's set-up
+ * said; else the reply to send as it is.
+ */
+static proto_msg_t *run_in_sandbox(manager_t *m, worker_job_t *job, run_arg_t *a, textbuf_t *notice)
 {
     const proto_msg_t *req = job->req;
     size_t clen;
     const char *cmd = proto_map_str(&req->args, "command", &clen);
+    textbuf_init(notice);
     if (!cmd || clen == 0 || memchr(cmd, '\0', clen))
         return proto_reply_new(req, PROTO_ST_OK, true,
                                "[talkback: argument `command` is required and must be a non-empty string "
@@ -611,58 +618,108 @@ static proto_msg_t *tool_run(manager_t *m, worker_job_t *job, bool structured)
         tmo = 1;
     if (tmo > config_int("run_timeout_max"))
         tmo = config_int("run_timeout_max");
-    run_arg_t a = { .job = job, .command = cmd, .timeout_s = (int)tmo,
-                    .separate_stderr = structured && proto_map_int(&req->args, "separate_stderr", 0),
-                    .output_limit = structured ? proto_map_int(&req->args, "output_limit", 0) : 0 };
-    a.stdin_data = proto_map_str(&req->args, "stdin", &a.stdin_len);
-    textbuf_t notice;
-    textbuf_init(&notice);
-    proto_msg_t *r = with_container(m, job, do_run, &a, &notice);
-    if (r) {
-        if (a.ran)
-            run_result_free(&a.res);
-        textbuf_free(&notice);
-        return r;
-    }
-    textbuf_t t;
-    textbuf_init(&t);
-    proto_msg_t *pics = NULL;
-    if (a.res.err != DOCKER_OK) {
-        textbuf_printf(&t, "%s$ %s\n[talkback: the command could not be started in the sandbox (%s). "
-                       "Try again; if it keeps failing, call reset.]\n",
-                       notice.buf ? notice.buf : "", cmd, docker_strerror(a.res.err));
-        r = proto_reply_new(req, PROTO_ST_OK, true, NULL);
-    } else {
-        if (notice.len)
-            textbuf_append(&t, notice.buf, notice.len);
-        render_run(&a, &t, !structured);
-        /* The images it drew (pictures.h): named in the text, sent along. */
-        pics = pictures_collect(&m->via, a.id, a.res.images, a.res.images_len);
-        if (pics && !structured)
-            textbuf_append(&t, pics->text, pics->text_len);
-        if (!structured)
-            run_hints(m, job, &a, &t);
-        bool failed = a.res.timed_out || a.res.cancelled || a.res.output_limited || a.res.exit_code != 0;
-        r = proto_reply_new(req, PROTO_ST_OK, failed, NULL);
-        if (r)
-            run_data(m, job, &a, &notice, structured, r);
-    }
+    a->job = job;
+    a->command = cmd;
+    a->timeout_s = (int)tmo;
+    a->stdin_data = proto_map_str(&req->args, "stdin", &a->stdin_len);
+    proto_msg_t *r = with_container(m, job, do_run, a, notice);
+    if (r && a->ran)
+        run_result_free(&a->res);
+    if (r)
+        textbuf_free(notice);
+    return r;
+}
+
+/* The reply when the command could not be started at all. */
+static proto_msg_t *run_not_started(const proto_msg_t *req, const run_arg_t *a, const textbuf_t *notice,
+                                    textbuf_t *t)
+{
+    textbuf_printf(t, "%s$ %s\n[talkback: the command could not be started in the sandbox (%s). "
+                   "Try again; if it keeps failing, call reset.]\n",
+                   notice->buf ? notice->buf : "", a->command, docker_strerror(a->res.err));
+    return proto_reply_new(req, PROTO_ST_OK, true, NULL);
+}
+
+/* Whether the reply to a command that ran counts as an error. */
+static bool run_failed(const run_arg_t *a)
+{
+    return a->res.timed_out || a->res.cancelled || a->res.output_limited || a->res.exit_code != 0;
+}
+
+/* Give r its text t and the images of pics (both may be empty), then free
+ * what the run held. */
+static proto_msg_t *run_finish(proto_msg_t *r, textbuf_t *t, proto_msg_t *pics, textbuf_t *notice,
+                               run_arg_t *a)
+{
     if (r) {
         size_t len;
-        char *text = textbuf_take(&t, &len);
+        char *text = textbuf_take(t, &len);
         proto_msg_set_text(r, text, len);
         free(text);
-        if (pics && structured)
-            proto_map_set_str(&r->data, "images", pics->text, pics->text_len);
         if (pics)
             proto_msg_take_images(r, pics);
     }
     proto_msg_destroy(&pics);
-    textbuf_free(&t);
-    textbuf_free(&notice);
-    if (a.ran)
-        run_result_free(&a.res);
+    textbuf_free(t);
+    textbuf_free(notice);
+    if (a->ran)
+        run_result_free(&a->res);
     return r;
+}
+
+/* The run tool, for the model: the command, its output with our notes,
+ * the images it drew and the hints for what went wrong, in the text. */
+static proto_msg_t *tool_run(manager_t *m, worker_job_t *job)
+{
+    run_arg_t a = { 0 };
+    textbuf_t notice, t;
+    proto_msg_t *r = run_in_sandbox(m, job, &a, &notice);
+    if (r)
+        return r;
+    textbuf_init(&t);
+    proto_msg_t *pics = NULL;
+    if (a.res.err != DOCKER_OK)
+        return run_finish(run_not_started(job->req, &a, &notice, &t), &t, NULL, &notice, &a);
+    if (notice.len)
+        textbuf_append(&t, notice.buf, notice.len);
+    render_run(&a, &t, true);
+    /* The images it drew (pictures.h): named in the text, sent along. */
+    pics = pictures_collect(&m->via, a.id, a.res.images, a.res.images_len);
+    if (pics)
+        textbuf_append(&t, pics->text, pics->text_len);
+    run_hints(m, job, &a, &t);
+    r = proto_reply_new(job->req, PROTO_ST_OK, run_failed(&a), NULL);
+    if (r)
+        run_data(&a, r);
+    return run_finish(r, &t, pics, &notice, &a);
+}
+
+/* The exec operation, for judges: output apart from our notes, stderr
+ * apart on request, an output limit, the images named in the data. */
+static proto_msg_t *op_exec(manager_t *m, worker_job_t *job)
+{
+    const proto_msg_t *req = job->req;
+    run_arg_t a = { .separate_stderr = proto_map_int(&req->args, "separate_stderr", 0),
+                    .output_limit = proto_map_int(&req->args, "output_limit", 0) };
+    textbuf_t notice, t;
+    proto_msg_t *r = run_in_sandbox(m, job, &a, &notice);
+    if (r)
+        return r;
+    textbuf_init(&t);
+    if (a.res.err != DOCKER_OK)
+        return run_finish(run_not_started(req, &a, &notice, &t), &t, NULL, &notice, &a);
+    if (notice.len)
+        textbuf_append(&t, notice.buf, notice.len);
+    render_run(&a, &t, false);
+    proto_msg_t *pics = pictures_collect(&m->via, a.id, a.res.images, a.res.images_len);
+    r = proto_reply_new(req, PROTO_ST_OK, run_failed(&a), NULL);
+    if (r) {
+        run_data(&a, r);
+        exec_data(m, job, &a, &notice, r);
+        if (pics)
+            proto_map_set_str(&r->data, "images", pics->text, pics->text_len);
+    }
+    return run_finish(r, &t, pics, &notice, &a);
 }
 
 typedef struct {
@@ -856,9 +913,9 @@ proto_msg_t *manager_handle(worker_job_t *job, void *ctx)
                                "[talkback refused this call: the user id is unusable. Nothing ran.]");
     const char *tool = req->name ? req->name : "";
     if (strcmp(tool, "run") == 0)
-        return tool_run(m, job, false);
+        return tool_run(m, job);
     if (strcmp(tool, "exec") == 0)
-        return tool_run(m, job, true);
+        return op_exec(m, job);
     if (strcmp(tool, "write_file") == 0 || strcmp(tool, "put") == 0)
         return tool_write(m, job);
     if (strcmp(tool, "reset") == 0)
