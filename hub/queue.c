@@ -33,7 +33,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/config.h"
 #include "common/log.h"
 #include "common/mailbox.h"
 #include "hub/hubauth.h"
@@ -91,7 +90,6 @@ struct queue {
     char *endpoint;
     zsock_t *router;
     hubauth_t *auth;             /* NULL: keyless or insecure hub */
-    int peer_requests;           /* open requests one remote peer may have */
     int64_t last_refusal_log;    /* monotonic ms */
     record_t *record;
     pthread_t thread;
@@ -356,9 +354,9 @@ static void on_request(queue_t *q, zframe_t *identity, proto_msg_t *m, const hub
                                        "may not send it]");
         return;
     }
-    if (q->peer_requests > 0 && peer_open_requests(q, identity) >= q->peer_requests) {
+    if (q->opts.peer_requests > 0 && peer_open_requests(q, identity) >= q->opts.peer_requests) {
         refusal_log(q, "refused a request from the key %s: it has %d open already (hub_peer_requests)",
-                    peer->name, q->peer_requests);
+                    peer->name, q->opts.peer_requests);
         refuse_request(q, identity, m, "[talkback: the hub refused this request: too many open "
                                        "requests from this worker (hub_peer_requests)]");
         return;
@@ -580,16 +578,16 @@ static int queue_socket(queue_t *q)
     q->router = zsock_new(ZMQ_ROUTER);
     if (!q->router)
         return -1;
-    if (hubauth_new(q->router, q->endpoint, &q->auth) < 0)
+    if (hubauth_new(q->router, q->endpoint, q->opts.insecure, q->opts.keys_dir, &q->auth) < 0)
         return -1;
-    int hwm = (int)config_int("hub_hwm");
+    int hwm = q->opts.hwm;
     zsock_set_router_mandatory(q->router, 1);
     zsock_set_linger(q->router, 0);
     /* A peer that stops reading gets EAGAIN, never a hub thread that waits. */
     zsock_set_sndtimeo(q->router, 0);
     zsock_set_sndhwm(q->router, hwm > 0 ? hwm : 0);
     zsock_set_rcvhwm(q->router, hwm > 0 ? hwm : 0);
-    int64_t maxmsg = config_int("hub_max_message");
+    int64_t maxmsg = q->opts.max_message;
     zsock_set_maxmsgsize(q->router, maxmsg > 0 && maxmsg <= INT_MAX ? (int)maxmsg : -1);
     if (zsock_bind(q->router, "%s", q->endpoint) < 0) {
         log_error("cannot bind the hub on %s: %s", q->endpoint, zmq_strerror(zmq_errno()));
@@ -616,7 +614,6 @@ queue_t *queue_new(const queue_opts_t *opts)
             goto err;
         }
     }
-    q->peer_requests = (int)config_int("hub_peer_requests");
     if (queue_socket(q) < 0)
         goto err;
     q->inbox = mailbox_new(inbox_item_free);

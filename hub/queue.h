@@ -38,6 +38,12 @@ typedef struct {
     int heartbeat_timeout_ms;      /* silence after which a worker is dead */
     int worker_wait_ms;            /* how long a request waits for a worker */
     const char *record_path;       /* NULL: no recording */
+    bool insecure;                 /* hub_insecure: tcp:// without CURVE */
+    const char *keys_dir;          /* hub_keys (hubauth.h) */
+    int hwm;                       /* hub_hwm: messages queued per peer; 0: no bound */
+    int64_t max_message;           /* hub_max_message: bytes; 0: no bound */
+    int peer_requests;             /* hub_peer_requests: open requests per
+                                      remote peer; 0: no bound */
 } queue_opts_t;
 
 /* Bind and start the hub thread.  NULL (and a log line) on failure. */

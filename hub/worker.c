@@ -26,7 +26,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "common/config.h"
 #include "common/mailbox.h"
 #include "hub/hubkeys.h"
 #include "common/log.h"
@@ -56,6 +55,7 @@ typedef struct out_item {
 struct worker {
     worker_opts_t opts;
     char *endpoint, *kind, *name;
+    char *keys_dir, *cert_path;  /* copies of the options' */
     zsock_t *dealer;
     zsock_t *monitor;            /* handshake events of a CURVE dealer, or NULL */
     int64_t redial_at;           /* monotonic ms; 0 = connected or trying */
@@ -340,13 +340,13 @@ static int worker_secure(worker_t *w)
         }
         return 0;
     }
-    if (config_bool("hub_insecure")) {
+    if (w->opts.insecure) {
         log_warn("connecting to the hub at %s without keys (hub_insecure): any peer that reaches "
                  "it can act as talkback", w->endpoint);
         return 0;
     }
-    const char *dir = config_str("hub_keys");
-    const char *path = config_str("hub_cert");
+    const char *dir = w->keys_dir;
+    const char *path = w->cert_path;
     if (hubkeys_path(server, sizeof server, dir, HUBKEYS_SERVER_PUBLIC) < 0)
         return -1;
     if (!*path) {
@@ -475,7 +475,9 @@ worker_t *worker_new(const worker_opts_t *opts)
     w->endpoint = strdup(opts->endpoint);
     w->kind = strdup(opts->kind);
     w->name = strdup(opts->name ? opts->name : name);
-    if (!w->endpoint || !w->kind || !w->name)
+    w->keys_dir = strdup(opts->keys_dir ? opts->keys_dir : "");
+    w->cert_path = strdup(opts->cert_path ? opts->cert_path : "");
+    if (!w->endpoint || !w->kind || !w->name || !w->keys_dir || !w->cert_path)
         goto err;
     w->outbox = mailbox_new(out_item_free);
     if (!w->outbox)
@@ -485,6 +487,8 @@ worker_t *worker_new(const worker_opts_t *opts)
     w->opts.endpoint = w->endpoint;
     w->opts.kind = w->kind;
     w->opts.name = w->name;
+    w->opts.keys_dir = w->keys_dir;
+    w->opts.cert_path = w->cert_path;
     return w;
 err:
     worker_destroy(&w);
@@ -593,6 +597,8 @@ void worker_destroy(worker_t **self_p)
     free(w->endpoint);
     free(w->kind);
     free(w->name);
+    free(w->keys_dir);
+    free(w->cert_path);
     free(w);
     *self_p = NULL;
 }

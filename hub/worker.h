@@ -38,6 +38,11 @@ typedef struct {
     const char *name;       /* for logs; NULL: kind-pid */
     int heartbeat_ms;
     int max_jobs;           /* concurrent requests at most; more wait */
+    /* A tcp:// hub's keys (hubkeys.h); unused for ipc://. */
+    bool insecure;          /* hub_insecure: no CURVE, with a warning */
+    const char *keys_dir;   /* hub_keys: holds the hub's public key */
+    const char *cert_path;  /* hub_cert: this worker's certificate;
+                               NULL or "": keys_dir/<kind>.key_secret */
     worker_handler_fn handler;
     void *ctx;
 } worker_opts_t;

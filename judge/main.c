@@ -31,6 +31,9 @@ int main(int argc, char **argv)
         .endpoint = config_str("hub_endpoint"),
         .kind = "judge",
         .heartbeat_ms = (int)config_int("heartbeat_ms"),
+        .insecure = config_bool("hub_insecure"),
+        .keys_dir = config_str("hub_keys"),
+        .cert_path = config_str("hub_cert"),
         .max_jobs = (int)config_int("max_jobs"),
         .handler = judge_handle,
     };

@@ -103,6 +103,9 @@ int main(int argc, char **argv)
         .endpoint = config_str("hub_endpoint"),
         .kind = "reaper",
         .heartbeat_ms = (int)config_int("heartbeat_ms"),
+        .insecure = config_bool("hub_insecure"),
+        .keys_dir = config_str("hub_keys"),
+        .cert_path = config_str("hub_cert"),
         .max_jobs = 4,
         .handler = handle,
     };
