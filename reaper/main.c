@@ -21,6 +21,7 @@
 #include "common/log.h"
 #include "hub/worker.h"
 #include "docker/docker.h"
+#include "docker/kept.h"
 #include "reaper/reaper.h"
 
 static docker_t *docker;
@@ -90,6 +91,7 @@ int main(int argc, char **argv)
     if (config_load(argc, argv, "reaper"))
         return 2;
     log_init("talkback-reaper", log_level_parse(config_str("log_level")));
+    kept_init(config_str("state_dir"));
     char errbuf[256] = "";
     docker_err_t derr;
     const char *host = *config_str("docker_host") ? config_str("docker_host") : NULL;

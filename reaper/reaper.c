@@ -113,7 +113,7 @@ static int64_t last_used(reaper_t *r, json_t *c)
         return mtime;
     int64_t now = (int64_t)time(NULL);
     if (!r->dry_run && kept_stamp_init(id, now) < 0)
-        log_warn("cannot write the last-call record of %.12s in %s", id ? id : "?", config_str("state_dir"));
+        log_warn("cannot write the last-call record of %.12s in %s", id ? id : "?", kept_state_dir());
     return now;
 }
 
@@ -229,7 +229,7 @@ int reaper_sweep_idle(reaper_t *r)
         char reason[64];
         snprintf(reason, sizeof reason, "idle %" PRId64, idle / 60);
         if (kept_reason_set(id, reason))
-            log_warn("cannot write the stop reason of %s in %s", name_of(c), config_str("state_dir"));
+            log_warn("cannot write the stop reason of %s in %s", name_of(c), kept_state_dir());
         char path[200];
         snprintf(path, sizeof path, "/containers/%s/stop?t=5", id);
         long st;

@@ -15,6 +15,7 @@
 #include "common/log.h"
 #include "hub/worker.h"
 #include "docker/docker.h"
+#include "docker/kept.h"
 #include "sandbox/manager.h"
 
 int main(int argc, char **argv)
@@ -25,6 +26,7 @@ int main(int argc, char **argv)
     if (config_load(argc, argv, "sandbox"))
         return 2;
     log_init("talkback-sandbox", log_level_parse(config_str("log_level")));
+    kept_init(config_str("state_dir"));
     zsys_init();
 
     char errbuf[256] = "";

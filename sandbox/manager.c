@@ -981,7 +981,7 @@ manager_t *manager_new(docker_t *d)
     m->d = d;
     if (kept_state_init()) {
         log_error("cannot use state_dir %s (%s): the sandbox manager keeps each sandbox's last-call "
-                  "record there", config_str("state_dir"), strerror(errno));
+                  "record there", kept_state_dir(), strerror(errno));
         free(m);
         return NULL;
     }

@@ -100,7 +100,7 @@ static call_entry_t **call_find(running_t *c, const char *conv)
 static void stamp(const char *id, int64_t t)
 {
     if (kept_stamp_set(id, t))
-        log_warn("cannot write the last-call record of %.12s in %s: %s", id, config_str("state_dir"),
+        log_warn("cannot write the last-call record of %.12s in %s: %s", id, kept_state_dir(),
                  strerror(errno));
 }
 

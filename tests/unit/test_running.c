@@ -24,7 +24,7 @@ static void calls_and_stamps(void **state)
     char dir[64];
     snprintf(dir, sizeof dir, "/tmp/talkback-unit-XXXXXX");
     assert_non_null(mkdtemp(dir));
-    assert_int_equal(config_set("state_dir", dir), 0);
+    kept_init(dir);
     running_t *c = running_new(NULL);
     assert_non_null(c);
     const char *id = "00112233445566778899aabb";
