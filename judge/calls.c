@@ -3,7 +3,6 @@
 
 #include <inttypes.h>
 
-#include "common/config.h"
 
 /* A request to the sandbox manager for the conversation of req. */
 static proto_msg_t *judge_request(const proto_msg_t *req, const char *op, int64_t deadline_ms)
@@ -33,10 +32,10 @@ proto_msg_t *judge_put(worker_job_t *job, const char *path, const char *content,
 }
 
 /* exec command: its own timeout, plus call_grace for the round trip. */
-proto_msg_t *judge_exec(worker_job_t *job, const char *command, int timeout_s, bool separate_stderr,
-                        int64_t output_limit)
+proto_msg_t *judge_exec(worker_job_t *job, const judge_opts_t *o, const char *command, int timeout_s,
+                        bool separate_stderr, int64_t output_limit)
 {
-    int64_t grace = config_int("call_grace") * 1000;
+    int64_t grace = o->call_grace * 1000;
     proto_msg_t *m = judge_request(job->req, "exec", proto_now_ms() + timeout_s * 1000LL + grace);
     if (!m || proto_map_set_cstr(&m->args, "command", command) ||
         proto_map_set_int(&m->args, "timeout", timeout_s) ||
@@ -82,12 +81,12 @@ void judge_take_notice(textbuf_t *t, const proto_msg_t *r, bool *noticed)
     }
 }
 
-void judge_say_memory(textbuf_t *t, const proto_msg_t *r)
+void judge_say_memory(textbuf_t *t, const proto_msg_t *r, int64_t memory)
 {
     size_t n = 0;
     const char *m = proto_map_str(&r->data, "memory", &n);
     if (m && n)
         textbuf_append(t, m, n);
     else
-        textbuf_printf(t, "%" PRId64 " MiB of memory", config_int("memory") >> 20);
+        textbuf_printf(t, "%" PRId64 " MiB of memory", memory >> 20);
 }

@@ -27,6 +27,14 @@ int main(int argc, char **argv)
         return 2;
     log_init("talkback-judge", log_level_parse(config_str("log_level")));
     zsys_init();
+    judge_opts_t jo = {
+        .code_run_timeout = config_int("code_run_timeout"),
+        .code_timeout_max = config_int("code_timeout_max"),
+        .code_compile_timeout = config_int("code_compile_timeout"),
+        .code_output_limit = config_int("code_output_limit"),
+        .call_grace = config_int("call_grace"),
+        .memory = config_int("memory"),
+    };
     worker_opts_t wo = {
         .endpoint = config_str("hub_endpoint"),
         .kind = "judge",
@@ -36,6 +44,7 @@ int main(int argc, char **argv)
         .cert_path = config_str("hub_cert"),
         .max_jobs = (int)config_int("max_jobs"),
         .handler = judge_handle,
+        .ctx = &jo,
     };
     worker_t *w = worker_new(&wo);
     if (!w)
