@@ -39,7 +39,43 @@ int main(int argc, char **argv)
     }
     log_info("Docker API version %s", docker_api_version(d));
 
-    manager_t *m = manager_new(d);
+    manager_opts_t mo = {
+        .image = config_str("image"),
+        .network = config_str("network"),
+        .runtime = config_str("runtime"),
+        .log_max_size = config_str("log_max_size"),
+        .memory = config_int("memory"),
+        .memory_swap = config_int("memory_swap"),
+        .nano_cpus = config_int("nano_cpus"),
+        .cpu_shares = config_int("cpu_shares"),
+        .pids_limit = config_int("pids_limit"),
+        .run_timeout = config_int("run_timeout"),
+        .run_timeout_max = config_int("run_timeout_max"),
+        .client_timeout = config_int("client_timeout"),
+        .call_grace = config_int("call_grace"),
+        .output_cap = config_int("output_cap"),
+        .write_file_max = config_int("write_file_max"),
+        .agent_path = config_str("agent_path"),
+        .agent_shepherd = config_bool("agent_shepherd"),
+        .agent_frame_deadline = config_int("agent_frame_deadline"),
+        .running = {
+            .network = config_str("network"),
+            .max_running = config_int("max_running"),
+            .max_running_per_user = config_int("max_running_per_user"),
+            .idle_stop = config_int("idle_stop"),
+        },
+        .disk = {
+            .image = config_str("image"),
+            .cap = config_int("disk_cap"),
+            .call_interval = config_int("disk_call_interval"),
+        },
+        .pictures = {
+            .max_count = config_int("image_max_count"),
+            .max_bytes = config_int("image_max_bytes"),
+            .max_call_bytes = config_int("image_max_call_bytes"),
+        },
+    };
+    manager_t *m = manager_new(d, &mo);
     if (!m) {
         docker_destroy(&d);
         return 1;

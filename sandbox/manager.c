@@ -19,7 +19,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "common/config.h"
 #include "common/convid.h"
 #include "common/log.h"
 #include "docker/kept.h"
@@ -44,6 +43,8 @@ typedef struct cache_entry {
 } cache_entry_t;
 
 struct manager {
+    manager_opts_t o;
+    hints_limits_t hints_tmpl;  /* the template's limits, as hints.h says them */
     docker_t *d;
     pthread_mutex_t mu;       /* guards cache */
     cache_entry_t *cache;
@@ -87,7 +88,7 @@ static void cache_put(manager_t *m, const char *conv, const char *id, const char
      * sandboxes stopped behind talkback's back (a Docker restart) are
      * dropped oldest first past twice that, at the cost of one inspect
      * should their chat come back. */
-    int64_t bound = config_int("max_running") > 0 ? 2 * config_int("max_running") : 1024;
+    int64_t bound = m->o.running.max_running > 0 ? 2 * m->o.running.max_running : 1024;
     int64_t n = 0;
     pthread_mutex_lock(&m->mu);
     for (cache_entry_t **pp = &m->cache; *pp;) {
@@ -127,7 +128,7 @@ static void cache_drop(manager_t *m, const char *conv)
  * main process is the agent, reached over attach: stdin kept open across
  * attaches, and no log, since its stdout carries the protocol.  Without,
  * it idles on sleep with a bounded json-file log. */
-static json_t *container_template(const char *conv, const char *user, bool agent)
+static json_t *container_template(const manager_opts_t *o, const char *conv, const char *user, bool agent)
 {
     char created[32];
     time_t now = time(NULL);
@@ -137,24 +138,24 @@ static json_t *container_template(const char *conv, const char *user, bool agent
     json_t *host = json_pack(
         "{s:b, s:I, s:I, s:I, s:I, s:I, s:s, s:{s:s, s:{s:s, s:s}}, s:{s:s}}",
         "Init", 1,
-        "Memory", (json_int_t)config_int("memory"),
-        "MemorySwap", (json_int_t)config_int("memory_swap"),
-        "NanoCpus", (json_int_t)config_int("nano_cpus"),
-        "CpuShares", (json_int_t)config_int("cpu_shares"),
-        "PidsLimit", (json_int_t)config_int("pids_limit"),
-        "NetworkMode", config_str("network"),
-        "LogConfig", "Type", "json-file", "Config", "max-size", config_str("log_max_size"),
+        "Memory", (json_int_t)o->memory,
+        "MemorySwap", (json_int_t)o->memory_swap,
+        "NanoCpus", (json_int_t)o->nano_cpus,
+        "CpuShares", (json_int_t)o->cpu_shares,
+        "PidsLimit", (json_int_t)o->pids_limit,
+        "NetworkMode", o->network,
+        "LogConfig", "Type", "json-file", "Config", "max-size", o->log_max_size,
         "max-file", "1",
         "RestartPolicy", "Name", "no");
     if (!host)
         return NULL;
     if (agent)
         json_object_set_new(host, "LogConfig", json_pack("{s:s, s:{}}", "Type", "none", "Config"));
-    if (*config_str("runtime"))
-        json_object_set_new(host, "Runtime", json_string(config_str("runtime")));
+    if (o->runtime && *o->runtime)
+        json_object_set_new(host, "Runtime", json_string(o->runtime));
     json_object_set_new(host, "CapDrop", sandbox_cap_drop_json());
     json_t *t = json_pack("{s:s, s:[s,s], s:s, s:s, s:s, s:b, s:b, s:{s:s, s:s, s:s}, s:o}",
-                          "Image", config_str("image"),
+                          "Image", o->image,
                           "Cmd", "sleep", "infinity",
                           "WorkingDir", "/work",
                           "User", "root",
@@ -177,9 +178,8 @@ typedef enum { ENSURE_OK, ENSURE_REFUSED, ENSURE_FAILED } ensure_t;
 
 /* Reconnect a container to the sandbox network by name (see the network
  * note in README "Kept sandboxes"). */
-static void repair_network(docker_t *d, const char *id)
+static void repair_network(docker_t *d, const char *net, const char *id)
 {
-    const char *net = config_str("network");
     char path[512];
     long st;
     json_t *body = json_pack("{s:s, s:b}", "Container", id, "Force", 1);
@@ -194,16 +194,16 @@ static void repair_network(docker_t *d, const char *id)
 }
 
 /* Why Docker would not create a sandbox, as the call's text. */
-static void create_failed(long status, const char *msg, textbuf_t *err)
+static void create_failed(const manager_opts_t *o, long status, const char *msg, textbuf_t *err)
 {
     if (status == 404 && strstr(msg, "image"))
         textbuf_printf(err, "[talkback: the sandbox image %s is missing on the host, so no sandbox "
                        "could be made and nothing ran. Tell the user to build it (deploy/image/build).]",
-                       config_str("image"));
+                       o->image);
     else if (strncmp(msg, "Unknown runtime", 15) == 0)
         textbuf_printf(err, "[talkback: the sandbox runtime `%s` (setting `runtime`) is not registered "
                        "with Docker (daemon.json \"runtimes\"), so no sandbox could be made and nothing "
-                       "ran. Tell the user the sandbox host has a problem.]", config_str("runtime"));
+                       "ran. Tell the user the sandbox host has a problem.]", o->runtime);
     else
         textbuf_printf(err, "[talkback: Docker refused to create this chat's sandbox (%s), so nothing "
                        "ran. Tell the user the sandbox host has a problem.]", msg);
@@ -236,7 +236,7 @@ static ensure_t ensure_started(manager_t *m, const char *id, json_t *info, const
          * Attach it to the network of that name now, then start. */
         json_decref(ans);
         ans = NULL;
-        repair_network(m->d, id);
+        repair_network(m->d, m->o.network, id);
         e = docker_call(m->d, "POST", path, NULL, &status, &ans);
     }
     running_start_end(m->running, label_user, id, e == DOCKER_OK ? id : NULL);
@@ -291,7 +291,7 @@ static ensure_t manager_ensure(manager_t *m, const char *conv, const char *user,
         /* A new sandbox is one more running: the caps first (running.h). */
         if (!running_start_begin(m->running, user, NULL, err))
             return ENSURE_REFUSED;
-        json_t *tmpl = container_template(conv, user, agent_pool_enabled(m->agents));
+        json_t *tmpl = container_template(&m->o, conv, user, agent_pool_enabled(m->agents));
         disk_template(m->disk, json_object_get(tmpl, "HostConfig"));
         json_t *ans = NULL;
         snprintf(path, sizeof path, "/containers/create?name=%s", name);
@@ -302,7 +302,7 @@ static ensure_t manager_ensure(manager_t *m, const char *conv, const char *user,
             created_now = true;
             log_info("created sandbox %s for conversation %s", name, conv);
         } else if (e != DOCKER_ECONFLICT) {
-            create_failed(status, docker_message(ans), err);
+            create_failed(&m->o, status, docker_message(ans), err);
             json_decref(ans);
             return ENSURE_FAILED;
         }
@@ -441,7 +441,7 @@ static docker_err_t do_run(manager_t *m, const char *id, void *arg)
     run_opts_t o = {
         .command = a->command, .timeout_s = a->timeout_s,
         .stdin_data = a->stdin_data, .stdin_len = a->stdin_len,
-        .output_cap = (size_t)config_int("output_cap"), .job = a->job,
+        .output_cap = (size_t)m->o.output_cap, .job = a->job,
         .separate_stderr = a->separate_stderr, .output_limit = a->output_limit,
     };
     a->ran = true;
@@ -452,19 +452,19 @@ static docker_err_t do_run(manager_t *m, const char *id, void *arg)
 /* The largest timeout the gateway accepts for run: run_timeout_max, kept
  * below what the client waits for a call (client_timeout) less set-up,
  * as gateway/tools.c advertises it. */
-static int64_t run_timeout_max(void)
+static int64_t run_timeout_max(const manager_opts_t *o)
 {
-    int64_t max = config_int("run_timeout_max");
-    int64_t client = config_int("client_timeout");
+    int64_t max = o->run_timeout_max;
+    int64_t client = o->client_timeout;
     if (client > 0) {
-        int64_t room = client - 10 - config_int("call_grace");
+        int64_t room = client - 10 - o->call_grace;
         if (room < max)
             max = room > 1 ? room : 1;
     }
     return max;
 }
 
-static void render_run(const run_arg_t *a, textbuf_t *t, bool with_command)
+static void render_run(const manager_opts_t *o, const run_arg_t *a, textbuf_t *t, bool with_command)
 {
     if (with_command)
         textbuf_printf(t, "$ %s\n", a->command);
@@ -476,7 +476,7 @@ static void render_run(const run_arg_t *a, textbuf_t *t, bool with_command)
         textbuf_printf(t, "[timed out after %d s: the command and everything it started were killed. "
                        "If it needs longer, call run again with a larger timeout (up to %" PRId64 " s); "
                        "if it waits for input, give it the input in the command.]\n",
-                       a->timeout_s, run_timeout_max());
+                       a->timeout_s, run_timeout_max(o));
     else if (a->res.cancelled)
         textbuf_puts(t, "[cancelled: the command and everything it started were killed]\n");
     else if (a->res.agent_lost)
@@ -540,8 +540,8 @@ static void run_hints(manager_t *m, worker_job_t *job, const run_arg_t *a, textb
     /* A timed-out run gets only the hints about timeouts (a server run in
      * the foreground), and is no retry. */
     hints_for_run(a->command, out.buf ? out.buf : "", out.len, a->res.exit_code, a->res.timed_out,
-                  hint_probe, hint_limits, &pc, t);
-    disk_hint(m->disk, out.buf, out.len, t);
+                  hint_probe, hint_limits, &pc, &m->hints_tmpl, t);
+    disk_hint(m->disk, m->o.disk.cap, out.buf, out.len, t);
     if (!a->res.timed_out
         && hints_retry_note(m->retry, job->req->conv, a->command, a->res.exit_code, out.buf, out.len))
         textbuf_puts(t, HINTS_RETRY_LINE "\n");
@@ -589,7 +589,7 @@ static void exec_data(manager_t *m, worker_job_t *job, const run_arg_t *a, const
         hint_probe_ctx_t pc = { .m = m, .id = a->id, .job = job };
         textbuf_t mem;
         textbuf_init(&mem);
-        hints_memory_phrase(hint_limits, &pc, &mem);
+        hints_memory_phrase(hint_limits, &pc, &m->hints_tmpl, &mem);
         if (mem.buf)
             proto_map_set_str(&r->data, "memory", mem.buf, mem.len);
         textbuf_free(&mem);
@@ -613,11 +613,11 @@ static proto_msg_t *run_in_sandbox(manager_t *m, worker_job_t *job, run_arg_t *a
         return proto_reply_new(req, PROTO_ST_OK, true,
                                "[talkback: argument `command` is required and must be a non-empty string "
                                "without NUL bytes. Nothing ran.]");
-    int64_t tmo = proto_map_int(&req->args, "timeout", config_int("run_timeout"));
+    int64_t tmo = proto_map_int(&req->args, "timeout", m->o.run_timeout);
     if (tmo < 1)
         tmo = 1;
-    if (tmo > config_int("run_timeout_max"))
-        tmo = config_int("run_timeout_max");
+    if (tmo > m->o.run_timeout_max)
+        tmo = m->o.run_timeout_max;
     a->job = job;
     a->command = cmd;
     a->timeout_s = (int)tmo;
@@ -682,9 +682,9 @@ static proto_msg_t *tool_run(manager_t *m, worker_job_t *job)
         return run_finish(run_not_started(job->req, &a, &notice, &t), &t, NULL, &notice, &a);
     if (notice.len)
         textbuf_append(&t, notice.buf, notice.len);
-    render_run(&a, &t, true);
+    render_run(&m->o, &a, &t, true);
     /* The images it drew (pictures.h): named in the text, sent along. */
-    pics = pictures_collect(&m->via, a.id, a.res.images, a.res.images_len);
+    pics = pictures_collect(&m->via, &m->o.pictures, a.id, a.res.images, a.res.images_len);
     if (pics)
         textbuf_append(&t, pics->text, pics->text_len);
     run_hints(m, job, &a, &t);
@@ -710,8 +710,8 @@ static proto_msg_t *op_exec(manager_t *m, worker_job_t *job)
         return run_finish(run_not_started(req, &a, &notice, &t), &t, NULL, &notice, &a);
     if (notice.len)
         textbuf_append(&t, notice.buf, notice.len);
-    render_run(&a, &t, false);
-    proto_msg_t *pics = pictures_collect(&m->via, a.id, a.res.images, a.res.images_len);
+    render_run(&m->o, &a, &t, false);
+    proto_msg_t *pics = pictures_collect(&m->via, &m->o.pictures, a.id, a.res.images, a.res.images_len);
     r = proto_reply_new(req, PROTO_ST_OK, run_failed(&a), NULL);
     if (r) {
         run_data(&a, r);
@@ -763,12 +763,12 @@ static proto_msg_t *tool_write(manager_t *m, worker_job_t *job)
         return proto_reply_new(req, PROTO_ST_OK, true,
                                "[talkback: argument `path` must name a file, like `main.py` or `/work/src/app.js` "
                                "(not a folder, not empty). Nothing was written.]");
-    if ((int64_t)clen > config_int("write_file_max")) {
+    if ((int64_t)clen > m->o.write_file_max) {
         textbuf_t t;
         textbuf_init(&t);
         textbuf_printf(&t, "[talkback: `content` is %zu bytes, over the %" PRId64 "-byte limit. Nothing was "
                        "written. Write it in smaller files, or generate it with a command.]",
-                       clen, config_int("write_file_max"));
+                       clen, m->o.write_file_max);
         proto_msg_t *r = proto_reply_new(req, PROTO_ST_OK, true, t.buf);
         textbuf_free(&t);
         return r;
@@ -793,7 +793,7 @@ static proto_msg_t *tool_write(manager_t *m, worker_job_t *job)
                        "a file, pick another path.]", abspath, a.msg[0] ? a.msg : docker_strerror(a.err));
         textbuf_t h;
         textbuf_init(&h);
-        disk_hint(m->disk, a.msg, strlen(a.msg), &h);
+        disk_hint(m->disk, m->o.disk.cap, a.msg, strlen(a.msg), &h);
         if (h.len) {
             textbuf_puts(&t, "\n");
             textbuf_append(&t, h.buf, h.len - 1); /* without its last newline */
@@ -929,9 +929,8 @@ proto_msg_t *manager_handle(worker_job_t *job, void *ctx)
 
 /* ---- lifecycle ------------------------------------------------------------------- */
 
-static int ensure_network(docker_t *d)
+static int ensure_network(docker_t *d, const char *net)
 {
-    const char *net = config_str("network");
     char path[512];
     long status;
     snprintf(path, sizeof path, "/networks/%s", net);
@@ -973,11 +972,18 @@ static void forget_conv(void *ctx, const char *conv)
     hints_retry_clear(m->retry, conv);
 }
 
-manager_t *manager_new(docker_t *d)
+manager_t *manager_new(docker_t *d, const manager_opts_t *o)
 {
     manager_t *m = calloc(1, sizeof *m);
     if (!m)
         return NULL;
+    m->o = *o;
+    m->o.disk.busy = busy_conv;
+    m->o.disk.forget = forget_conv;
+    m->o.disk.ctx = m;
+    m->hints_tmpl = (hints_limits_t){ .memory = o->memory, .memory_swap = o->memory_swap,
+                                      .nano_cpus = o->nano_cpus, .pids = o->pids_limit,
+                                      .disk_cap = o->disk.cap };
     m->d = d;
     if (kept_state_init()) {
         log_error("cannot use state_dir %s (%s): the sandbox manager keeps each sandbox's last-call "
@@ -985,15 +991,15 @@ manager_t *manager_new(docker_t *d)
         free(m);
         return NULL;
     }
-    m->running = running_new(d);
+    m->running = running_new(d, &m->o.running);
     m->retry = hints_retry_new(); /* NULL only means no retry lines */
     char agent[4096];
-    m->agents = agent_pool_new(d, agent_find_binary(config_str("agent_path"), agent, sizeof agent) ? agent : NULL);
-    m->via = (run_via_t){ .d = d, .agents = m->agents, .shepherd = config_bool("agent_shepherd") };
+    m->agents = agent_pool_new(d, agent_find_binary(m->o.agent_path, agent, sizeof agent) ? agent : NULL,
+                               m->o.agent_frame_deadline);
+    m->via = (run_via_t){ .d = d, .agents = m->agents, .shepherd = m->o.agent_shepherd };
     pthread_mutex_init(&m->mu, NULL);
-    m->disk = disk_new(d);
-    disk_on_remove(m->disk, busy_conv, forget_conv, m);
-    if (!m->running || !m->disk || ensure_network(d)) {
+    m->disk = disk_new(d, &m->o.disk);
+    if (!m->running || !m->disk || ensure_network(d, m->o.network)) {
         manager_destroy(&m);
         return NULL;
     }

@@ -47,7 +47,10 @@ proto_msg_t *pictures_from_list(const char *list, size_t len, const pictures_lim
                                 pictures_read_fn read, void *ctx);
 
 /* The same, reading from container id through its agent or Docker (run.h),
- * with the limits of the configuration.  NULL when list is NULL. */
-proto_msg_t *pictures_collect(const run_via_t *v, const char *id, const char *list, size_t len);
+ * with the configured limits lim (image_max_count, image_max_bytes,
+ * image_max_call_bytes; bounded here by PICTURES_CALL_MAX).  NULL when
+ * list is NULL. */
+proto_msg_t *pictures_collect(const run_via_t *v, const pictures_limits_t *lim, const char *id,
+                              const char *list, size_t len);
 
 #endif
