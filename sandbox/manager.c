@@ -23,6 +23,7 @@
 #include "common/log.h"
 #include "docker/kept.h"
 #include "sandbox/agent_link.h"
+#include "sandbox/cache.h"
 #include "sandbox/caps.h"
 #include "sandbox/disk.h"
 #include "sandbox/hints.h"
@@ -35,92 +36,17 @@
 #define LABEL_USER KEPT_LABEL_USER
 #define LABEL_CREATED KEPT_LABEL_CREATED
 
-typedef struct cache_entry {
-    char *conv;
-    char *user;
-    char id[72];
-    struct cache_entry *next;
-} cache_entry_t;
-
 struct manager {
     manager_opts_t o;
     hints_limits_t hints_tmpl;  /* the template's limits, as hints.h says them */
     docker_t *d;
-    pthread_mutex_t mu;       /* guards cache */
-    cache_entry_t *cache;
+    cache_t *cache;           /* chat -> container id (cache.h) */
     running_t *running;       /* calls in flight, last-call records, caps (running.h) */
     disk_t *disk;             /* the disk cap (disk.h) */
     hints_retry_t *retry;     /* recent failed runs per chat (hints.h) */
     agent_pool_t *agents;     /* links to the agents in sandboxes (agent.h) */
     run_via_t via;            /* Docker and agents, for run.h */
 };
-
-/* ---- cache --------------------------------------------------------------------- */
-
-static bool cache_get(manager_t *m, const char *conv, char id[72], char **user)
-{
-    bool hit = false;
-    pthread_mutex_lock(&m->mu);
-    for (cache_entry_t *e = m->cache; e; e = e->next)
-        if (strcmp(e->conv, conv) == 0) {
-            memcpy(id, e->id, 72);
-            if (user)
-                *user = strdup(e->user);
-            hit = true;
-            break;
-        }
-    pthread_mutex_unlock(&m->mu);
-    return hit;
-}
-
-static void cache_put(manager_t *m, const char *conv, const char *id, const char *user)
-{
-    cache_entry_t *e = calloc(1, sizeof *e);
-    if (!e || !(e->conv = strdup(conv)) || !(e->user = strdup(user ? user : ""))) {
-        if (e) {
-            free(e->conv);
-            free(e);
-        }
-        return;
-    }
-    snprintf(e->id, sizeof e->id, "%s", id);
-    /* The cache holds running sandboxes, which the caps bound; entries of
-     * sandboxes stopped behind talkback's back (a Docker restart) are
-     * dropped oldest first past twice that, at the cost of one inspect
-     * should their chat come back. */
-    int64_t bound = m->o.running.max_running > 0 ? 2 * m->o.running.max_running : 1024;
-    int64_t n = 0;
-    pthread_mutex_lock(&m->mu);
-    for (cache_entry_t **pp = &m->cache; *pp;) {
-        cache_entry_t *old = *pp;
-        if (strcmp(old->conv, conv) == 0 || ++n >= bound) {
-            *pp = old->next;
-            free(old->conv);
-            free(old->user);
-            free(old);
-            continue;
-        }
-        pp = &old->next;
-    }
-    e->next = m->cache;
-    m->cache = e;
-    pthread_mutex_unlock(&m->mu);
-}
-
-static void cache_drop(manager_t *m, const char *conv)
-{
-    pthread_mutex_lock(&m->mu);
-    for (cache_entry_t **pp = &m->cache; *pp; pp = &(*pp)->next)
-        if (strcmp((*pp)->conv, conv) == 0) {
-            cache_entry_t *old = *pp;
-            *pp = old->next;
-            free(old->conv);
-            free(old->user);
-            free(old);
-            break;
-        }
-    pthread_mutex_unlock(&m->mu);
-}
 
 /* ---- containers ------------------------------------------------------------------ */
 
@@ -355,7 +281,7 @@ static ensure_t manager_ensure(manager_t *m, const char *conv, const char *user,
     /* Attach to its agent now: after a start, or for the first time since
      * this manager started. */
     agent_note(m->agents, id, has_agent, started_ms);
-    cache_put(m, conv, id, label_user ? label_user : "");
+    cache_put(m->cache, conv, id, label_user ? label_user : "");
     json_decref(info);
     return ENSURE_OK;
 }
@@ -385,7 +311,7 @@ static proto_msg_t *with_container(manager_t *m, worker_job_t *job, with_fn fn, 
     char *cached_user = NULL;
     textbuf_t err;
     textbuf_init(&err);
-    bool have = cache_get(m, req->conv, id, &cached_user);
+    bool have = cache_get(m->cache, req->conv, id, &cached_user);
     if (have && !convid_owner_ok(cached_user, req->user)) {
         free(cached_user);
         return proto_reply_new(req, PROTO_ST_OK, true,
@@ -408,7 +334,7 @@ static proto_msg_t *with_container(manager_t *m, worker_job_t *job, with_fn fn, 
         running_call_end(m->running, req->conv, id);
         disk_after_call(m->disk, id, req->conv, container_name(req->conv).s);
         if ((e == DOCKER_ENOTFOUND || e == DOCKER_ECONFLICT) && attempt == 0) {
-            cache_drop(m, req->conv);
+            cache_drop(m->cache, req->conv);
             have = false;
             continue;
         }
@@ -838,7 +764,7 @@ static proto_msg_t *tool_reset(manager_t *m, worker_job_t *job)
     json_t *info = NULL;
     snprintf(path, sizeof path, "/containers/%s/json", name);
     docker_err_t e = docker_call(m->d, "GET", path, NULL, &status, &info);
-    cache_drop(m, req->conv);
+    cache_drop(m->cache, req->conv);
     if (e == DOCKER_ENOTFOUND) {
         json_decref(info);
         return proto_reply_new(req, PROTO_ST_OK, false,
@@ -881,7 +807,7 @@ static proto_msg_t *tool_reset(manager_t *m, worker_job_t *job)
  * manager keeps of the chat goes with it (the next call finds it again). */
 static proto_msg_t *op_forget(manager_t *m, worker_job_t *job)
 {
-    cache_drop(m, job->req->conv);
+    cache_drop(m->cache, job->req->conv);
     hints_retry_clear(m->retry, job->req->conv);
     log_debug("forgot chat %s: its sandbox was stopped or removed", job->req->conv);
     return proto_reply_new(job->req, PROTO_ST_OK, false, "");
@@ -968,7 +894,7 @@ static int busy_conv(void *ctx, const char *conv)
 static void forget_conv(void *ctx, const char *conv)
 {
     manager_t *m = ctx;
-    cache_drop(m, conv);
+    cache_drop(m->cache, conv);
     hints_retry_clear(m->retry, conv);
 }
 
@@ -997,9 +923,10 @@ manager_t *manager_new(docker_t *d, const manager_opts_t *o)
     m->agents = agent_pool_new(d, agent_find_binary(m->o.agent_path, agent, sizeof agent) ? agent : NULL,
                                m->o.agent_frame_deadline);
     m->via = (run_via_t){ .d = d, .agents = m->agents, .shepherd = m->o.agent_shepherd };
-    pthread_mutex_init(&m->mu, NULL);
+    /* Twice the cap: room for sandboxes stopped behind our back (cache.h). */
+    m->cache = cache_new(o->running.max_running > 0 ? 2 * o->running.max_running : 1024);
     m->disk = disk_new(d, &m->o.disk);
-    if (!m->running || !m->disk || ensure_network(d, m->o.network)) {
+    if (!m->running || !m->cache || !m->disk || ensure_network(d, m->o.network)) {
         manager_destroy(&m);
         return NULL;
     }
@@ -1013,14 +940,7 @@ void manager_destroy(manager_t **self_p)
     manager_t *m = *self_p;
     disk_destroy(&m->disk); /* first: its thread may call forget_conv */
     running_destroy(&m->running);
-    while (m->cache) {
-        cache_entry_t *e = m->cache;
-        m->cache = e->next;
-        free(e->conv);
-        free(e->user);
-        free(e);
-    }
-    pthread_mutex_destroy(&m->mu);
+    cache_destroy(&m->cache);
     hints_retry_free(&m->retry);
     agent_pool_destroy(&m->agents);
     free(m);
