@@ -486,6 +486,7 @@ static void on_inbox_item(void *item, void *arg)
     free(it);
 }
 
+/* Everything callers posted since the last time, in order. */
 static void on_inbox(queue_t *q)
 {
     mailbox_drain(q->inbox, on_inbox_item, q);

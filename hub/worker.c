@@ -69,6 +69,7 @@ struct worker {
     bool stop;
 };
 
+/* A frame that was never sent (out of memory, or the worker stopped). */
 static void out_item_free(void *item)
 {
     out_item_t *it = item;
@@ -274,6 +275,7 @@ static void on_out_item(void *item, void *arg)
     out_item_free(it);
 }
 
+/* Everything job threads posted since the last time, in order. */
 static void on_outbox(worker_t *w)
 {
     mailbox_drain(w->outbox, on_out_item, w);
