@@ -19,7 +19,7 @@ typedef struct mailbox_node {
 } mailbox_node_t;
 
 struct mailbox {
-    pthread_mutex_t mu;          /* guards head and tail */
+    pthread_mutex_t mu; /* guards head and tail */
     mailbox_node_t *head, **tail;
     int fd;
     void (*free_item)(void *item);

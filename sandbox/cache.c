@@ -19,8 +19,8 @@ typedef struct cache_entry {
 } cache_entry_t;
 
 struct cache {
-    pthread_mutex_t mu;       /* guards entries */
-    cache_entry_t *entries;   /* newest first */
+    pthread_mutex_t mu;     /* guards entries */
+    cache_entry_t *entries; /* newest first */
     int64_t bound;
 };
 

@@ -92,7 +92,7 @@ static void mailbox_leftovers_freed(void **state)
     assert_int_equal(freed, 2);
 }
 
-#define POSTERS 4
+#define POSTERS    4
 #define PER_POSTER 2000
 
 static void *poster(void *arg)
