@@ -19,7 +19,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "common/config.h"
 
 /* ---- records in state_dir ----------------------------------------------------- */
 
@@ -32,6 +31,20 @@ bool kept_id_ok(const char *s)
     return n >= 12 && n <= 64;
 }
 
+/* The folder of the records (state_dir), set once by the process's main
+ * through kept_init: every record of this process lives there. */
+static char kept_dir[4096];
+
+void kept_init(const char *state_dir)
+{
+    snprintf(kept_dir, sizeof kept_dir, "%s", state_dir ? state_dir : "");
+}
+
+const char *kept_state_dir(void)
+{
+    return kept_dir;
+}
+
 /* <state_dir>/<id><suffix> into out; -1 when id is not an id. */
 static int record_path(const char *id, const char *suffix, char *out, size_t outlen)
 {
@@ -39,7 +52,7 @@ static int record_path(const char *id, const char *suffix, char *out, size_t out
         errno = EINVAL;
         return -1;
     }
-    int n = snprintf(out, outlen, "%s/%s%s", config_str("state_dir"), id, suffix);
+    int n = snprintf(out, outlen, "%s/%s%s", kept_dir, id, suffix);
     if (n < 0 || (size_t)n >= outlen) {
         errno = ENAMETOOLONG;
         return -1;
@@ -49,7 +62,7 @@ static int record_path(const char *id, const char *suffix, char *out, size_t out
 
 int kept_state_init(void)
 {
-    const char *dir = config_str("state_dir");
+    const char *dir = kept_dir;
     char path[4096];
     if (!*dir || strlen(dir) >= sizeof path - 64) {
         errno = EINVAL;
@@ -161,7 +174,7 @@ void kept_record_drop(const char *id)
 
 char **kept_record_ids(void)
 {
-    DIR *dir = opendir(config_str("state_dir"));
+    DIR *dir = opendir(kept_dir);
     if (!dir)
         return NULL;
     size_t n = 0, cap = 16;

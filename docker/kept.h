@@ -39,6 +39,11 @@
 /* ---- records in state_dir (file names are the container id, checked to
  * be hex, so no id can name a path outside the folder) ---- */
 
+/* Use the folder state_dir (copied) for this process's records: called
+ * once, by the process's main, before any other kept_ call. */
+void kept_init(const char *state_dir);
+/* That folder, for messages. */
+const char *kept_state_dir(void);
 /* Make state_dir if missing and check it can be written: 0, or -1 with
  * errno set. */
 int kept_state_init(void);

@@ -34,6 +34,14 @@ static queue_t *gateway_hub(void)
         .heartbeat_ms = (int)config_int("heartbeat_ms"),
         .heartbeat_timeout_ms = (int)config_int("heartbeat_timeout_ms"),
         .worker_wait_ms = (int)config_int("worker_wait_ms"),
+        .insecure = config_bool("hub_insecure"),
+        .keys_dir = config_str("hub_keys"),
+        .hwm = (int)config_int("hub_hwm"),
+        .max_message = config_int("hub_max_message"),
+        .peer_requests = (int)config_int("hub_peer_requests"),
+        .on_host_lost = config_str("on_host_lost"),
+        .locate_wait_ms = (int)config_int("locate_wait_ms"),
+        .route_cache_max = config_int("route_cache_max"),
         .record_path = record[0] ? record : NULL,
     };
     return queue_new(&o);

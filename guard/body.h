@@ -26,9 +26,6 @@ typedef struct {
     int64_t disk_cap;          /* least StorageOpt size */
 } gtemplate_t;
 
-/* Fill t from the loaded configuration. */
-void gtemplate_from_config(gtemplate_t *t);
-
 /* POST /containers/create: a sandbox (labels talkback.conversation/.user/
  * .created), a tombstone (talkback.tombstone/.gone.reason/.gone.at) or
  * the storage probe (talkback.probe); a sandbox or the probe may have

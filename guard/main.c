@@ -82,6 +82,22 @@ static void *guard_thread(void *arg)
 
 /* Load the config, open the listening socket, and serve each connection
  * in a thread of its own (at most GUARD_MAX_CONNS at once). */
+/* The sandbox template the guard checks bodies against: the sandbox
+ * manager's own config keys. */
+static void gtemplate_from_config(gtemplate_t *t)
+{
+    t->image = config_str("image");
+    t->network = config_str("network");
+    t->runtime = config_str("runtime");
+    t->log_max_size = config_str("log_max_size");
+    t->memory = config_int("memory");
+    t->memory_swap = config_int("memory_swap");
+    t->nano_cpus = config_int("nano_cpus");
+    t->cpu_shares = config_int("cpu_shares");
+    t->pids_limit = config_int("pids_limit");
+    t->disk_cap = config_int("disk_cap");
+}
+
 int main(int argc, char **argv)
 {
     if (config_load(argc, argv, "guard"))

@@ -21,7 +21,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "common/config.h"
 #include "guard/fields.h"
 #include "sandbox/agent_link.h"
 #include "sandbox/caps.h"
@@ -33,20 +32,6 @@
  * 16 MiB, sandbox/disk.c), so this allows an image up to 64 GiB with that
  * bookkeeping.  Past it the size is no cap of disk_cap any more. */
 #define STORAGE_IMAGE_MAX ((INT64_C(64) << 30) + (INT64_C(4) << 30) + (INT64_C(16) << 20))
-
-void gtemplate_from_config(gtemplate_t *t)
-{
-    t->image = config_str("image");
-    t->network = config_str("network");
-    t->runtime = config_str("runtime");
-    t->log_max_size = config_str("log_max_size");
-    t->memory = config_int("memory");
-    t->memory_swap = config_int("memory_swap");
-    t->nano_cpus = config_int("nano_cpus");
-    t->cpu_shares = config_int("cpu_shares");
-    t->pids_limit = config_int("pids_limit");
-    t->disk_cap = config_int("disk_cap");
-}
 
 json_t *gbody_parse(const char *buf, size_t len, char *why, size_t whylen)
 {

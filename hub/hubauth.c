@@ -13,7 +13,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "common/config.h"
 #include "hub/hubkeys.h"
 #include "common/log.h"
 
@@ -72,7 +71,8 @@ static hubauth_t *hubauth_start(const char *dir)
     return a;
 }
 
-int hubauth_new(zsock_t *router, const char *endpoint, hubauth_t **out)
+int hubauth_new(zsock_t *router, const char *endpoint, bool insecure, const char *keys_dir,
+                hubauth_t **out)
 {
     char err[1024];
     *out = NULL;
@@ -83,7 +83,7 @@ int hubauth_new(zsock_t *router, const char *endpoint, hubauth_t **out)
         }
         return 0;
     }
-    if (config_bool("hub_insecure")) {
+    if (insecure) {
         hubauth_warn_insecure(endpoint);
         return 0;
     }
@@ -91,7 +91,7 @@ int hubauth_new(zsock_t *router, const char *endpoint, hubauth_t **out)
         log_error("the hub on %s needs CURVE, and this libzmq was built without it", endpoint);
         return -1;
     }
-    const char *dir = config_str("hub_keys");
+    const char *dir = keys_dir ? keys_dir : "";
     zcert_t *cert = hubauth_server_cert(endpoint, dir);
     if (!cert)
         return -1;

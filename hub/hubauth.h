@@ -30,11 +30,13 @@ typedef struct {
     const char *submit;    /* KIND:NAME requests it may send */
 } hubauth_peer_t;
 
-/* Set up router (not yet bound) for endpoint.  0 with *out NULL for a
- * keyless or insecure hub, 0 with *out set for a CURVE hub, -1 (and a log
- * line that says what to do) when the hub must not start.  One CURVE hub
- * per process at a time: the ZAP handler's endpoint is process-wide. */
-int hubauth_new(zsock_t *router, const char *endpoint, hubauth_t **out);
+/* Set up router (not yet bound) for endpoint, with the keys in keys_dir
+ * (hub_keys), or none when insecure (hub_insecure).  0 with *out NULL for
+ * a keyless or insecure hub, 0 with *out set for a CURVE hub, -1 (and a
+ * log line that says what to do) when the hub must not start.  One CURVE
+ * hub per process at a time: the ZAP handler's endpoint is process-wide. */
+int hubauth_new(zsock_t *router, const char *endpoint, bool insecure, const char *keys_dir,
+                hubauth_t **out);
 /* Stop the ZAP handler; after the socket is closed. */
 void hubauth_destroy(hubauth_t **self_p);
 

@@ -2,9 +2,10 @@
  * (see queue.h for the contract).
  *
  * One thread owns the ROUTER socket.  Everything else reaches it through
- * `inbox`, a locked list the thread drains whenever a byte arrives on the
- * wake-up pipe: new local requests, cancels, forgotten tickets.  The thread
- * sleeps in zmq_poll on the socket and the pipe with a 100 ms tick, on which
+ * `inbox`, a mailbox (common/mailbox.h) the thread drains whenever its
+ * descriptor is readable: new local requests, cancels, forgotten tickets.
+ * The thread sleeps in zmq_poll on the socket and the mailbox with a
+ * 100 ms tick, on which
  * it expires silent workers and overdue requests.  Lists are plain linked
  * lists: a hub sees tens of workers and hundreds of open requests, where a
  * linear scan costs less than keeping a hash table honest.
@@ -25,17 +26,16 @@
 
 #include <czmq.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
-#include "common/config.h"
 #include "common/log.h"
+#include "common/mailbox.h"
 #include "hub/hubauth.h"
 #include "hub/record.h"
 #include "proto/ops.h"
@@ -79,13 +79,6 @@ static bool kind_retryable(const char *kind)
     /* A judge holds no state of its own, so a request a dead judge held can
      * run again on another.  A sandbox command cannot: it may have run. */
     return kind && strcmp(kind, KIND_JUDGE) == 0;
-}
-
-static void wake(queue_t *q)
-{
-    char c = 1;
-    ssize_t w = write(q->wake[1], &c, 1);
-    (void)w;
 }
 
 static int send_to(queue_t *q, zframe_t *identity, const proto_msg_t *m)
@@ -359,9 +352,9 @@ static void on_request(queue_t *q, zframe_t *identity, proto_msg_t *m, const hub
                                        "may not send it]");
         return;
     }
-    if (q->peer_requests > 0 && peer_open_requests(q, identity) >= q->peer_requests) {
+    if (q->opts.peer_requests > 0 && peer_open_requests(q, identity) >= q->opts.peer_requests) {
         refusal_log(q, "refused a request from the key %s: it has %d open already (hub_peer_requests)",
-                    peer->name, q->peer_requests);
+                    peer->name, q->opts.peer_requests);
         refuse_request(q, identity, m, "[talkback: the hub refused this request: too many open "
                                        "requests from this worker (hub_peer_requests)]");
         return;
@@ -438,53 +431,63 @@ static void on_socket(queue_t *q)
 
 /* ---- events from callers ------------------------------------------------------- */
 
+/* An inbox item that was never handled (the hub stopped first). */
+static void inbox_item_free(void *item)
+{
+    inbox_item_t *it = item;
+    if (it->kind == IN_SUBMIT) {
+        ticket_complete(it->ticket, proto_reply_new(it->req, PROTO_ST_NO_WORKER, true,
+                                                    "[talkback: the gateway is stopping]"));
+        ticket_release(it->ticket);
+        proto_msg_destroy(&it->req);
+    }
+    free(it->cancel_key);
+    free(it);
+}
+
+/* One item from the inbox: a new request, or a cancel of an open one. */
+static void on_inbox_item(void *item, void *arg)
+{
+    queue_t *q = arg;
+    inbox_item_t *it = item;
+    if (it->kind == IN_SUBMIT) {
+        pending_t *p = calloc(1, sizeof *p);
+        if (!p) {
+            ticket_complete(it->ticket, proto_reply_new(it->req, PROTO_ST_INTERNAL, true,
+                                                        "[talkback: out of memory]"));
+            ticket_release(it->ticket);
+            proto_msg_destroy(&it->req);
+        } else {
+            p->hub_id = it->req->id;
+            p->req = it->req;
+            p->ticket = it->ticket;
+            p->cancel_key = it->cancel_key;
+            it->cancel_key = NULL;
+            pending_add(q, p);
+        }
+    } else {
+        /* Two clients of one chat may both number from 0, so a key can
+         * match twice: the oldest call is the one cancelled (the list
+         * is newest first, so the last match). */
+        pending_t *hit = NULL;
+        for (pending_t *p = q->pending; p; p = p->next) {
+            bool match = it->kind == IN_FORGET
+                             ? p->hub_id == it->hub_id
+                             : (p->cancel_key && it->cancel_key && strcmp(p->cancel_key, it->cancel_key) == 0);
+            if (match)
+                hit = p;
+        }
+        if (hit)
+            send_cancel(q, hit);
+    }
+    free(it->cancel_key);
+    free(it);
+}
+
+/* Everything callers posted since the last time, in order. */
 static void on_inbox(queue_t *q)
 {
-    char drain[64];
-    while (read(q->wake[0], drain, sizeof drain) > 0)
-        ;
-    pthread_mutex_lock(&q->mu);
-    inbox_item_t *items = q->inbox;
-    q->inbox = NULL;
-    q->inbox_tail = &q->inbox;
-    pthread_mutex_unlock(&q->mu);
-
-    while (items) {
-        inbox_item_t *it = items;
-        items = it->next;
-        if (it->kind == IN_SUBMIT) {
-            pending_t *p = calloc(1, sizeof *p);
-            if (!p) {
-                ticket_complete(it->ticket, proto_reply_new(it->req, PROTO_ST_INTERNAL, true,
-                                                            "[talkback: out of memory]"));
-                ticket_release(it->ticket);
-                proto_msg_destroy(&it->req);
-            } else {
-                p->hub_id = it->req->id;
-                p->req = it->req;
-                p->ticket = it->ticket;
-                p->cancel_key = it->cancel_key;
-                it->cancel_key = NULL;
-                pending_add(q, p);
-            }
-        } else {
-            /* Two clients of one chat may both number from 0, so a key can
-             * match twice: the oldest call is the one cancelled (the list
-             * is newest first, so the last match). */
-            pending_t *hit = NULL;
-            for (pending_t *p = q->pending; p; p = p->next) {
-                bool match = it->kind == IN_FORGET
-                                 ? p->hub_id == it->hub_id
-                                 : (p->cancel_key && it->cancel_key && strcmp(p->cancel_key, it->cancel_key) == 0);
-                if (match)
-                    hit = p;
-            }
-            if (hit)
-                send_cancel(q, hit);
-        }
-        free(it->cancel_key);
-        free(it);
-    }
+    mailbox_drain(q->inbox, on_inbox_item, q);
 }
 
 /* ---- the clock ------------------------------------------------------------------ */
@@ -538,14 +541,11 @@ static void *queue_thread(void *arg)
     queue_t *q = arg;
     void *sock = zsock_resolve(q->router);
     for (;;) {
-        pthread_mutex_lock(&q->mu);
-        bool stop = q->stop;
-        pthread_mutex_unlock(&q->mu);
-        if (stop)
+        if (atomic_load(&q->stop))
             break;
         zmq_pollitem_t items[2] = {
             { sock, 0, ZMQ_POLLIN, 0 },
-            { NULL, q->wake[0], ZMQ_POLLIN, 0 },
+            { NULL, mailbox_fd(q->inbox), ZMQ_POLLIN, 0 },
         };
         int rc = zmq_poll(items, 2, QUEUE_TICK_MS);
         if (rc < 0 && errno != EINTR)
@@ -575,16 +575,16 @@ static int queue_socket(queue_t *q)
     q->router = zsock_new(ZMQ_ROUTER);
     if (!q->router)
         return -1;
-    if (hubauth_new(q->router, q->endpoint, &q->auth) < 0)
+    if (hubauth_new(q->router, q->endpoint, q->opts.insecure, q->opts.keys_dir, &q->auth) < 0)
         return -1;
-    int hwm = (int)config_int("hub_hwm");
+    int hwm = q->opts.hwm;
     zsock_set_router_mandatory(q->router, 1);
     zsock_set_linger(q->router, 0);
     /* A peer that stops reading gets EAGAIN, never a hub thread that waits. */
     zsock_set_sndtimeo(q->router, 0);
     zsock_set_sndhwm(q->router, hwm > 0 ? hwm : 0);
     zsock_set_rcvhwm(q->router, hwm > 0 ? hwm : 0);
-    int64_t maxmsg = config_int("hub_max_message");
+    int64_t maxmsg = q->opts.max_message;
     zsock_set_maxmsgsize(q->router, maxmsg > 0 && maxmsg <= INT_MAX ? (int)maxmsg : -1);
     if (zsock_bind(q->router, "%s", q->endpoint) < 0) {
         log_error("cannot bind the hub on %s: %s", q->endpoint, zmq_strerror(zmq_errno()));
@@ -593,17 +593,18 @@ static int queue_socket(queue_t *q)
     return 0;
 }
 
-/* The routing of sandbox requests over hosts (route.h), from config. */
+/* The routing of sandbox requests over hosts (route.h), from the options. */
 static int queue_route(queue_t *q)
 {
-    const char *lost = config_str("on_host_lost");
+    const char *lost = q->opts.on_host_lost ? q->opts.on_host_lost : "refuse";
     if (strcmp(lost, "refuse") != 0 && strcmp(lost, "place") != 0) {
         log_error("on_host_lost is \"%s\": it must be refuse or place", lost);
         return -1;
     }
-    q->route = route_new((int)config_int("locate_wait_ms"), q->opts.heartbeat_timeout_ms,
-                         strcmp(lost, "place") == 0,
-                         (size_t)config_int("route_cache_max"));
+    int wait_ms = q->opts.locate_wait_ms > 0 ? q->opts.locate_wait_ms : 3000;
+    int64_t cache_max = q->opts.route_cache_max > 0 ? q->opts.route_cache_max : 100000;
+    q->route = route_new(wait_ms, q->opts.heartbeat_timeout_ms, strcmp(lost, "place") == 0,
+                         (size_t)cache_max);
     return q->route ? 0 : -1;
 }
 
@@ -613,9 +614,6 @@ queue_t *queue_new(const queue_opts_t *opts)
     if (!q)
         return NULL;
     q->opts = *opts;
-    q->wake[0] = q->wake[1] = -1;
-    q->inbox_tail = &q->inbox;
-    pthread_mutex_init(&q->mu, NULL);
     pthread_mutex_init(&q->wmu, NULL);
     q->endpoint = strdup(opts->endpoint);
     if (!q->endpoint)
@@ -628,12 +626,12 @@ queue_t *queue_new(const queue_opts_t *opts)
             goto err;
         }
     }
-    q->peer_requests = (int)config_int("hub_peer_requests");
     if (queue_route(q) < 0)
         goto err;
     if (queue_socket(q) < 0)
         goto err;
-    if (pipe2(q->wake, O_NONBLOCK | O_CLOEXEC) < 0)
+    q->inbox = mailbox_new(inbox_item_free);
+    if (!q->inbox)
         goto err;
     /* The thread's random start id keeps ids of two gateway lives apart in
      * one recording. */
@@ -647,9 +645,8 @@ err:
     zsock_destroy(&q->router);
     hubauth_destroy(&q->auth);
     record_close(&q->record);
-    if (q->wake[0] >= 0) { close(q->wake[0]); close(q->wake[1]); }
+    mailbox_destroy(&q->inbox);
     free(q->endpoint);
-    pthread_mutex_destroy(&q->mu);
     pthread_mutex_destroy(&q->wmu);
     free(q);
     return NULL;
@@ -660,10 +657,8 @@ void queue_destroy(queue_t **self_p)
     if (!self_p || !*self_p)
         return;
     queue_t *q = *self_p;
-    pthread_mutex_lock(&q->mu);
-    q->stop = true;
-    pthread_mutex_unlock(&q->mu);
-    wake(q);
+    atomic_store(&q->stop, true);
+    mailbox_kick(q->inbox);
     pthread_join(q->thread, NULL);
     while (q->workers) {
         worker_entry_t *w = q->workers;
@@ -674,25 +669,13 @@ void queue_destroy(queue_t **self_p)
     hubauth_destroy(&q->auth);
     record_close(&q->record);
     route_destroy(&q->route);
-    close(q->wake[0]);
-    close(q->wake[1]);
+    mailbox_destroy(&q->inbox);
     free(q->endpoint);
-    pthread_mutex_destroy(&q->mu);
     pthread_mutex_destroy(&q->wmu);
     free(q);
     *self_p = NULL;
 }
 
-static void inbox_push(queue_t *q, inbox_item_t *it)
-{
-    pthread_mutex_lock(&q->mu);
-    *q->inbox_tail = it;
-    q->inbox_tail = &it->next;
-    pthread_mutex_unlock(&q->mu);
-    wake(q);
-}
-
-static uint64_t local_ids = 0;
 
 queue_ticket_t *queue_submit(queue_t *q, proto_msg_t *req, const char *cancel_key)
 {
@@ -712,15 +695,21 @@ queue_ticket_t *queue_submit(queue_t *q, proto_msg_t *req, const char *cancel_ke
     pthread_condattr_destroy(&ca);
     t->refs = 2; /* the caller and the hub */
     t->q = q;
-    /* Local ids live in the low half of the id space the hub thread never
-     * reaches from its time-based start. */
-    req->id = __atomic_add_fetch(&local_ids, 1, __ATOMIC_RELAXED);
+    req->id = atomic_fetch_add(&q->local_ids, 1) + 1;
     t->hub_id = req->id;
     it->kind = IN_SUBMIT;
     it->req = req;
     it->ticket = t;
     it->cancel_key = cancel_key ? strdup(cancel_key) : NULL;
-    inbox_push(q, it);
+    if (mailbox_post(q->inbox, it) < 0) {
+        free(it->cancel_key);
+        free(it);
+        proto_msg_destroy(&req);
+        pthread_cond_destroy(&t->cv);
+        pthread_mutex_destroy(&t->mu);
+        free(t);
+        return NULL;
+    }
     return t;
 }
 
@@ -757,7 +746,8 @@ void queue_ticket_destroy(queue_ticket_t **self_p)
         if (it) {
             it->kind = IN_FORGET;
             it->hub_id = t->hub_id;
-            inbox_push(t->q, it);
+            if (mailbox_post(t->q->inbox, it) < 0)
+                free(it);
         }
     }
     ticket_release(t);
@@ -774,7 +764,11 @@ bool queue_cancel(queue_t *q, const char *cancel_key)
         return false;
     }
     it->kind = IN_CANCEL_KEY;
-    inbox_push(q, it);
+    if (mailbox_post(q->inbox, it) < 0) {
+        free(it->cancel_key);
+        free(it);
+        return false;
+    }
     return true;
 }
 

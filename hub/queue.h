@@ -19,7 +19,7 @@
  * queue_submit and its reply are appended to a file (see record.h).
  *
  * One thread owns every ZeroMQ socket; callers talk to it through a
- * locked list and a wake-up pipe, so any number of HTTP threads may wait at
+ * mailbox (common/mailbox.h), so any number of HTTP threads may wait at
  * once: chats are never serialised.
  */
 #ifndef TALKBACK_QUEUE_H
@@ -38,6 +38,15 @@ typedef struct {
     int heartbeat_timeout_ms;      /* silence after which a worker is dead */
     int worker_wait_ms;            /* how long a request waits for a worker */
     const char *record_path;       /* NULL: no recording */
+    bool insecure;                 /* hub_insecure: tcp:// without CURVE */
+    const char *keys_dir;          /* hub_keys (hubauth.h) */
+    int hwm;                       /* hub_hwm: messages queued per peer; 0: no bound */
+    int64_t max_message;           /* hub_max_message: bytes; 0: no bound */
+    int peer_requests;             /* hub_peer_requests: open requests per
+                                      remote peer; 0: no bound */
+    const char *on_host_lost;      /* "refuse" or "place"; NULL: refuse (route.h) */
+    int locate_wait_ms;            /* locate_wait_ms; 0: 3000 */
+    int64_t route_cache_max;       /* route_cache_max; 0: 100000 */
 } queue_opts_t;
 
 /* Bind and start the hub thread.  NULL (and a log line) on failure. */

@@ -9,9 +9,11 @@
 
 #include <czmq.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "common/mailbox.h"
 #include "hub/hubauth.h"
 #include "hub/queue.h"
 #include "hub/record.h"
@@ -64,7 +66,6 @@ typedef struct inbox_item {
     queue_ticket_t *ticket;
     char *cancel_key;
     uint64_t hub_id;
-    struct inbox_item *next;
 } inbox_item_t;
 
 struct queue {
@@ -72,16 +73,16 @@ struct queue {
     char *endpoint;
     zsock_t *router;
     hubauth_t *auth;             /* NULL: keyless or insecure hub */
-    int peer_requests;           /* open requests one remote peer may have */
     int64_t last_refusal_log;    /* monotonic ms */
     record_t *record;
     pthread_t thread;
-    int wake[2];
-    pthread_mutex_t mu;          /* guards inbox and stop */
+    mailbox_t *inbox;            /* inbox_item_t from callers */
     pthread_mutex_t wmu;         /* guards edits of workers, read elsewhere */
-    inbox_item_t *inbox, **inbox_tail;
-    bool stop;
+    atomic_bool stop;
     uint64_t next_id;
+    /* Ids of local requests; they live in the low half of the id space the
+     * hub thread never reaches from its time-based start (next_id). */
+    atomic_uint_fast64_t local_ids;
     worker_entry_t *workers;
     pending_t *pending;
     route_t *route;              /* which host holds each chat (route.h) */

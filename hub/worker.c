@@ -5,7 +5,7 @@
  * the rest wait in arrival order), and sends whatever job threads put in
  * the outbox (replies, and requests made with worker_call).  Job threads
  * never touch ZeroMQ: they hand frames to the main thread through the
- * locked outbox and a wake-up pipe, as the hub does.
+ * outbox, a mailbox (common/mailbox.h), as the hub does.
  *
  * On a tcp:// hub the socket is a CURVE client: it checks the hub's public
  * key and presents the worker's own certificate (hubkeys.h), so it talks
@@ -20,7 +20,6 @@
 
 #include <czmq.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,7 +27,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "common/config.h"
+#include "common/mailbox.h"
 #include "hub/hubkeys.h"
 #include "common/log.h"
 #include "proto/ops.h"
@@ -53,18 +52,17 @@ typedef struct out_item {
     char *frame;
     size_t len;
     bool job_done;      /* a reply: one job slot is free again */
-    struct out_item *next;
 } out_item_t;
 
 struct worker {
     worker_opts_t opts;
     char *endpoint, *kind, *name, *host;
+    char *keys_dir, *cert_path;  /* copies of the options' */
     zsock_t *dealer;
     zsock_t *monitor;            /* handshake events of a CURVE dealer, or NULL */
     int64_t redial_at;           /* monotonic ms; 0 = connected or trying */
-    int wake[2];
+    mailbox_t *outbox;           /* out_item_t from job threads */
     pthread_mutex_t mu;          /* guards everything below */
-    out_item_t *outbox, **outbox_tail;
     job_entry_t *jobs;           /* running */
     job_entry_t *waiting, **waiting_tail;
     call_entry_t *calls;
@@ -73,11 +71,12 @@ struct worker {
     bool stop;
 };
 
-static void worker_wake(worker_t *w)
+/* A frame that was never sent (out of memory, or the worker stopped). */
+static void out_item_free(void *item)
 {
-    char c = 1;
-    ssize_t n = write(w->wake[1], &c, 1);
-    (void)n;
+    out_item_t *it = item;
+    free(it->frame);
+    free(it);
 }
 
 /* Free a job slot when not even a reply could be made. */
@@ -87,11 +86,8 @@ static void outbox_push_done(worker_t *w)
     if (!it)
         return;
     it->job_done = true;
-    pthread_mutex_lock(&w->mu);
-    *w->outbox_tail = it;
-    w->outbox_tail = &it->next;
-    pthread_mutex_unlock(&w->mu);
-    worker_wake(w);
+    if (mailbox_post(w->outbox, it) < 0)
+        free(it);
 }
 
 static void outbox_push(worker_t *w, const proto_msg_t *m, bool job_done)
@@ -105,18 +101,18 @@ static void outbox_push(worker_t *w, const proto_msg_t *m, bool job_done)
         return;
     }
     it->job_done = job_done;
-    pthread_mutex_lock(&w->mu);
-    *w->outbox_tail = it;
-    w->outbox_tail = &it->next;
-    pthread_mutex_unlock(&w->mu);
-    worker_wake(w);
+    if (mailbox_post(w->outbox, it) < 0) {
+        out_item_free(it);
+        log_error("cannot queue a frame (out of memory)");
+        if (job_done)
+            outbox_push_done(w);
+    }
 }
 
-void worker_host_name(char *out, size_t len)
+void worker_host_name(const char *configured, char *out, size_t len)
 {
-    const char *cfg = config_str("host_name");
-    if (cfg && *cfg) {
-        snprintf(out, len, "%s", cfg);
+    if (configured && *configured) {
+        snprintf(out, len, "%s", configured);
         return;
     }
     if (gethostname(out, len) != 0 || !*out)
@@ -281,30 +277,26 @@ static void send_frame(worker_t *w, const char *frame, size_t len)
     }
 }
 
+/* One frame from a job thread: send it; a reply frees a job slot. */
+static void on_out_item(void *item, void *arg)
+{
+    worker_t *w = arg;
+    out_item_t *it = item;
+    if (it->frame)
+        send_frame(w, it->frame, it->len);
+    if (it->job_done) {
+        pthread_mutex_lock(&w->mu);
+        w->running--;
+        start_jobs_locked(w);
+        pthread_mutex_unlock(&w->mu);
+    }
+    out_item_free(it);
+}
+
+/* Everything job threads posted since the last time, in order. */
 static void on_outbox(worker_t *w)
 {
-    char drain[64];
-    while (read(w->wake[0], drain, sizeof drain) > 0)
-        ;
-    pthread_mutex_lock(&w->mu);
-    out_item_t *items = w->outbox;
-    w->outbox = NULL;
-    w->outbox_tail = &w->outbox;
-    pthread_mutex_unlock(&w->mu);
-    while (items) {
-        out_item_t *it = items;
-        items = it->next;
-        if (it->frame)
-            send_frame(w, it->frame, it->len);
-        if (it->job_done) {
-            pthread_mutex_lock(&w->mu);
-            w->running--;
-            start_jobs_locked(w);
-            pthread_mutex_unlock(&w->mu);
-        }
-        free(it->frame);
-        free(it);
-    }
+    mailbox_drain(w->outbox, on_out_item, w);
 }
 
 static void send_hello(worker_t *w)
@@ -371,13 +363,13 @@ static int worker_secure(worker_t *w)
         }
         return 0;
     }
-    if (config_bool("hub_insecure")) {
+    if (w->opts.insecure) {
         log_warn("connecting to the hub at %s without keys (hub_insecure): any peer that reaches "
                  "it can act as talkback", w->endpoint);
         return 0;
     }
-    const char *dir = config_str("hub_keys");
-    const char *path = config_str("hub_cert");
+    const char *dir = w->keys_dir;
+    const char *path = w->cert_path;
     if (hubkeys_path(server, sizeof server, dir, HUBKEYS_SERVER_PUBLIC) < 0)
         return -1;
     if (!*path) {
@@ -498,8 +490,6 @@ worker_t *worker_new(const worker_opts_t *opts)
         w->opts.max_jobs = 64;
     if (w->opts.heartbeat_ms <= 0)
         w->opts.heartbeat_ms = 1000;
-    w->wake[0] = w->wake[1] = -1;
-    w->outbox_tail = &w->outbox;
     w->waiting_tail = &w->waiting;
     pthread_mutex_init(&w->mu, NULL);
     char name[128];
@@ -509,14 +499,14 @@ worker_t *worker_new(const worker_opts_t *opts)
     w->kind = strdup(opts->kind);
     w->name = strdup(opts->name ? opts->name : name);
     char host[256];
-    if (opts->host && *opts->host)
-        snprintf(host, sizeof host, "%s", opts->host);
-    else
-        worker_host_name(host, sizeof host);
+    worker_host_name(opts->host, host, sizeof host);
     w->host = strdup(host);
-    if (!w->endpoint || !w->kind || !w->name || !w->host)
+    w->keys_dir = strdup(opts->keys_dir ? opts->keys_dir : "");
+    w->cert_path = strdup(opts->cert_path ? opts->cert_path : "");
+    if (!w->endpoint || !w->kind || !w->name || !w->host || !w->keys_dir || !w->cert_path)
         goto err;
-    if (pipe2(w->wake, O_NONBLOCK | O_CLOEXEC) < 0)
+    w->outbox = mailbox_new(out_item_free);
+    if (!w->outbox)
         goto err;
     if (worker_socket(w) < 0)
         goto err;
@@ -524,6 +514,8 @@ worker_t *worker_new(const worker_opts_t *opts)
     w->opts.kind = w->kind;
     w->opts.name = w->name;
     w->opts.host = w->host;
+    w->opts.keys_dir = w->keys_dir;
+    w->opts.cert_path = w->cert_path;
     return w;
 err:
     worker_destroy(&w);
@@ -547,9 +539,9 @@ int worker_run(worker_t *w)
             send_hello(w);
             next_hello = now + w->opts.heartbeat_ms;
         }
-        /* With no socket (a redial that failed), only the pipe is watched. */
+        /* With no socket (a redial that failed), only the outbox is watched. */
         zmq_pollitem_t items[3] = {
-            { NULL, w->wake[0], ZMQ_POLLIN, 0 },
+            { NULL, mailbox_fd(w->outbox), ZMQ_POLLIN, 0 },
             { w->dealer ? zsock_resolve(w->dealer) : NULL, -1, ZMQ_POLLIN, 0 },
             { w->monitor ? zsock_resolve(w->monitor) : NULL, -1, ZMQ_POLLIN, 0 },
         };
@@ -589,7 +581,7 @@ void worker_stop(worker_t *w)
     pthread_mutex_lock(&w->mu);
     w->stop = true;
     pthread_mutex_unlock(&w->mu);
-    worker_wake(w);
+    mailbox_kick(w->outbox);
 }
 
 void worker_destroy(worker_t **self_p)
@@ -619,12 +611,6 @@ void worker_destroy(worker_t **self_p)
         proto_msg_destroy(&e->req);
         free(e);
     }
-    while (w->outbox) {
-        out_item_t *it = w->outbox;
-        w->outbox = it->next;
-        free(it->frame);
-        free(it);
-    }
     pthread_mutex_unlock(&w->mu);
     if (!idle) {
         /* Job threads still hold w: leak it rather than free under them. */
@@ -633,15 +619,14 @@ void worker_destroy(worker_t **self_p)
     }
     zsock_destroy(&w->dealer);
     zsock_destroy(&w->monitor);
-    if (w->wake[0] >= 0) {
-        close(w->wake[0]);
-        close(w->wake[1]);
-    }
+    mailbox_destroy(&w->outbox);
     pthread_mutex_destroy(&w->mu);
     free(w->endpoint);
     free(w->kind);
     free(w->name);
     free(w->host);
+    free(w->keys_dir);
+    free(w->cert_path);
     free(w);
     *self_p = NULL;
 }

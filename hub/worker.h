@@ -43,6 +43,11 @@ typedef struct {
     const char *name;       /* for logs; NULL: kind-pid */
     int heartbeat_ms;
     int max_jobs;           /* concurrent requests at most; more wait */
+    /* A tcp:// hub's keys (hubkeys.h); unused for ipc://. */
+    bool insecure;          /* hub_insecure: no CURVE, with a warning */
+    const char *keys_dir;   /* hub_keys: holds the hub's public key */
+    const char *cert_path;  /* hub_cert: this worker's certificate;
+                               NULL or "": keys_dir/<kind>.key_secret */
     worker_handler_fn handler;
     void *ctx;
     const char *host;       /* HELLO's "host"; NULL: host_name, or the machine's */
@@ -66,9 +71,9 @@ proto_msg_t *worker_call(worker_t *w, proto_msg_t *req, worker_job_t *job);
 /* The host this worker says it runs on (its HELLO's "host"). */
 const char *worker_host(const worker_t *w);
 
-/* The host name of this process: config host_name, or when that is empty
- * the machine's (gethostname), into out (len bytes). */
-void worker_host_name(char *out, size_t len);
+/* The host name of this process: configured (config host_name), or when
+ * that is NULL or empty the machine's (gethostname), into out (len bytes). */
+void worker_host_name(const char *configured, char *out, size_t len);
 
 /* True when the job should stop (cancel or deadline). */
 bool worker_job_cancelled(worker_job_t *job);

@@ -11,7 +11,6 @@
 #include <string.h>
 #include <sys/random.h>
 
-#include "common/config.h"
 #include "judge/calls.h"
 #include "judge/judge.h"
 
@@ -70,29 +69,29 @@ static void make_nonce(char out[17])
 }
 
 /* The COMPILE ERROR line for a compile that did not succeed. */
-static void say_not_built(const ops_exec_t *x, int ctimeout, textbuf_t *t)
+static void say_not_built(const ops_exec_t *x, int ctimeout, int64_t memory, textbuf_t *t)
 {
     int rc = (int)x->exit_code;
     if (x->timed_out) {
         textbuf_printf(t, "COMPILE ERROR: the compiler ran longer than %d s and was stopped.\n", ctimeout);
     } else if (rc == 137) {
         textbuf_puts(t, "COMPILE ERROR: the compiler was killed, most likely out of memory (this sandbox has ");
-        judge_say_memory(t, x);
+        judge_say_memory(t, x, memory);
         textbuf_puts(t, ").\n");
     } else {
         textbuf_printf(t, "COMPILE ERROR: the program did not compile (exit code %d), so it did not run.\n", rc);
     }
 }
 
-judge_build_t judge_build(worker_job_t *job, const language_t *lang, const char *file, const char *compile,
+judge_build_t judge_build(worker_job_t *job, const judge_opts_t *o, const language_t *lang, const char *file, const char *compile,
                           const char *code, textbuf_t *t, bool *noticed)
 {
-    int ctimeout = (int)config_int("code_compile_timeout");
+    int ctimeout = (int)o->code_compile_timeout;
     char nonce[17];
     make_nonce(nonce);
     char *script = judge_build_cacheable(lang, code) ? judge_build_script(lang, file, compile, nonce) : NULL;
     textbuf_printf(t, "$ %s\n", compile);
-    proto_msg_t *r = judge_exec(job, script ? script : compile, ctimeout, false, 0);
+    proto_msg_t *r = judge_exec(job, o, script ? script : compile, ctimeout, false, 0);
     free(script);
     if (judge_failed(r)) {
         judge_failure_text(r, t);
@@ -115,7 +114,7 @@ judge_build_t judge_build(worker_job_t *job, const language_t *lang, const char 
         if (out && olen)
             judge_trim_compiler_output(out, olen, 40, 6000, t);
         if (x.timed_out || x.exit_code != 0) {
-            say_not_built(&x, ctimeout, t);
+            say_not_built(&x, ctimeout, o->memory, t);
             res = JUDGE_NOT_BUILT;
         }
     }

@@ -17,6 +17,7 @@
 
 #include "common/textbuf.h"
 #include "hub/worker.h"
+#include "judge/judge.h"
 #include "judge/languages.h"
 
 typedef enum {
@@ -28,7 +29,7 @@ typedef enum {
 /* Compile the saved file with the expanded compile line.  Appends the
  * "$ line", then the compiler messages or the reuse sentence, and on
  * JUDGE_NOT_BUILT the verdict line (without the closing sentence). */
-judge_build_t judge_build(worker_job_t *job, const language_t *lang, const char *file, const char *compile,
+judge_build_t judge_build(worker_job_t *job, const judge_opts_t *o, const language_t *lang, const char *file, const char *compile,
                           const char *code, textbuf_t *t, bool *noticed);
 
 /* May this source be served from the cache?  Pure. */

@@ -3,7 +3,6 @@
 
 #include <inttypes.h>
 
-#include "common/config.h"
 #include "proto/ops.h"
 
 /* A request to the sandbox manager for the conversation of req. */
@@ -34,10 +33,10 @@ proto_msg_t *judge_put(worker_job_t *job, const char *path, const char *content,
 }
 
 /* exec command: its own timeout, plus call_grace for the round trip. */
-proto_msg_t *judge_exec(worker_job_t *job, const char *command, int timeout_s, bool separate_stderr,
-                        int64_t output_limit)
+proto_msg_t *judge_exec(worker_job_t *job, const judge_opts_t *o, const char *command, int timeout_s,
+                        bool separate_stderr, int64_t output_limit)
 {
-    int64_t grace = config_int("call_grace") * 1000;
+    int64_t grace = o->call_grace * 1000;
     proto_msg_t *m = judge_request(job->req, OP_EXEC, proto_now_ms() + timeout_s * 1000LL + grace);
     if (!m || proto_map_set_cstr(&m->args, ARG_COMMAND, command) ||
         proto_map_set_int(&m->args, ARG_TIMEOUT, timeout_s) ||
@@ -83,10 +82,10 @@ void judge_take_notice(textbuf_t *t, const proto_msg_t *r, bool *noticed)
     }
 }
 
-void judge_say_memory(textbuf_t *t, const ops_exec_t *x)
+void judge_say_memory(textbuf_t *t, const ops_exec_t *x, int64_t memory)
 {
     if (x->memory && x->memory_len)
         textbuf_append(t, x->memory, x->memory_len);
     else
-        textbuf_printf(t, "%" PRId64 " MiB of memory", config_int("memory") >> 20);
+        textbuf_printf(t, "%" PRId64 " MiB of memory", memory >> 20);
 }

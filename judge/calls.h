@@ -13,14 +13,15 @@
 #include "common/textbuf.h"
 #include "hub/worker.h"
 #include "proto/ops.h"
+#include "judge/judge.h"
 
 /* Write a file in the chat's sandbox.  The reply, or NULL (out of memory). */
 proto_msg_t *judge_put(worker_job_t *job, const char *path, const char *content, size_t len);
 
 /* Run a bash line in the chat's sandbox.  output_limit > 0 asks the
  * sandbox to stop the command once it printed that many bytes. */
-proto_msg_t *judge_exec(worker_job_t *job, const char *command, int timeout_s, bool separate_stderr,
-                        int64_t output_limit);
+proto_msg_t *judge_exec(worker_job_t *job, const judge_opts_t *o, const char *command, int timeout_s,
+                        bool separate_stderr, int64_t output_limit);
 
 /* Is this reply not a usable result (no exit code)? */
 bool judge_failed(const proto_msg_t *r);
@@ -34,6 +35,7 @@ void judge_take_notice(textbuf_t *t, const proto_msg_t *r, bool *noticed);
 
 
 /* Append how much memory the sandbox has, as the sandbox manager read it
- * from the sandbox (the exec reply's memory), else the configured memory. */
-void judge_say_memory(textbuf_t *t, const ops_exec_t *x);
+ * from the sandbox (the exec reply's memory), else the configured memory
+ * (bytes). */
+void judge_say_memory(textbuf_t *t, const ops_exec_t *x, int64_t memory);
 #endif

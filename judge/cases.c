@@ -7,7 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/config.h"
 #include "judge/calls.h"
 #include "judge/compare.h"
 #include "judge/judge.h"
@@ -57,13 +56,14 @@ static void show_block(textbuf_t *t, const char *label, const char *s, size_t le
 }
 
 /* The verdict of a run that did not end with exit code 0. */
-static const char *say_crash(const ops_exec_t *x, const judge_case_t *c, int rc, textbuf_t *v)
+static const char *say_crash(const ops_exec_t *x, const judge_case_t *c, int rc, int64_t memory,
+                             textbuf_t *v)
 {
     int sig = rc > 128 && rc < 128 + 65 ? rc - 128 : 0;
     if (sig == SIGKILL) {
         textbuf_puts(v, "CRASH: the program was killed (exit code 137, SIGKILL), most likely because it ran "
                         "out of memory: this sandbox has ");
-        judge_say_memory(v, x);
+        judge_say_memory(v, x, memory);
         textbuf_puts(v, ".\n");
     } else if (sig && judge_signal_name(sig)) {
         textbuf_printf(v, "CRASH: the program was killed by signal %d, %s.\n", sig, judge_signal_name(sig));
@@ -110,7 +110,7 @@ static const char *judge_verdict(const judge_runner_t *jr, const ops_exec_t *x, 
         return "timeout";
     }
     if (rc != 0)
-        return say_crash(x, c, rc, v);
+        return say_crash(x, c, rc, jr->opts->memory, v);
     if (!c->expected)
         return "ran";
     return say_compared(x, c, out, olen, v);
@@ -131,7 +131,7 @@ static void say_stats(const judge_runner_t *jr, const ops_exec_t *x, const judge
         snprintf(label, sizeof label, "Run");
     bool timed_out = x->timed_out && !x->cancelled;
     bool oom = x->exit_code == 128 + SIGKILL && !timed_out && !x->output_limited && !x->cancelled;
-    judge_stats_line(label, &s, timed_out, jr->timeout_s, oom, config_int("memory"), t);
+    judge_stats_line(label, &s, timed_out, jr->timeout_s, oom, jr->opts->memory, t);
 }
 
 /* Save the case's input beside the program; the run line reads it. */
@@ -187,7 +187,7 @@ const char *judge_case_run(const judge_runner_t *jr, const judge_case_t *c)
     if (asprintf(&reaped, "%s\n%s", line, REAP_AFTER) < 0)
         return NULL;
     /* stdout is what is compared; stderr is shown apart. */
-    proto_msg_t *r = judge_exec(jr->job, reaped, jr->timeout_s, true, jr->output_limit);
+    proto_msg_t *r = judge_exec(jr->job, jr->opts, reaped, jr->timeout_s, true, jr->output_limit);
     free(reaped);
     if (judge_failed(r)) {
         judge_failure_text(r, jr->t);

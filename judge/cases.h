@@ -18,6 +18,7 @@
 
 #include "common/textbuf.h"
 #include "hub/worker.h"
+#include "judge/judge.h"
 
 typedef struct {
     worker_job_t *job;
@@ -27,6 +28,7 @@ typedef struct {
     textbuf_t *t;          /* the text the model reads */
     bool *noticed;         /* the resume notice was said */
     proto_msg_t *images;   /* holds the images a run drew, for the reply */
+    const judge_opts_t *opts;
 } judge_runner_t;
 
 typedef struct {

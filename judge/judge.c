@@ -30,7 +30,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/config.h"
 #include "common/log.h"
 #include "common/textbuf.h"
 #include "judge/build.h"
@@ -106,7 +105,7 @@ static void remember(worker_job_t *job, const char *file, const language_t *lang
     textbuf_free(&t);
 }
 
-static proto_msg_t *op_history(worker_job_t *job)
+static proto_msg_t *op_history(worker_job_t *job, const judge_opts_t *o)
 {
     const proto_msg_t *req = job->req;
     proto_msg_t *reply = proto_reply_new(req, PROTO_ST_OK, false, "");
@@ -122,7 +121,7 @@ static proto_msg_t *op_history(worker_job_t *job)
     for (size_t i = 0; i < 2; i++) {
         char cmd[160];
         snprintf(cmd, sizeof cmd, "cat " HISTORY_DIR "/%s 2>/dev/null || true", files[i].file);
-        proto_msg_t *r = judge_exec(job, cmd, 10, false, 0);
+        proto_msg_t *r = judge_exec(job, o, cmd, 10, false, 0);
         ops_exec_t x;
         ops_exec_read(r, &x);
         size_t olen = x.output_len;
@@ -206,7 +205,7 @@ static const char *run_tests(const judge_runner_t *jr, const proto_msg_t *req, i
 }
 
 /* Everything after the checks: save, build, run once or on every test. */
-static proto_msg_t *run_program(worker_job_t *job, const language_t *lang, const char *code, size_t clen,
+static proto_msg_t *run_program(worker_job_t *job, const judge_opts_t *o, const language_t *lang, const char *code, size_t clen,
                                 int64_t ntests, textbuf_t *t)
 {
     const proto_msg_t *req = job->req;
@@ -233,7 +232,7 @@ static proto_msg_t *run_program(worker_job_t *job, const language_t *lang, const
         goto out;
     textbuf_printf(t, "Saved %s (%zu bytes).\n", path, clen);
     if (compile) {
-        judge_build_t b = judge_build(job, lang, file, compile, code, t, &noticed);
+        judge_build_t b = judge_build(job, o, lang, file, compile, code, t, &noticed);
         lost = b == JUDGE_BUILD_LOST;
         if (b != JUDGE_BUILT) {
             verdict = lost ? NULL : "compile error";
@@ -242,13 +241,13 @@ static proto_msg_t *run_program(worker_job_t *job, const language_t *lang, const
     }
     judge_runner_t jr = {
         .job = job, .run = run, .t = t, .noticed = &noticed, .images = images,
-        .timeout_s = (int)proto_map_int(&req->args, ARG_TIMEOUT, config_int("code_run_timeout")),
-        .output_limit = config_int("code_output_limit"),
+        .timeout_s = (int)proto_map_int(&req->args, ARG_TIMEOUT, o->code_run_timeout),
+        .output_limit = o->code_output_limit, .opts = o,
     };
     if (jr.timeout_s < 1)
         jr.timeout_s = 1;
-    if (jr.timeout_s > config_int("code_timeout_max"))
-        jr.timeout_s = (int)config_int("code_timeout_max");
+    if (jr.timeout_s > o->code_timeout_max)
+        jr.timeout_s = (int)o->code_timeout_max;
     if (ntests) {
         verdict = run_tests(&jr, req, (int)ntests, &lost);
     } else {
@@ -281,7 +280,7 @@ out:
     return reply;
 }
 
-static proto_msg_t *op_run_code(worker_job_t *job)
+static proto_msg_t *op_run_code(worker_job_t *job, const judge_opts_t *o)
 {
     const proto_msg_t *req = job->req;
     const char *lname = proto_map_str(&req->args, ARG_LANGUAGE, NULL);
@@ -294,18 +293,18 @@ static proto_msg_t *op_run_code(worker_job_t *job)
         return refused;
     textbuf_t t;
     textbuf_init(&t);
-    proto_msg_t *reply = run_program(job, lang, code, clen, ntests, &t);
+    proto_msg_t *reply = run_program(job, o, lang, code, clen, ntests, &t);
     textbuf_free(&t);
     return reply;
 }
 
 proto_msg_t *judge_handle(worker_job_t *job, void *ctx)
 {
-    (void)ctx;
+    const judge_opts_t *o = ctx;
     const char *op = job->req->name ? job->req->name : "";
     if (strcmp(op, OP_RUN_CODE) == 0)
-        return op_run_code(job);
+        return op_run_code(job, o);
     if (strcmp(op, OP_HISTORY) == 0)
-        return op_history(job);
+        return op_history(job, o);
     return proto_reply_new(job->req, PROTO_ST_BAD_REQUEST, true, "[talkback: unknown judge operation]");
 }

@@ -28,12 +28,25 @@ int main(int argc, char **argv)
         return 2;
     log_init("talkback-judge", log_level_parse(config_str("log_level")));
     zsys_init();
+    judge_opts_t jo = {
+        .code_run_timeout = config_int("code_run_timeout"),
+        .code_timeout_max = config_int("code_timeout_max"),
+        .code_compile_timeout = config_int("code_compile_timeout"),
+        .code_output_limit = config_int("code_output_limit"),
+        .call_grace = config_int("call_grace"),
+        .memory = config_int("memory"),
+    };
     worker_opts_t wo = {
         .endpoint = config_str("hub_endpoint"),
         .kind = KIND_JUDGE,
+        .host = config_str("host_name"),
         .heartbeat_ms = (int)config_int("heartbeat_ms"),
+        .insecure = config_bool("hub_insecure"),
+        .keys_dir = config_str("hub_keys"),
+        .cert_path = config_str("hub_cert"),
         .max_jobs = (int)config_int("max_jobs"),
         .handler = judge_handle,
+        .ctx = &jo,
     };
     worker_t *w = worker_new(&wo);
     if (!w)

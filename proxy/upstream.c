@@ -6,16 +6,18 @@
  * worker thread; what the HTTP side calls (decide, wait, read, cancel).
  *
  * One mutex guards the shared state; the condition variable wakes the
- * worker (program decided, queue drained, cancelled) and a pipe wakes the
- * reader, which polls it together with the client's socket.  The queue is
- * bounded (UPSTREAM_QUEUE_MAX): a client that reads slowly slows the
- * transfer down instead of growing memory.
+ * worker (program decided, queue drained, cancelled) and a mailbox
+ * (common/mailbox.h) wakes the reader, which polls its descriptor together
+ * with the client's socket.  The bytes themselves stay in a queue of their
+ * own, not in the mailbox: it is bounded (UPSTREAM_QUEUE_MAX), so a client
+ * that reads slowly slows the transfer down instead of growing memory, and
+ * the reader takes from it as much as its buffer holds, not a post at a
+ * time.
  */
 #include "proxy/upstream.h"
 
 #include <curl/curl.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -26,6 +28,7 @@
 #include <unistd.h>
 
 #include "common/log.h"
+#include "common/mailbox.h"
 #include "common/textbuf.h"
 
 #define UPSTREAM_QUEUE_MAX (4u << 20)
@@ -184,8 +187,8 @@ struct upstream {
     pthread_mutex_t mu;
     pthread_cond_t cv;
     int refs;
-    int wake[2];              /* worker -> reader */
-    bool reader_waiting;      /* a byte on wake[] is wanted */
+    mailbox_t *wake;          /* worker -> reader: only kicks, no items */
+    bool reader_waiting;      /* a kick is wanted */
     atomic_bool cancelled;
     int client_fd;
 
@@ -243,8 +246,7 @@ static void upstream_free(upstream_t *u)
     repair_sse_free(&u->sse);
     textbuf_free(&u->whole);
     textbuf_free(&u->queue);
-    close(u->wake[0]);
-    close(u->wake[1]);
+    mailbox_destroy(&u->wake);
     pthread_cond_destroy(&u->cv);
     pthread_mutex_destroy(&u->mu);
     free(u);
@@ -277,8 +279,7 @@ static void upstream_wake_locked(upstream_t *u)
 {
     if (u->reader_waiting) {
         u->reader_waiting = false;
-        ssize_t w = write(u->wake[1], "x", 1);
-        (void)w;
+        mailbox_kick(u->wake);
     }
 }
 
@@ -578,7 +579,7 @@ static void *upstream_main(void *arg)
 upstream_t *upstream_start(upstream_req_t *req)
 {
     upstream_t *u = calloc(1, sizeof *u);
-    if (!u || pipe2(u->wake, O_NONBLOCK | O_CLOEXEC) != 0) {
+    if (!u || !(u->wake = mailbox_new(NULL))) {
         free(u);
         free(req->url);
         free(req->body);
@@ -641,13 +642,11 @@ static bool upstream_wait_locked(upstream_t *u)
     u->reader_waiting = true;
     pthread_mutex_unlock(&u->mu);
     struct pollfd pf[2] = {
-        { .fd = u->wake[0], .events = POLLIN },
+        { .fd = mailbox_fd(u->wake), .events = POLLIN },
         { .fd = u->client_fd, .events = POLLRDHUP },
     };
     int n = poll(pf, u->client_fd >= 0 ? 2 : 1, UPSTREAM_POLL_MS);
-    char drain[64];
-    while (read(u->wake[0], drain, sizeof drain) > 0) {
-    }
+    mailbox_drain(u->wake, NULL, NULL);
     bool gone = n > 0 && u->client_fd >= 0 && (pf[1].revents & (POLLRDHUP | POLLHUP | POLLERR));
     pthread_mutex_lock(&u->mu);
     if (atomic_load(&upstream_stopping))

@@ -3,9 +3,9 @@
  * upstream_start sends the client's request with libcurl from a worker
  * thread; the answer comes back through a byte queue that the HTTP side
  * (server.c) reads from libmicrohttpd's content-reader callback.  Waiting
- * happens on a pipe and on the client's socket at once, so a client that
- * hangs up is noticed while the model server is still thinking, and the
- * transfer is aborted.
+ * happens on a wake-up descriptor (a mailbox) and on the client's socket
+ * at once, so a client that hangs up is noticed while the model server is
+ * still thinking, and the transfer is aborted.
  *
  * The answer is read in one of three modes, chosen when its headers are
  * in: passed through as it is; an SSE stream filtered by repair_sse_*

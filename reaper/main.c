@@ -22,12 +22,15 @@
 #include "hub/worker.h"
 #include "docker/docker.h"
 #include "proto/ops.h"
+#include "docker/kept.h"
 #include "reaper/reaper.h"
 
 static docker_t *docker;
 static worker_t *hub;
 static pthread_mutex_t sweep_mu = PTHREAD_MUTEX_INITIALIZER; /* one sweep at a time */
 static volatile bool stopping;
+static reaper_opts_t policy;             /* read from config once, in main */
+static int64_t disk_interval_s, reaper_interval_s;
 
 /* "sweep" request: run every sweep now and answer with what was done. */
 static proto_msg_t *handle(worker_job_t *job, void *ctx)
@@ -37,7 +40,7 @@ static proto_msg_t *handle(worker_job_t *job, void *ctx)
         return proto_reply_new(job->req, PROTO_ST_BAD_REQUEST, true, "[talkback: unknown reaper operation]");
     textbuf_t out;
     textbuf_init(&out);
-    reaper_t r = { .d = docker, .hub = hub, .out = &out, .dry_run = proto_map_int(&job->req->args, ARG_DRY_RUN, 0) != 0 };
+    reaper_t r = { .o = &policy, .d = docker, .hub = hub, .out = &out, .dry_run = proto_map_int(&job->req->args, ARG_DRY_RUN, 0) != 0 };
     pthread_mutex_lock(&sweep_mu);
     int rc = reaper_sweep(&r);
     pthread_mutex_unlock(&sweep_mu);
@@ -57,17 +60,17 @@ static void *clock_thread(void *arg)
     int64_t next_idle = 0, next_disk = 0;
     while (!stopping) {
         int64_t now = proto_mono_ms();
-        reaper_t r = { .d = docker, .hub = hub };
+        reaper_t r = { .o = &policy, .d = docker, .hub = hub };
         pthread_mutex_lock(&sweep_mu);
         if (now >= next_disk) {
             reaper_sweep_disk(&r);
-            next_disk = now + config_int("disk_interval") * 1000;
+            next_disk = now + disk_interval_s * 1000;
         }
         if (now >= next_idle) {
             reaper_sweep_idle(&r);
             reaper_sweep_evict(&r);
             reaper_sweep_records(&r);
-            next_idle = now + config_int("reaper_interval") * 1000;
+            next_idle = now + reaper_interval_s * 1000;
         }
         pthread_mutex_unlock(&sweep_mu);
         for (int i = 0; i < 10 && !stopping; i++)
@@ -91,6 +94,19 @@ int main(int argc, char **argv)
     if (config_load(argc, argv, "reaper"))
         return 2;
     log_init("talkback-reaper", log_level_parse(config_str("log_level")));
+    kept_init(config_str("state_dir"));
+    policy = (reaper_opts_t){
+        .idle_stop = config_int("idle_stop"),
+        .disk_cap = config_int("disk_cap"),
+        .keep_max_age = config_int("keep_max_age"),
+        .keep_max_count = config_int("keep_max_count"),
+        .keep_max_bytes = config_int("keep_max_bytes"),
+        .clock_offset = config_int("reaper_clock_offset"),
+        .prefix = config_str("reaper_prefix"),
+        .image = config_str("image"),
+    };
+    disk_interval_s = config_int("disk_interval");
+    reaper_interval_s = config_int("reaper_interval");
     char errbuf[256] = "";
     docker_err_t derr;
     const char *host = *config_str("docker_host") ? config_str("docker_host") : NULL;
@@ -103,7 +119,11 @@ int main(int argc, char **argv)
     worker_opts_t wo = {
         .endpoint = config_str("hub_endpoint"),
         .kind = KIND_REAPER,
+        .host = config_str("host_name"),
         .heartbeat_ms = (int)config_int("heartbeat_ms"),
+        .insecure = config_bool("hub_insecure"),
+        .keys_dir = config_str("hub_keys"),
+        .cert_path = config_str("hub_cert"),
         .max_jobs = 4,
         .handler = handle,
     };
@@ -116,7 +136,7 @@ int main(int argc, char **argv)
         /* One sweep; the hub link runs beside it to ask what is busy. */
         pthread_t link;
         pthread_create(&link, NULL, hub_thread, NULL);
-        reaper_t r = { .d = docker, .hub = hub, .dry_run = config_bool("dry_run") };
+        reaper_t r = { .o = &policy, .d = docker, .hub = hub, .dry_run = config_bool("dry_run") };
         int rc = reaper_sweep(&r);
         printf("%s: %d stopped, %d removed, %d Docker calls\n", r.dry_run ? "dry run" : "sweep",
                r.stopped, r.removed, r.calls);

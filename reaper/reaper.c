@@ -21,15 +21,14 @@
 #include <string.h>
 #include <time.h>
 
-#include "common/config.h"
 #include "common/log.h"
 #include "docker/kept.h"
 #include "proto/ops.h"
 #include "reaper/plan.h"
 
-static int64_t reaper_now(void)
+static int64_t reaper_now(const reaper_t *r)
 {
-    return (int64_t)time(NULL) + config_int("reaper_clock_offset");
+    return (int64_t)time(NULL) + r->o->clock_offset;
 }
 
 /* List containers carrying a label (talkback sandboxes, or tombstones) in
@@ -71,9 +70,9 @@ static json_t *list_labelled(reaper_t *r, const char *label, const char *status,
 
 /* Drop the containers outside reaper_prefix (several reapers, each with
  * its own policy, may share one Docker). */
-static json_t *in_scope(json_t *list, const char *label)
+static json_t *in_scope(const reaper_t *r, json_t *list, const char *label)
 {
-    const char *prefix = config_str("reaper_prefix");
+    const char *prefix = r->o->prefix ? r->o->prefix : "";
     size_t pl = strlen(prefix);
     if (!list || pl == 0)
         return list;
@@ -87,7 +86,7 @@ static json_t *in_scope(json_t *list, const char *label)
 
 static json_t *list_sandboxes(reaper_t *r, const char *status, bool size)
 {
-    return in_scope(list_labelled(r, KEPT_LABEL_CONV, status, size), KEPT_LABEL_CONV);
+    return in_scope(r, list_labelled(r, KEPT_LABEL_CONV, status, size), KEPT_LABEL_CONV);
 }
 
 static const char *label_of(json_t *c, const char *label)
@@ -114,7 +113,7 @@ static int64_t last_used(reaper_t *r, json_t *c)
         return mtime;
     int64_t now = (int64_t)time(NULL);
     if (!r->dry_run && kept_stamp_init(id, now) < 0)
-        log_warn("cannot write the last-call record of %.12s in %s", id ? id : "?", config_str("state_dir"));
+        log_warn("cannot write the last-call record of %.12s in %s", id ? id : "?", kept_state_dir());
     return now;
 }
 
@@ -175,7 +174,7 @@ static void remove_sandbox(reaper_t *r, json_t *c, const char *why_log, const ch
      * nothing wrong, since its sandbox is simply still there and the
      * tombstone is dropped at the next creation. */
     r->calls++;
-    kept_tombstone_create(r->d, config_str("image"), conv, name_of(c), why_tomb);
+    kept_tombstone_create(r->d, r->o->image, conv, name_of(c), why_tomb);
     char path[200];
     snprintf(path, sizeof path, "/containers/%s?force=1&v=1", id);
     long st;
@@ -210,7 +209,7 @@ int reaper_sweep_idle(reaper_t *r)
     json_t *list = list_sandboxes(r, "running", false);
     if (!list)
         return -1;
-    int64_t now = reaper_now(), idle = config_int("idle_stop");
+    int64_t now = reaper_now(r), idle = r->o->idle_stop;
     size_t i;
     json_t *c;
     json_array_foreach(list, i, c) {
@@ -232,7 +231,7 @@ int reaper_sweep_idle(reaper_t *r)
         char reason[64];
         snprintf(reason, sizeof reason, "idle %" PRId64, idle / 60);
         if (kept_reason_set(id, reason))
-            log_warn("cannot write the stop reason of %s in %s", name_of(c), config_str("state_dir"));
+            log_warn("cannot write the stop reason of %s in %s", name_of(c), kept_state_dir());
         char path[200];
         snprintf(path, sizeof path, "/containers/%s/stop?t=5", id);
         long st;
@@ -256,7 +255,7 @@ int reaper_sweep_disk(reaper_t *r)
     json_t *list = list_sandboxes(r, "running", true);
     if (!list)
         return -1;
-    int64_t cap = config_int("disk_cap");
+    int64_t cap = r->o->disk_cap;
     size_t i;
     json_t *c;
     json_array_foreach(list, i, c) {
@@ -297,10 +296,10 @@ int reaper_sweep_evict(reaper_t *r)
         items[i].bytes = (int64_t)json_integer_value(json_object_get(c, "SizeRw"));
     }
     plan_limits_t lim = {
-        .now = reaper_now(),
-        .max_age = config_int("keep_max_age"),
-        .max_count = config_int("keep_max_count"),
-        .max_bytes = config_int("keep_max_bytes"),
+        .now = reaper_now(r),
+        .max_age = r->o->keep_max_age,
+        .max_count = r->o->keep_max_count,
+        .max_bytes = r->o->keep_max_bytes,
     };
     plan_evictions(items, n, &lim);
     for (size_t i = 0; i < n; i++) {
@@ -333,7 +332,7 @@ int reaper_sweep_evict(reaper_t *r)
     free(items);
     json_decref(list);
     /* Tombstones nobody came back for go after the same age. */
-    json_t *tombs = in_scope(list_labelled(r, KEPT_LABEL_TOMB, NULL, false), KEPT_LABEL_TOMB);
+    json_t *tombs = in_scope(r, list_labelled(r, KEPT_LABEL_TOMB, NULL, false), KEPT_LABEL_TOMB);
     size_t i;
     json_t *c;
     json_array_foreach(tombs, i, c) {

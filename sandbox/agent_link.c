@@ -43,7 +43,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "common/config.h"
 #include "common/log.h"
 #include "proto/frame.h"
 #include "proto/proto.h"
@@ -132,6 +131,7 @@ struct agent_pool {
     docker_t *d;
     char *bin;                /* the agent program, read once */
     size_t bin_len;
+    int64_t deadline_ms;      /* agent_frame_deadline */
     pthread_mutex_t mu;
     entry_t *entries;
 };
@@ -519,7 +519,7 @@ static agent_link_t *link_open(agent_pool_t *p, const char *id, bool *gone, int6
     pthread_mutex_init(&l->wmu, NULL);
     docker_demux_init(&l->dm);
     frame_reader_init(&l->fr, FRAME_AGENT_MAX, true);
-    l->deadline_ms = config_int("agent_frame_deadline") * 1000;
+    l->deadline_ms = p->deadline_ms;
     if (l->deadline_ms <= 0)
         l->deadline_ms = 2000;
     l->nonce = random_nonce();
@@ -576,12 +576,13 @@ static agent_link_t *link_open(agent_pool_t *p, const char *id, bool *gone, int6
 
 /* ---- the pool ------------------------------------------------------------------- */
 
-agent_pool_t *agent_pool_new(docker_t *d, const char *binary)
+agent_pool_t *agent_pool_new(docker_t *d, const char *binary, int64_t frame_deadline_s)
 {
     agent_pool_t *p = calloc(1, sizeof *p);
     if (!p)
         return NULL;
     p->d = d;
+    p->deadline_ms = frame_deadline_s * 1000;
     pthread_mutex_init(&p->mu, NULL);
     if (binary && *binary) {
         p->bin = agent_binary_read(binary, &p->bin_len);

@@ -37,7 +37,7 @@ typedef struct agent_link agent_link_t;
 /* The pool of links of this manager.  binary is the agent program on this
  * host (see agent_find_binary); NULL or unreadable = no agent: sandboxes
  * are made the old way and everything runs through exec. */
-agent_pool_t *agent_pool_new(docker_t *d, const char *binary);
+agent_pool_t *agent_pool_new(docker_t *d, const char *binary, int64_t frame_deadline_s);
 void agent_pool_destroy(agent_pool_t **self_p);
 
 /* The agent binary to use: configured (a path, "" = the file

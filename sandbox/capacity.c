@@ -19,7 +19,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "common/config.h"
 #include "common/log.h"
 #include "docker/kept.h"
 #include "proto/ops.h"
@@ -33,6 +32,7 @@
 struct capacity {
     docker_t *d;
     int interval_ms;
+    int64_t max_running, keep_max_count;   /* the caps it reports */
     pthread_t thread;
     pthread_mutex_t mu;      /* guards everything below */
     pthread_cond_t cv;
@@ -46,7 +46,7 @@ struct capacity {
 /* <state_dir>/draining into out. */
 static int drain_path(char *out, size_t len)
 {
-    int n = snprintf(out, len, "%s/%s", config_str("state_dir"), CAPACITY_DRAIN_FILE);
+    int n = snprintf(out, len, "%s/%s", kept_state_dir(), CAPACITY_DRAIN_FILE);
     return n > 0 && (size_t)n < len ? 0 : -1;
 }
 
@@ -125,7 +125,7 @@ static void measure(capacity_t *c)
     f.mem_free_kb = mem_free_kb();
     f.disk_free_kb = disk_free_kb(c->root);
     if (f.disk_free_kb < 0)
-        f.disk_free_kb = disk_free_kb(config_str("state_dir"));
+        f.disk_free_kb = disk_free_kb(kept_state_dir());
     pthread_mutex_lock(&c->mu);
     if (f.running < 0) {
         f.running = c->fig.running;
@@ -158,12 +158,14 @@ static void *capacity_thread(void *arg)
     }
 }
 
-capacity_t *capacity_new(docker_t *d, int interval_ms)
+capacity_t *capacity_new(docker_t *d, int interval_ms, int64_t max_running, int64_t keep_max_count)
 {
     capacity_t *c = calloc(1, sizeof *c);
     if (!c)
         return NULL;
     c->d = d;
+    c->max_running = max_running;
+    c->keep_max_count = keep_max_count;
     c->interval_ms = interval_ms > 0 ? interval_ms : 1000;
     c->fig.mem_free_kb = c->fig.disk_free_kb = -1;
     pthread_mutex_init(&c->mu, NULL);
@@ -206,8 +208,8 @@ void capacity_fill(proto_map_t *data, const capacity_figures_t *f, bool draining
     proto_map_set_int(data, DATA_RUNNING, f->running);
     proto_map_set_int(data, DATA_KEPT, f->kept);
     proto_map_set_int(data, DATA_SPARES, f->spares);
-    proto_map_set_int(data, DATA_MAX_RUNNING, config_int("max_running"));
-    proto_map_set_int(data, DATA_KEEP_MAX_COUNT, config_int("keep_max_count"));
+    proto_map_set_int(data, DATA_MAX_RUNNING, f->max_running);
+    proto_map_set_int(data, DATA_KEEP_MAX_COUNT, f->keep_max_count);
     proto_map_set_int(data, DATA_MEM_FREE_KB, f->mem_free_kb);
     proto_map_set_int(data, DATA_DISK_FREE_KB, f->disk_free_kb);
     proto_map_set_bool(data, DATA_DRAINING, draining);
@@ -218,6 +220,8 @@ void capacity_hello(proto_map_t *data, void *ctx)
     capacity_t *c = ctx;
     pthread_mutex_lock(&c->mu);
     capacity_figures_t f = c->fig;
+    f.max_running = c->max_running;
+    f.keep_max_count = c->keep_max_count;
     bool draining = c->draining;
     pthread_mutex_unlock(&c->mu);
     capacity_fill(data, &f, draining);

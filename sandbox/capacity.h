@@ -29,10 +29,12 @@ typedef struct {
     int64_t spares;        /* warm, not yet a chat's (0 until a warm pool exists) */
     int64_t mem_free_kb;   /* MemAvailable of this machine; -1 unknown */
     int64_t disk_free_kb;  /* free space of Docker's data root; -1 unknown */
+    int64_t max_running;   /* the caps it runs under (config) */
+    int64_t keep_max_count;
 } capacity_figures_t;
 
 /* Start measuring every interval_ms.  NULL when out of memory. */
-capacity_t *capacity_new(docker_t *d, int interval_ms);
+capacity_t *capacity_new(docker_t *d, int interval_ms, int64_t max_running, int64_t keep_max_count);
 void capacity_destroy(capacity_t **self_p);
 
 /* worker_hello_fn: copy the last figures into a HELLO's data. */

@@ -17,7 +17,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "common/config.h"
 #include "common/log.h"
 #include "docker/kept.h"
 #include "proto/proto.h"
@@ -32,6 +31,7 @@ typedef struct size_entry {
 
 struct disk {
     docker_t *d;
+    disk_opts_t o;
     bool enforced;
     int64_t size;             /* StorageOpt size of new sandboxes */
     char driver[32];          /* Docker's storage driver */
@@ -40,9 +40,6 @@ struct disk {
     pthread_mutex_t mu;
     pthread_cond_t cv;
     size_entry_t *entries;
-    int (*busy)(void *ctx, const char *conv);
-    void (*on_remove)(void *ctx, const char *conv);
-    void *on_remove_ctx;
 };
 
 void disk_size_phrase(int64_t bytes, char *out, size_t outlen)
@@ -63,11 +60,12 @@ void disk_size_phrase(int64_t bytes, char *out, size_t outlen)
 
 /* Create the throwaway container `name` (StorageOpt size when size > 0);
  * Docker's answer goes to *ans. */
-static docker_err_t probe_create(docker_t *d, const char *name, int64_t size, json_t **ans)
+static docker_err_t probe_create(docker_t *d, const char *image, const char *name, int64_t size,
+                                 json_t **ans)
 {
     char path[160];
     json_t *body = json_pack("{s:s, s:[s], s:{s:s}, s:{s:s, s:{s:s}}}",
-                             "Image", config_str("image"), "Cmd", "true",
+                             "Image", image, "Cmd", "true",
                              "Labels", "talkback.probe", "storage",
                              "HostConfig", "NetworkMode", "none", "LogConfig", "Type", "none");
     if (!body)
@@ -107,7 +105,7 @@ static bool probe(disk_t *k, char *why, size_t whylen)
     char name[96], path[200];
     snprintf(name, sizeof name, "talkback-probe-%ld-%ld", (long)getpid(), (long)time(NULL));
     json_t *ans = NULL;
-    docker_err_t e = probe_create(k->d, name, 0, &ans);
+    docker_err_t e = probe_create(k->d, k->o.image, name, 0, &ans);
     snprintf(why, whylen, "%s", docker_message(ans));
     json_decref(ans);
     if (e != DOCKER_OK && e != DOCKER_ECONFLICT)
@@ -121,11 +119,11 @@ static bool probe(disk_t *k, char *why, size_t whylen)
     snprintf(k->driver, sizeof k->driver, "%s", driver ? driver : "?");
     json_decref(info);
     probe_remove(k->d, name);
-    k->size = config_int("disk_cap");
+    k->size = k->o.cap;
     if (strcmp(k->driver, "overlay2") != 0)
         k->size += image + image / 16 + (16 << 20);
     ans = NULL;
-    e = probe_create(k->d, name, k->size, &ans);
+    e = probe_create(k->d, k->o.image, name, k->size, &ans);
     snprintf(why, whylen, "%s", e == DOCKER_OK ? "" : docker_message(ans));
     json_decref(ans);
     if (e == DOCKER_OK || e == DOCKER_ECONFLICT)
@@ -151,12 +149,12 @@ static int64_t size_rw(docker_t *d, const char *id)
 /* Past the cap: a tombstone, then the sandbox goes (as the reaper does). */
 static void remove_over_cap(disk_t *k, const size_entry_t *e, int64_t rw)
 {
-    int64_t cap = config_int("disk_cap");
+    int64_t cap = k->o.cap;
     char tomb[160], path[200];
     log_info("removing sandbox %s: %" PRId64 " MiB written, over the %" PRId64 " MiB disk cap", e->name,
              rw >> 20, cap >> 20);
     snprintf(tomb, sizeof tomb, "because it grew past the %" PRId64 " MiB disk cap", cap >> 20);
-    kept_tombstone_create(k->d, config_str("image"), e->conv, e->name, tomb);
+    kept_tombstone_create(k->d, k->o.image, e->conv, e->name, tomb);
     snprintf(path, sizeof path, "/containers/%s?force=1&v=1", e->id);
     long st;
     json_t *ans = NULL;
@@ -165,8 +163,8 @@ static void remove_over_cap(disk_t *k, const size_entry_t *e, int64_t rw)
         log_warn("could not remove %s: %s", e->name, docker_message(ans));
     json_decref(ans);
     kept_record_drop(e->id);
-    if (k->on_remove)
-        k->on_remove(k->on_remove_ctx, e->conv);
+    if (k->o.forget)
+        k->o.forget(k->o.ctx, e->conv);
 }
 
 static void entry_free(size_entry_t *e)
@@ -199,7 +197,7 @@ static void *size_thread(void *arg)
     disk_t *k = arg;
     pthread_mutex_lock(&k->mu);
     while (!k->stopping) {
-        int64_t every = config_int("disk_call_interval") * 1000;
+        int64_t every = k->o.call_interval * 1000;
         size_entry_t *e = next_due(k, proto_mono_ms(), every);
         if (!e) {
             struct timespec ts;
@@ -215,8 +213,8 @@ static void *size_thread(void *arg)
         copy.name = strdup(e->name);
         pthread_mutex_unlock(&k->mu);
         int64_t rw = size_rw(k->d, copy.id);
-        bool busy = copy.conv && k->busy && k->busy(k->on_remove_ctx, copy.conv) > 0;
-        if (rw > config_int("disk_cap") && copy.conv && copy.name && !busy)
+        bool busy = copy.conv && k->o.busy && k->o.busy(k->o.ctx, copy.conv) > 0;
+        if (rw > k->o.cap && copy.conv && copy.name && !busy)
             remove_over_cap(k, &copy, rw);
         free(copy.conv);
         free(copy.name);
@@ -226,16 +224,17 @@ static void *size_thread(void *arg)
     return NULL;
 }
 
-disk_t *disk_new(docker_t *d)
+disk_t *disk_new(docker_t *d, const disk_opts_t *o)
 {
     disk_t *k = calloc(1, sizeof *k);
     if (!k)
         return NULL;
     k->d = d;
+    k->o = *o;
     pthread_mutex_init(&k->mu, NULL);
     pthread_cond_init(&k->cv, NULL);
     char why[512], cap[32];
-    disk_size_phrase(config_int("disk_cap"), cap, sizeof cap);
+    disk_size_phrase(k->o.cap, cap, sizeof cap);
     k->enforced = probe(k, why, sizeof why);
     if (k->enforced) {
         log_info("disk_cap %s is enforced at write time (storage driver %s: StorageOpt size %" PRId64
@@ -246,8 +245,8 @@ disk_t *disk_new(docker_t *d)
              "(%s); it needs a data root on xfs mounted with pquota or on btrfs with quota groups "
              "(deploy/setup: TALKBACK_QUOTA_DATA_ROOT). "
              "A sandbox past the cap is removed once it is seen: sized after its calls (at most every "
-             "%" PRId64 " s) and by the reaper every disk_interval", cap, why, config_int("disk_call_interval"));
-    if (config_int("disk_call_interval") > 0 && pthread_create(&k->thread, NULL, size_thread, k) == 0)
+             "%" PRId64 " s) and by the reaper every disk_interval", cap, why, k->o.call_interval);
+    if (k->o.call_interval > 0 && pthread_create(&k->thread, NULL, size_thread, k) == 0)
         k->running = true;
     return k;
 }
@@ -289,15 +288,6 @@ void disk_template(const disk_t *k, json_t *host_config)
     json_object_set_new(host_config, "StorageOpt", json_pack("{s:s}", "size", size));
 }
 
-void disk_on_remove(disk_t *k, int (*busy)(void *ctx, const char *conv), void (*forget)(void *ctx, const char *conv),
-                    void *ctx)
-{
-    if (!k)
-        return;
-    k->busy = busy;
-    k->on_remove = forget;
-    k->on_remove_ctx = ctx;
-}
 
 void disk_after_call(disk_t *k, const char *id, const char *conv, const char *name)
 {
@@ -311,7 +301,7 @@ void disk_after_call(disk_t *k, const char *id, const char *conv, const char *na
         snprintf(e->id, sizeof e->id, "%s", id);
         e->conv = strdup(conv);
         e->name = strdup(name);
-        e->sized_at = proto_mono_ms() - config_int("disk_call_interval") * 1000;
+        e->sized_at = proto_mono_ms() - k->o.call_interval * 1000;
         if (!e->conv || !e->name) {
             entry_free(e);
             e = NULL;
@@ -327,12 +317,12 @@ void disk_after_call(disk_t *k, const char *id, const char *conv, const char *na
     pthread_mutex_unlock(&k->mu);
 }
 
-void disk_hint(const disk_t *k, const char *out, size_t len, textbuf_t *t)
+void disk_hint(const disk_t *k, int64_t disk_cap, const char *out, size_t len, textbuf_t *t)
 {
     if (!out || (!memmem(out, len, "No space left on device", 23) && !memmem(out, len, "Disk quota exceeded", 19)))
         return;
     char cap[32];
-    disk_size_phrase(config_int("disk_cap"), cap, sizeof cap);
+    disk_size_phrase(disk_cap, cap, sizeof cap);
     if (disk_enforced(k))
         textbuf_printf(t, "[No space left: this sandbox's disk is capped at %s (setting `disk_cap`), and this "
                        "write would have passed it. Delete what is no longer needed (`du -xsh /work /root /tmp "

@@ -27,9 +27,24 @@
 
 typedef struct disk disk_t;
 
+/* What disk_new needs: the configuration (read by the process's main.c)
+ * and the manager's two questions.  busy(ctx, conv) says how many calls
+ * of conv are running (a sandbox is not removed under a running call: the
+ * sizing after that call's end decides); forget(ctx, conv) is called when
+ * the sizing removed conv's sandbox.  Both may be NULL. */
+typedef struct {
+    const char *image;             /* for the probe and tombstones */
+    int64_t cap;                   /* disk_cap, bytes */
+    int64_t call_interval;         /* disk_call_interval, s; 0: no sizing */
+    int (*busy)(void *ctx, const char *conv);
+    void (*forget)(void *ctx, const char *conv);
+    void *ctx;
+} disk_opts_t;
+
 /* Probe Docker's storage (one throwaway container) and start the sizing
- * thread when it cannot cap containers.  NULL only without memory. */
-disk_t *disk_new(docker_t *d);
+ * thread when it cannot cap containers.  o is copied; its strings must
+ * outlive the object.  NULL only without memory. */
+disk_t *disk_new(docker_t *d, const disk_opts_t *o);
 void disk_destroy(disk_t **self_p);
 
 /* Whether new sandboxes get StorageOpt size. */
@@ -40,16 +55,10 @@ void disk_template(const disk_t *k, json_t *host_config);
 /* A call in container id (of chat conv, name its container's name) ended:
  * queue a sizing of it when Docker cannot cap it. */
 void disk_after_call(disk_t *k, const char *id, const char *conv, const char *name);
-/* Set by the manager: busy(ctx, conv) says how many calls of conv are
- * running (a sandbox is not removed under a running call: the sizing
- * after that call's end decides); forget(ctx, conv) is called when the
- * sizing removed conv's sandbox. */
-void disk_on_remove(disk_t *k, int (*busy)(void *ctx, const char *conv), void (*forget)(void *ctx, const char *conv),
-                    void *ctx);
-
 /* The line for a command or write whose output (len bytes) says it ran
- * out of space; nothing when it does not.  Appends to t. */
-void disk_hint(const disk_t *k, const char *out, size_t len, textbuf_t *t);
+ * out of space; nothing when it does not.  disk_cap (bytes) is the cap
+ * the line names; k NULL: not enforced at write time.  Appends to t. */
+void disk_hint(const disk_t *k, int64_t disk_cap, const char *out, size_t len, textbuf_t *t);
 /* "2 GiB", "64 MiB", "1.5 GiB": a size as results say it. */
 void disk_size_phrase(int64_t bytes, char *out, size_t outlen);
 

@@ -11,7 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/config.h"
 #include "common/log.h"
 #include "sandbox/hints_table.h"
 
@@ -466,15 +465,16 @@ static void fmt_size(int64_t v, char *out, size_t outlen)
     snprintf(out, outlen, "%" PRId64 " bytes", v);
 }
 
-/* The sandbox template's limits, from the configuration, in Docker's
- * terms (memory_swap 0 means as much swap as memory). */
-static void limits_from_config(hints_limits_t *l)
+/* The sandbox template's limits (cfg, in Docker's terms: memory_swap 0
+ * means as much swap as memory) as a sandbox would report them. */
+static void limits_configured(const hints_limits_t *cfg, hints_limits_t *l)
 {
-    l->memory = config_int("memory");
-    int64_t sw = config_int("memory_swap");
+    memset(l, 0, sizeof *l);
+    if (!cfg)
+        return;
+    *l = *cfg;
+    int64_t sw = cfg->memory_swap;
     l->memory_swap = sw < 0 ? -1 : sw == 0 ? 2 * l->memory : sw;
-    l->nano_cpus = config_int("nano_cpus");
-    l->pids = config_int("pids_limit");
 }
 
 static void phrase_memory(textbuf_t *t, const hints_limits_t *l)
@@ -516,9 +516,8 @@ static void phrase_pids(textbuf_t *t, const hints_limits_t *l)
         textbuf_printf(t, "at most %" PRId64 " processes", n);
 }
 
-static void phrase_disk(textbuf_t *t)
+static void phrase_disk(textbuf_t *t, int64_t n)
 {
-    int64_t n = config_int("disk_cap");
     char a[32];
     if (n <= 0) {
         textbuf_puts(t, "no disk cap");
@@ -537,7 +536,8 @@ typedef struct {
     size_t out_len;
     const regmatch_t *om;
     const char *probe_out;    /* NULL before the probe ran */
-    const hints_limits_t *lim;   /* the sandbox's limits; NULL: the configuration's */
+    const hints_limits_t *lim;   /* the sandbox's limits; NULL: the configured ones */
+    const hints_limits_t *cfg;   /* the configured template (hints.h); may be NULL */
 } expand_ctx_t;
 
 static void put_quoted(textbuf_t *t, const char *s, size_t n)
@@ -631,7 +631,7 @@ static bool expand_name(const expand_ctx_t *x, const char *name, size_t n, bool 
     } else {
         hints_limits_t cfg;
         if (!x->lim)
-            limits_from_config(&cfg);
+            limits_configured(x->cfg, &cfg);
         const hints_limits_t *lim = x->lim ? x->lim : &cfg;
         textbuf_t v;
         textbuf_init(&v);
@@ -642,7 +642,7 @@ static bool expand_name(const expand_ctx_t *x, const char *name, size_t n, bool 
         else if (n == 4 && memcmp(name, "pids", 4) == 0)
             phrase_pids(&v, lim);
         else if (n == 8 && memcmp(name, "disk_cap", 8) == 0)
-            phrase_disk(&v);
+            phrase_disk(&v, x->cfg ? x->cfg->disk_cap : 0);
         else { /* limits */
             phrase_memory(&v, lim);
             textbuf_puts(&v, ", ");
@@ -650,7 +650,7 @@ static bool expand_name(const expand_ctx_t *x, const char *name, size_t n, bool 
             textbuf_puts(&v, ", ");
             phrase_pids(&v, lim);
             textbuf_puts(&v, " and ");
-            phrase_disk(&v);
+            phrase_disk(&v, x->cfg ? x->cfg->disk_cap : 0);
         }
         if (v.buf)
             put_value(t, v.buf, v.len, quote);
@@ -788,7 +788,8 @@ static bool says_limits(const char *say)
 }
 
 static void apply(hint_on_t on, const char *command, const char *output, size_t output_len, int exit_code,
-                  hints_probe_fn probe, hints_limits_fn limits, void *ctx, textbuf_t *out)
+                  hints_probe_fn probe, hints_limits_fn limits, void *ctx, const hints_limits_t *cfg,
+                  textbuf_t *out)
 {
     ensure_compiled();
     /* The sandbox's limits are asked for once, and only by a text that
@@ -819,7 +820,7 @@ static void apply(hint_on_t on, const char *command, const char *output, size_t 
             continue;
         expand_ctx_t x = {
             .cmd = command, .cm = c->has_cmd ? cm : NULL,
-            .outp = output, .out_len = output_len, .om = c->has_out ? om : NULL,
+            .outp = output, .out_len = output_len, .om = c->has_out ? om : NULL, .cfg = cfg,
         };
         textbuf_t pout;
         textbuf_init(&pout);
@@ -837,7 +838,7 @@ static void apply(hint_on_t on, const char *command, const char *output, size_t 
         const char *say = rc >= 0 && rc <= 2 ? h->say[rc] : NULL;
         if (say && !have_lim && says_limits(say)) {
             if (!limits || limits(ctx, &lim) != 0)
-                limits_from_config(&lim);
+                limits_configured(cfg, &lim);
             have_lim = true;
         }
         x.lim = have_lim ? &lim : NULL;
@@ -858,17 +859,18 @@ static void apply(hint_on_t on, const char *command, const char *output, size_t 
     }
 }
 
-void hints_memory_phrase(hints_limits_fn limits, void *ctx, textbuf_t *out)
+void hints_memory_phrase(hints_limits_fn limits, void *ctx, const hints_limits_t *configured,
+                         textbuf_t *out)
 {
     hints_limits_t lim;
     if (!limits || limits(ctx, &lim) != 0)
-        limits_from_config(&lim);
+        limits_configured(configured, &lim);
     phrase_memory(out, &lim);
 }
 
 void hints_for_run(const char *command, const char *output, size_t output_len, int exit_code,
                    bool timed_out, hints_probe_fn probe, hints_limits_fn limits, void *ctx,
-                   textbuf_t *out)
+                   const hints_limits_t *configured, textbuf_t *out)
 {
     if (!command)
         return;
@@ -877,7 +879,7 @@ void hints_for_run(const char *command, const char *output, size_t output_len, i
         output_len = 0;
     }
     apply(timed_out ? HK_TIMEOUT : HK_RUN, command, output, output_len, exit_code, probe, limits,
-          ctx, out);
+          ctx, configured, out);
 }
 
 void hints_for_write(const char *abspath, const char *content, size_t len,
@@ -893,7 +895,7 @@ void hints_for_write(const char *abspath, const char *content, size_t len,
     if (n)
         memcpy(copy, content, n);
     copy[n] = '\0';
-    apply(HK_WRITE, abspath, copy, strlen(copy), 0, probe, NULL, ctx, out);
+    apply(HK_WRITE, abspath, copy, strlen(copy), 0, probe, NULL, ctx, NULL, out);
     free(copy);
 }
 

@@ -56,10 +56,16 @@ typedef struct {
     int64_t memory_swap;  /* memory + the swap it can really use, bytes; -1: unlimited */
     int64_t nano_cpus;    /* billionths of a CPU; 0: no limit */
     int64_t pids;         /* 0: no limit */
+    int64_t disk_cap;     /* bytes; 0: no cap.  Only the template's counts:
+                             a sandbox cannot tell its own */
 } hints_limits_t;
 
 /* Fill out with the sandbox's limits; 0 when known, -1 when not (the
- * phrases then use the sandbox template's limits from the configuration). */
+ * phrases then use the sandbox template's limits, `configured` below).
+ *
+ * `configured` is the sandbox template as the configuration sets it, in
+ * Docker's terms (memory_swap 0: as much swap as memory; -1: unlimited),
+ * read by the process's main.c; NULL: no limits known. */
 typedef int (*hints_limits_fn)(void *ctx, hints_limits_t *out);
 
 /* Hints for a finished `run`: appends zero or more lines "[...]\n" to out.
@@ -67,16 +73,17 @@ typedef int (*hints_limits_fn)(void *ctx, hints_limits_t *out);
  * its timeout killed (pass timed_out) only the entries about timeouts
  * speak (a server run in the foreground); a cancelled command gets no
  * hints at all (do not call this).  probe may be NULL: entries that
- * need one stay silent.  limits may be NULL: the configuration's limits
- * are said.  Both get ctx. */
+ * need one stay silent.  limits may be NULL: the configured limits are
+ * said.  Both get ctx. */
 void hints_for_run(const char *command, const char *output, size_t output_len, int exit_code,
                    bool timed_out, hints_probe_fn probe, hints_limits_fn limits, void *ctx,
-                   textbuf_t *out);
+                   const hints_limits_t *configured, textbuf_t *out);
 
 /* The sandbox's memory as a phrase ("256 MiB of memory and no swap"), as
  * {memory} says it: from limits(ctx) when it can tell, else from the
- * configuration.  For the judge's out-of-memory lines. */
-void hints_memory_phrase(hints_limits_fn limits, void *ctx, textbuf_t *out);
+ * configured template.  For the judge's out-of-memory lines. */
+void hints_memory_phrase(hints_limits_fn limits, void *ctx, const hints_limits_t *configured,
+                         textbuf_t *out);
 
 /* Hints for a successful write_file of abspath (content of len bytes):
  * ShellCheck's errors and warnings, and its notes on variables changed in

@@ -14,7 +14,6 @@
 #include <string.h>
 #include <time.h>
 
-#include "common/config.h"
 #include "common/convid.h"
 #include "common/log.h"
 #include "common/textbuf.h"
@@ -113,7 +112,7 @@ static proto_msg_t *op_drain(const hostops_t *h, worker_job_t *job, bool on)
     char text[512];
     if (!h->cap || capacity_set_draining(h->cap, on) != 0) {
         snprintf(text, sizeof text, "[talkback: host %s could not %s: the flag file in state_dir %s cannot "
-                 "be written]", host, on ? "drain" : "undrain", config_str("state_dir"));
+                 "be written]", host, on ? "drain" : "undrain", kept_state_dir());
         return proto_reply_new(job->req, PROTO_ST_OK, true, text);
     }
     if (on)
@@ -142,12 +141,12 @@ static proto_msg_t *op_end(const hostops_t *h, worker_job_t *job, bool remove)
     json_decref(info);
     convid_container_name(conv, name);
     if (remove) {
-        kept_tombstone_create(h->d, config_str("image"), conv, name, "because the operator removed it");
+        kept_tombstone_create(h->d, h->image, conv, name, "because the operator removed it");
         snprintf(path, sizeof path, "/containers/%s?force=1&v=1", *id ? id : name);
     } else {
         /* The chat's next call says who stopped it (notices.c). */
         if (kept_id_ok(id) && kept_reason_set(id, "operator") != 0)
-            log_warn("cannot write the stop reason of %s in %s", name, config_str("state_dir"));
+            log_warn("cannot write the stop reason of %s in %s", name, kept_state_dir());
         snprintf(path, sizeof path, "/containers/%s/stop?t=10", *id ? id : name);
     }
     long st;

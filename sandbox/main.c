@@ -18,7 +18,50 @@
 #include "docker/docker.h"
 #include "proto/ops.h"
 #include "sandbox/capacity.h"
+#include "docker/kept.h"
 #include "sandbox/manager.h"
+
+/* The sandbox manager with its options read from the configuration. */
+static manager_t *manager_from_config(docker_t *d)
+{
+    manager_opts_t mo = {
+        .image = config_str("image"),
+        .network = config_str("network"),
+        .runtime = config_str("runtime"),
+        .log_max_size = config_str("log_max_size"),
+        .memory = config_int("memory"),
+        .memory_swap = config_int("memory_swap"),
+        .nano_cpus = config_int("nano_cpus"),
+        .cpu_shares = config_int("cpu_shares"),
+        .pids_limit = config_int("pids_limit"),
+        .run_timeout = config_int("run_timeout"),
+        .run_timeout_max = config_int("run_timeout_max"),
+        .client_timeout = config_int("client_timeout"),
+        .call_grace = config_int("call_grace"),
+        .output_cap = config_int("output_cap"),
+        .write_file_max = config_int("write_file_max"),
+        .agent_path = config_str("agent_path"),
+        .agent_shepherd = config_bool("agent_shepherd"),
+        .agent_frame_deadline = config_int("agent_frame_deadline"),
+        .running = {
+            .network = config_str("network"),
+            .max_running = config_int("max_running"),
+            .max_running_per_user = config_int("max_running_per_user"),
+            .idle_stop = config_int("idle_stop"),
+        },
+        .disk = {
+            .image = config_str("image"),
+            .cap = config_int("disk_cap"),
+            .call_interval = config_int("disk_call_interval"),
+        },
+        .pictures = {
+            .max_count = config_int("image_max_count"),
+            .max_bytes = config_int("image_max_bytes"),
+            .max_call_bytes = config_int("image_max_call_bytes"),
+        },
+    };
+    return manager_new(d, &mo);
+}
 
 int main(int argc, char **argv)
 {
@@ -28,6 +71,7 @@ int main(int argc, char **argv)
     if (config_load(argc, argv, "sandbox"))
         return 2;
     log_init("talkback-sandbox", log_level_parse(config_str("log_level")));
+    kept_init(config_str("state_dir"));
     zsys_init();
 
     char errbuf[256] = "";
@@ -40,13 +84,14 @@ int main(int argc, char **argv)
     }
     log_info("Docker API version %s", docker_api_version(d));
 
-    manager_t *m = manager_new(d);
+    manager_t *m = manager_from_config(d);
     if (!m) {
         docker_destroy(&d);
         return 1;
     }
 
-    capacity_t *cap = capacity_new(d, (int)config_int("heartbeat_ms"));
+    capacity_t *cap = capacity_new(d, (int)config_int("heartbeat_ms"), config_int("max_running"),
+                                   config_int("keep_max_count"));
     if (!cap) {
         manager_destroy(&m);
         docker_destroy(&d);
@@ -57,7 +102,11 @@ int main(int argc, char **argv)
     worker_opts_t wo = {
         .endpoint = config_str("hub_endpoint"),
         .kind = KIND_SANDBOX,
+        .host = config_str("host_name"),
         .heartbeat_ms = (int)config_int("heartbeat_ms"),
+        .insecure = config_bool("hub_insecure"),
+        .keys_dir = config_str("hub_keys"),
+        .cert_path = config_str("hub_cert"),
         .max_jobs = (int)config_int("max_jobs"),
         .handler = manager_handle,
         .ctx = m,

@@ -19,12 +19,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "common/config.h"
 #include "common/convid.h"
 #include "common/log.h"
 #include "docker/kept.h"
 #include "proto/ops.h"
 #include "sandbox/agent_link.h"
+#include "sandbox/cache.h"
 #include "sandbox/caps.h"
 #include "sandbox/disk.h"
 #include "sandbox/hints.h"
@@ -38,90 +38,18 @@
 #define LABEL_USER KEPT_LABEL_USER
 #define LABEL_CREATED KEPT_LABEL_CREATED
 
-typedef struct cache_entry {
-    char *conv;
-    char *user;
-    char id[72];
-    struct cache_entry *next;
-} cache_entry_t;
-
 struct manager {
+    manager_opts_t o;
+    hints_limits_t hints_tmpl;  /* the template's limits, as hints.h says them */
     docker_t *d;
-    pthread_mutex_t mu;       /* guards cache */
-    cache_entry_t *cache;
+    cache_t *cache;           /* chat -> container id (cache.h) */
     running_t *running;       /* calls in flight, last-call records, caps (running.h) */
     disk_t *disk;             /* the disk cap (disk.h) */
     hints_retry_t *retry;     /* recent failed runs per chat (hints.h) */
     agent_pool_t *agents;     /* links to the agents in sandboxes (agent.h) */
     hostops_t hostops;        /* locate, list, drain, stop, rm (hostops.h) */
+    run_via_t via;            /* Docker and agents, for run.h */
 };
-
-/* ---- cache --------------------------------------------------------------------- */
-
-static bool cache_get(manager_t *m, const char *conv, char id[72], char **user)
-{
-    bool hit = false;
-    pthread_mutex_lock(&m->mu);
-    for (cache_entry_t *e = m->cache; e; e = e->next)
-        if (strcmp(e->conv, conv) == 0) {
-            memcpy(id, e->id, 72);
-            if (user)
-                *user = strdup(e->user);
-            hit = true;
-            break;
-        }
-    pthread_mutex_unlock(&m->mu);
-    return hit;
-}
-
-static void cache_put(manager_t *m, const char *conv, const char *id, const char *user)
-{
-    cache_entry_t *e = calloc(1, sizeof *e);
-    if (!e || !(e->conv = strdup(conv)) || !(e->user = strdup(user ? user : ""))) {
-        if (e) {
-            free(e->conv);
-            free(e);
-        }
-        return;
-    }
-    snprintf(e->id, sizeof e->id, "%s", id);
-    /* The cache holds running sandboxes, which the caps bound; entries of
-     * sandboxes stopped behind talkback's back (a Docker restart) are
-     * dropped oldest first past twice that, at the cost of one inspect
-     * should their chat come back. */
-    int64_t bound = config_int("max_running") > 0 ? 2 * config_int("max_running") : 1024;
-    int64_t n = 0;
-    pthread_mutex_lock(&m->mu);
-    for (cache_entry_t **pp = &m->cache; *pp;) {
-        cache_entry_t *old = *pp;
-        if (strcmp(old->conv, conv) == 0 || ++n >= bound) {
-            *pp = old->next;
-            free(old->conv);
-            free(old->user);
-            free(old);
-            continue;
-        }
-        pp = &old->next;
-    }
-    e->next = m->cache;
-    m->cache = e;
-    pthread_mutex_unlock(&m->mu);
-}
-
-static void cache_drop(manager_t *m, const char *conv)
-{
-    pthread_mutex_lock(&m->mu);
-    for (cache_entry_t **pp = &m->cache; *pp; pp = &(*pp)->next)
-        if (strcmp((*pp)->conv, conv) == 0) {
-            cache_entry_t *old = *pp;
-            *pp = old->next;
-            free(old->conv);
-            free(old->user);
-            free(old);
-            break;
-        }
-    pthread_mutex_unlock(&m->mu);
-}
 
 /* ---- containers ------------------------------------------------------------------ */
 
@@ -129,7 +57,7 @@ static void cache_drop(manager_t *m, const char *conv)
  * main process is the agent, reached over attach: stdin kept open across
  * attaches, and no log, since its stdout carries the protocol.  Without,
  * it idles on sleep with a bounded json-file log. */
-static json_t *container_template(const char *conv, const char *user, bool agent)
+static json_t *container_template(const manager_opts_t *o, const char *conv, const char *user, bool agent)
 {
     char created[32];
     time_t now = time(NULL);
@@ -139,24 +67,24 @@ static json_t *container_template(const char *conv, const char *user, bool agent
     json_t *host = json_pack(
         "{s:b, s:I, s:I, s:I, s:I, s:I, s:s, s:{s:s, s:{s:s, s:s}}, s:{s:s}}",
         "Init", 1,
-        "Memory", (json_int_t)config_int("memory"),
-        "MemorySwap", (json_int_t)config_int("memory_swap"),
-        "NanoCpus", (json_int_t)config_int("nano_cpus"),
-        "CpuShares", (json_int_t)config_int("cpu_shares"),
-        "PidsLimit", (json_int_t)config_int("pids_limit"),
-        "NetworkMode", config_str("network"),
-        "LogConfig", "Type", "json-file", "Config", "max-size", config_str("log_max_size"),
+        "Memory", (json_int_t)o->memory,
+        "MemorySwap", (json_int_t)o->memory_swap,
+        "NanoCpus", (json_int_t)o->nano_cpus,
+        "CpuShares", (json_int_t)o->cpu_shares,
+        "PidsLimit", (json_int_t)o->pids_limit,
+        "NetworkMode", o->network,
+        "LogConfig", "Type", "json-file", "Config", "max-size", o->log_max_size,
         "max-file", "1",
         "RestartPolicy", "Name", "no");
     if (!host)
         return NULL;
     if (agent)
         json_object_set_new(host, "LogConfig", json_pack("{s:s, s:{}}", "Type", "none", "Config"));
-    if (*config_str("runtime"))
-        json_object_set_new(host, "Runtime", json_string(config_str("runtime")));
+    if (o->runtime && *o->runtime)
+        json_object_set_new(host, "Runtime", json_string(o->runtime));
     json_object_set_new(host, "CapDrop", sandbox_cap_drop_json());
     json_t *t = json_pack("{s:s, s:[s,s], s:s, s:s, s:s, s:b, s:b, s:{s:s, s:s, s:s}, s:o}",
-                          "Image", config_str("image"),
+                          "Image", o->image,
                           "Cmd", "sleep", "infinity",
                           "WorkingDir", "/work",
                           "User", "root",
@@ -179,9 +107,8 @@ typedef enum { ENSURE_OK, ENSURE_REFUSED, ENSURE_FAILED } ensure_t;
 
 /* Reconnect a container to the sandbox network by name (see the network
  * note in README "Kept sandboxes"). */
-static void repair_network(docker_t *d, const char *id)
+static void repair_network(docker_t *d, const char *net, const char *id)
 {
-    const char *net = config_str("network");
     char path[512];
     long st;
     json_t *body = json_pack("{s:s, s:b}", "Container", id, "Force", 1);
@@ -196,16 +123,16 @@ static void repair_network(docker_t *d, const char *id)
 }
 
 /* Why Docker would not create a sandbox, as the call's text. */
-static void create_failed(long status, const char *msg, textbuf_t *err)
+static void create_failed(const manager_opts_t *o, long status, const char *msg, textbuf_t *err)
 {
     if (status == 404 && strstr(msg, "image"))
         textbuf_printf(err, "[talkback: the sandbox image %s is missing on the host, so no sandbox "
                        "could be made and nothing ran. Tell the user to build it (deploy/image/build).]",
-                       config_str("image"));
+                       o->image);
     else if (strncmp(msg, "Unknown runtime", 15) == 0)
         textbuf_printf(err, "[talkback: the sandbox runtime `%s` (setting `runtime`) is not registered "
                        "with Docker (daemon.json \"runtimes\"), so no sandbox could be made and nothing "
-                       "ran. Tell the user the sandbox host has a problem.]", config_str("runtime"));
+                       "ran. Tell the user the sandbox host has a problem.]", o->runtime);
     else
         textbuf_printf(err, "[talkback: Docker refused to create this chat's sandbox (%s), so nothing "
                        "ran. Tell the user the sandbox host has a problem.]", msg);
@@ -238,7 +165,7 @@ static ensure_t ensure_started(manager_t *m, const char *id, json_t *info, const
          * Attach it to the network of that name now, then start. */
         json_decref(ans);
         ans = NULL;
-        repair_network(m->d, id);
+        repair_network(m->d, m->o.network, id);
         e = docker_call(m->d, "POST", path, NULL, &status, &ans);
     }
     running_start_end(m->running, label_user, id, e == DOCKER_OK ? id : NULL);
@@ -293,7 +220,7 @@ static ensure_t manager_ensure(manager_t *m, const char *conv, const char *user,
         /* A new sandbox is one more running: the caps first (running.h). */
         if (!running_start_begin(m->running, user, NULL, err))
             return ENSURE_REFUSED;
-        json_t *tmpl = container_template(conv, user, agent_pool_enabled(m->agents));
+        json_t *tmpl = container_template(&m->o, conv, user, agent_pool_enabled(m->agents));
         disk_template(m->disk, json_object_get(tmpl, "HostConfig"));
         json_t *ans = NULL;
         snprintf(path, sizeof path, "/containers/create?name=%s", name);
@@ -304,7 +231,7 @@ static ensure_t manager_ensure(manager_t *m, const char *conv, const char *user,
             created_now = true;
             log_info("created sandbox %s for conversation %s", name, conv);
         } else if (e != DOCKER_ECONFLICT) {
-            create_failed(status, docker_message(ans), err);
+            create_failed(&m->o, status, docker_message(ans), err);
             json_decref(ans);
             return ENSURE_FAILED;
         }
@@ -357,7 +284,7 @@ static ensure_t manager_ensure(manager_t *m, const char *conv, const char *user,
     /* Attach to its agent now: after a start, or for the first time since
      * this manager started. */
     agent_note(m->agents, id, has_agent, started_ms);
-    cache_put(m, conv, id, label_user ? label_user : "");
+    cache_put(m->cache, conv, id, label_user ? label_user : "");
     json_decref(info);
     return ENSURE_OK;
 }
@@ -387,7 +314,7 @@ static proto_msg_t *with_container(manager_t *m, worker_job_t *job, with_fn fn, 
     char *cached_user = NULL;
     textbuf_t err;
     textbuf_init(&err);
-    bool have = cache_get(m, req->conv, id, &cached_user);
+    bool have = cache_get(m->cache, req->conv, id, &cached_user);
     if (have && !convid_owner_ok(cached_user, req->user)) {
         free(cached_user);
         return proto_reply_new(req, PROTO_ST_OK, true,
@@ -410,7 +337,7 @@ static proto_msg_t *with_container(manager_t *m, worker_job_t *job, with_fn fn, 
         running_call_end(m->running, req->conv, id);
         disk_after_call(m->disk, id, req->conv, container_name(req->conv).s);
         if ((e == DOCKER_ENOTFOUND || e == DOCKER_ECONFLICT) && attempt == 0) {
-            cache_drop(m, req->conv);
+            cache_drop(m->cache, req->conv);
             have = false;
             continue;
         }
@@ -443,30 +370,30 @@ static docker_err_t do_run(manager_t *m, const char *id, void *arg)
     run_opts_t o = {
         .command = a->command, .timeout_s = a->timeout_s,
         .stdin_data = a->stdin_data, .stdin_len = a->stdin_len,
-        .output_cap = (size_t)config_int("output_cap"), .job = a->job,
+        .output_cap = (size_t)m->o.output_cap, .job = a->job,
         .separate_stderr = a->separate_stderr, .output_limit = a->output_limit,
     };
     a->ran = true;
     snprintf(a->id, sizeof a->id, "%s", id);
-    return run_command(m->d, id, &o, &a->res);
+    return run_command(&m->via, id, &o, &a->res);
 }
 
 /* The largest timeout the gateway accepts for run: run_timeout_max, kept
  * below what the client waits for a call (client_timeout) less set-up,
  * as gateway/tools.c advertises it. */
-static int64_t run_timeout_max(void)
+static int64_t run_timeout_max(const manager_opts_t *o)
 {
-    int64_t max = config_int("run_timeout_max");
-    int64_t client = config_int("client_timeout");
+    int64_t max = o->run_timeout_max;
+    int64_t client = o->client_timeout;
     if (client > 0) {
-        int64_t room = client - 10 - config_int("call_grace");
+        int64_t room = client - 10 - o->call_grace;
         if (room < max)
             max = room > 1 ? room : 1;
     }
     return max;
 }
 
-static void render_run(const run_arg_t *a, textbuf_t *t, bool with_command)
+static void render_run(const manager_opts_t *o, const run_arg_t *a, textbuf_t *t, bool with_command)
 {
     if (with_command)
         textbuf_printf(t, "$ %s\n", a->command);
@@ -478,7 +405,7 @@ static void render_run(const run_arg_t *a, textbuf_t *t, bool with_command)
         textbuf_printf(t, "[timed out after %d s: the command and everything it started were killed. "
                        "If it needs longer, call run again with a larger timeout (up to %" PRId64 " s); "
                        "if it waits for input, give it the input in the command.]\n",
-                       a->timeout_s, run_timeout_max());
+                       a->timeout_s, run_timeout_max(o));
     else if (a->res.cancelled)
         textbuf_puts(t, "[cancelled: the command and everything it started were killed]\n");
     else if (a->res.agent_lost)
@@ -506,7 +433,7 @@ static int hint_probe(void *ctx, const char *command, textbuf_t *out)
     run_opts_t o = { .command = command, .timeout_s = 10, .output_cap = 8192, .job = p->job };
     run_result_t res;
     int rc = -1;
-    if (run_command(p->m->d, p->id, &o, &res) == DOCKER_OK && !res.timed_out && !res.cancelled) {
+    if (run_command(&p->m->via, p->id, &o, &res) == DOCKER_OK && !res.timed_out && !res.cancelled) {
         capbuf_render(&res.out, out);
         rc = res.exit_code;
     }
@@ -520,7 +447,7 @@ static int hint_limits(void *ctx, hints_limits_t *out)
 {
     hint_probe_ctx_t *p = ctx;
     agent_limits_t a;
-    if (run_limits(p->id, &a) != 0)
+    if (run_limits(&p->m->via, p->id, &a) != 0)
         return -1;
     out->memory = a.memory > 0 ? a.memory : 0;
     out->memory_swap = a.memory_swap;
@@ -542,22 +469,17 @@ static void run_hints(manager_t *m, worker_job_t *job, const run_arg_t *a, textb
     /* A timed-out run gets only the hints about timeouts (a server run in
      * the foreground), and is no retry. */
     hints_for_run(a->command, out.buf ? out.buf : "", out.len, a->res.exit_code, a->res.timed_out,
-                  hint_probe, hint_limits, &pc, t);
-    disk_hint(m->disk, out.buf, out.len, t);
+                  hint_probe, hint_limits, &pc, &m->hints_tmpl, t);
+    disk_hint(m->disk, m->o.disk.cap, out.buf, out.len, t);
     if (!a->res.timed_out
         && hints_retry_note(m->retry, job->req->conv, a->command, a->res.exit_code, out.buf, out.len))
         textbuf_puts(t, HINTS_RETRY_LINE "\n");
     textbuf_free(&out);
 }
 
-/*
- * Fill a run's reply data: the numbers every caller gets (exit code,
- * timeout, cut, time and memory used) and, for the structured (judge)
- * form, the bare output, stderr, the notice and, when the run was
- * killed, how much memory there was.
- */
-static void run_data(manager_t *m, worker_job_t *job, const run_arg_t *a, const textbuf_t *notice,
-                     bool structured, proto_msg_t *r)
+/* Fill a run's reply data with the numbers every caller gets: exit code,
+ * timeout, cancel, cut, time and memory used. */
+static void run_data(const run_arg_t *a, proto_msg_t *r)
 {
     proto_map_set_int(&r->data, DATA_EXIT_CODE, a->res.exit_code);
     proto_map_set_bool(&r->data, DATA_TIMED_OUT, a->res.timed_out);
@@ -568,103 +490,165 @@ static void run_data(manager_t *m, worker_job_t *job, const run_arg_t *a, const 
         proto_map_set_int(&r->data, DATA_CPU_MS, a->res.cpu_ms);
         proto_map_set_int(&r->data, DATA_MAX_RSS_KB, a->res.max_rss_kb);
     }
-    if (structured)
-        proto_map_set_bool(&r->data, DATA_OUTPUT_LIMITED, a->res.output_limited);
-    if (structured) {
-        /* For judges: the bare output, without our notes. */
-        textbuf_t out;
-        textbuf_init(&out);
-        capbuf_render(&a->res.out, &out);
-        proto_map_set_str(&r->data, DATA_OUTPUT, out.buf ? out.buf : "", out.len);
-        textbuf_free(&out);
-        if (a->separate_stderr) {
-            textbuf_t err;
-            textbuf_init(&err);
-            capbuf_render(&a->res.errout, &err);
-            proto_map_set_str(&r->data, DATA_STDERR, err.buf ? err.buf : "", err.len);
-            textbuf_free(&err);
-        }
-        if (notice->len)
-            proto_map_set_str(&r->data, DATA_NOTICE, notice->buf, notice->len);
-        if (a->res.exit_code == 137) {
-            /* Killed: the judge says how much memory there was. */
-            hint_probe_ctx_t pc = { .m = m, .id = a->id, .job = job };
-            textbuf_t mem;
-            textbuf_init(&mem);
-            hints_memory_phrase(hint_limits, &pc, &mem);
-            if (mem.buf)
-                proto_map_set_str(&r->data, DATA_MEMORY, mem.buf, mem.len);
-            textbuf_free(&mem);
-        }
+}
+
+/* What only exec's caller (a judge) gets on top of run_data: whether the
+ * output limit killed it, the bare output without our notes, stderr, the
+ * notice and, when the run was killed, how much memory there was. */
+static void exec_data(manager_t *m, worker_job_t *job, const run_arg_t *a, const textbuf_t *notice,
+                      proto_msg_t *r)
+{
+    proto_map_set_bool(&r->data, DATA_OUTPUT_LIMITED, a->res.output_limited);
+    textbuf_t out;
+    textbuf_init(&out);
+    capbuf_render(&a->res.out, &out);
+    proto_map_set_str(&r->data, DATA_OUTPUT, out.buf ? out.buf : "", out.len);
+    textbuf_free(&out);
+    if (a->separate_stderr) {
+        textbuf_t err;
+        textbuf_init(&err);
+        capbuf_render(&a->res.errout, &err);
+        proto_map_set_str(&r->data, DATA_STDERR, err.buf ? err.buf : "", err.len);
+        textbuf_free(&err);
+    }
+    if (notice->len)
+        proto_map_set_str(&r->data, DATA_NOTICE, notice->buf, notice->len);
+    if (a->res.exit_code == 137) {
+        /* Killed: the judge says how much memory there was. */
+        hint_probe_ctx_t pc = { .m = m, .id = a->id, .job = job };
+        textbuf_t mem;
+        textbuf_init(&mem);
+        hints_memory_phrase(hint_limits, &pc, &m->hints_tmpl, &mem);
+        if (mem.buf)
+            proto_map_set_str(&r->data, DATA_MEMORY, mem.buf, mem.len);
+        textbuf_free(&mem);
     }
 }
 
-static proto_msg_t *tool_run(manager_t *m, worker_job_t *job, bool structured)
+/*
+ * The part run and exec share: check `command`, take `timeout` and
+ * `stdin`, and run it in the chat's sandbox (a->separate_stderr and
+ * a->output_limit are the caller's).  NULL: it ran, or could not start
+ * (a->res.err says which), and *notice holds what the sandbox's set-up
+ * said; else the reply to send as it is.
+ */
+static proto_msg_t *run_in_sandbox(manager_t *m, worker_job_t *job, run_arg_t *a, textbuf_t *notice)
 {
     const proto_msg_t *req = job->req;
     size_t clen;
     const char *cmd = proto_map_str(&req->args, ARG_COMMAND, &clen);
+    textbuf_init(notice);
     if (!cmd || clen == 0 || memchr(cmd, '\0', clen))
         return proto_reply_new(req, PROTO_ST_OK, true,
                                "[talkback: argument `command` is required and must be a non-empty string "
                                "without NUL bytes. Nothing ran.]");
-    int64_t tmo = proto_map_int(&req->args, ARG_TIMEOUT, config_int("run_timeout"));
+    int64_t tmo = proto_map_int(&req->args, ARG_TIMEOUT, m->o.run_timeout);
     if (tmo < 1)
         tmo = 1;
-    if (tmo > config_int("run_timeout_max"))
-        tmo = config_int("run_timeout_max");
-    run_arg_t a = { .job = job, .command = cmd, .timeout_s = (int)tmo,
-                    .separate_stderr = structured && proto_map_int(&req->args, ARG_SEPARATE_STDERR, 0),
-                    .output_limit = structured ? proto_map_int(&req->args, ARG_OUTPUT_LIMIT, 0) : 0 };
-    a.stdin_data = proto_map_str(&req->args, ARG_STDIN, &a.stdin_len);
-    textbuf_t notice;
-    textbuf_init(&notice);
-    proto_msg_t *r = with_container(m, job, do_run, &a, &notice);
-    if (r) {
-        if (a.ran)
-            run_result_free(&a.res);
-        textbuf_free(&notice);
-        return r;
-    }
-    textbuf_t t;
-    textbuf_init(&t);
-    proto_msg_t *pics = NULL;
-    if (a.res.err != DOCKER_OK) {
-        textbuf_printf(&t, "%s$ %s\n[talkback: the command could not be started in the sandbox (%s). "
-                       "Try again; if it keeps failing, call reset.]\n",
-                       notice.buf ? notice.buf : "", cmd, docker_strerror(a.res.err));
-        r = proto_reply_new(req, PROTO_ST_OK, true, NULL);
-    } else {
-        if (notice.len)
-            textbuf_append(&t, notice.buf, notice.len);
-        render_run(&a, &t, !structured);
-        /* The images it drew (pictures.h): named in the text, sent along. */
-        pics = pictures_collect(m->d, a.id, a.res.images, a.res.images_len);
-        if (pics && !structured)
-            textbuf_append(&t, pics->text, pics->text_len);
-        if (!structured)
-            run_hints(m, job, &a, &t);
-        bool failed = a.res.timed_out || a.res.cancelled || a.res.output_limited || a.res.exit_code != 0;
-        r = proto_reply_new(req, PROTO_ST_OK, failed, NULL);
-        if (r)
-            run_data(m, job, &a, &notice, structured, r);
-    }
+    if (tmo > m->o.run_timeout_max)
+        tmo = m->o.run_timeout_max;
+    a->job = job;
+    a->command = cmd;
+    a->timeout_s = (int)tmo;
+    a->stdin_data = proto_map_str(&req->args, ARG_STDIN, &a->stdin_len);
+    proto_msg_t *r = with_container(m, job, do_run, a, notice);
+    if (r && a->ran)
+        run_result_free(&a->res);
+    if (r)
+        textbuf_free(notice);
+    return r;
+}
+
+/* The reply when the command could not be started at all. */
+static proto_msg_t *run_not_started(const proto_msg_t *req, const run_arg_t *a, const textbuf_t *notice,
+                                    textbuf_t *t)
+{
+    textbuf_printf(t, "%s$ %s\n[talkback: the command could not be started in the sandbox (%s). "
+                   "Try again; if it keeps failing, call reset.]\n",
+                   notice->buf ? notice->buf : "", a->command, docker_strerror(a->res.err));
+    return proto_reply_new(req, PROTO_ST_OK, true, NULL);
+}
+
+/* Whether the reply to a command that ran counts as an error. */
+static bool run_failed(const run_arg_t *a)
+{
+    return a->res.timed_out || a->res.cancelled || a->res.output_limited || a->res.exit_code != 0;
+}
+
+/* Give r its text t and the images of pics (both may be empty), then free
+ * what the run held. */
+static proto_msg_t *run_finish(proto_msg_t *r, textbuf_t *t, proto_msg_t *pics, textbuf_t *notice,
+                               run_arg_t *a)
+{
     if (r) {
         size_t len;
-        char *text = textbuf_take(&t, &len);
+        char *text = textbuf_take(t, &len);
         proto_msg_set_text(r, text, len);
         free(text);
-        if (pics && structured)
-            proto_map_set_str(&r->data, DATA_IMAGES, pics->text, pics->text_len);
         if (pics)
             proto_msg_take_images(r, pics);
     }
     proto_msg_destroy(&pics);
-    textbuf_free(&t);
-    textbuf_free(&notice);
-    if (a.ran)
-        run_result_free(&a.res);
+    textbuf_free(t);
+    textbuf_free(notice);
+    if (a->ran)
+        run_result_free(&a->res);
     return r;
+}
+
+/* The run tool, for the model: the command, its output with our notes,
+ * the images it drew and the hints for what went wrong, in the text. */
+static proto_msg_t *tool_run(manager_t *m, worker_job_t *job)
+{
+    run_arg_t a = { 0 };
+    textbuf_t notice, t;
+    proto_msg_t *r = run_in_sandbox(m, job, &a, &notice);
+    if (r)
+        return r;
+    textbuf_init(&t);
+    proto_msg_t *pics = NULL;
+    if (a.res.err != DOCKER_OK)
+        return run_finish(run_not_started(job->req, &a, &notice, &t), &t, NULL, &notice, &a);
+    if (notice.len)
+        textbuf_append(&t, notice.buf, notice.len);
+    render_run(&m->o, &a, &t, true);
+    /* The images it drew (pictures.h): named in the text, sent along. */
+    pics = pictures_collect(&m->via, &m->o.pictures, a.id, a.res.images, a.res.images_len);
+    if (pics)
+        textbuf_append(&t, pics->text, pics->text_len);
+    run_hints(m, job, &a, &t);
+    r = proto_reply_new(job->req, PROTO_ST_OK, run_failed(&a), NULL);
+    if (r)
+        run_data(&a, r);
+    return run_finish(r, &t, pics, &notice, &a);
+}
+
+/* The exec operation, for judges: output apart from our notes, stderr
+ * apart on request, an output limit, the images named in the data. */
+static proto_msg_t *op_exec(manager_t *m, worker_job_t *job)
+{
+    const proto_msg_t *req = job->req;
+    run_arg_t a = { .separate_stderr = proto_map_int(&req->args, ARG_SEPARATE_STDERR, 0),
+                    .output_limit = proto_map_int(&req->args, ARG_OUTPUT_LIMIT, 0) };
+    textbuf_t notice, t;
+    proto_msg_t *r = run_in_sandbox(m, job, &a, &notice);
+    if (r)
+        return r;
+    textbuf_init(&t);
+    if (a.res.err != DOCKER_OK)
+        return run_finish(run_not_started(req, &a, &notice, &t), &t, NULL, &notice, &a);
+    if (notice.len)
+        textbuf_append(&t, notice.buf, notice.len);
+    render_run(&m->o, &a, &t, false);
+    proto_msg_t *pics = pictures_collect(&m->via, &m->o.pictures, a.id, a.res.images, a.res.images_len);
+    r = proto_reply_new(req, PROTO_ST_OK, run_failed(&a), NULL);
+    if (r) {
+        run_data(&a, r);
+        exec_data(m, job, &a, &notice, r);
+        if (pics)
+            proto_map_set_str(&r->data, DATA_IMAGES, pics->text, pics->text_len);
+    }
+    return run_finish(r, &t, pics, &notice, &a);
 }
 
 typedef struct {
@@ -683,7 +667,7 @@ static docker_err_t do_put(manager_t *m, const char *id, void *arg)
     put_arg_t *a = arg;
     json_t *ans = NULL;
     snprintf(a->id, sizeof a->id, "%s", id);
-    a->err = run_put_file(m->d, id, a->abspath, a->content, a->len, a->mode, 0, &a->status, &ans);
+    a->err = run_put_file(&m->via, id, a->abspath, a->content, a->len, a->mode, 0, &a->status, &ans);
     snprintf(a->msg, sizeof a->msg, "%s", docker_message(ans));
     json_decref(ans);
     /* A missing container is 404 here too; a stopped one still takes
@@ -708,12 +692,12 @@ static proto_msg_t *tool_write(manager_t *m, worker_job_t *job)
         return proto_reply_new(req, PROTO_ST_OK, true,
                                "[talkback: argument `path` must name a file, like `main.py` or `/work/src/app.js` "
                                "(not a folder, not empty). Nothing was written.]");
-    if ((int64_t)clen > config_int("write_file_max")) {
+    if ((int64_t)clen > m->o.write_file_max) {
         textbuf_t t;
         textbuf_init(&t);
         textbuf_printf(&t, "[talkback: `content` is %zu bytes, over the %" PRId64 "-byte limit. Nothing was "
                        "written. Write it in smaller files, or generate it with a command.]",
-                       clen, config_int("write_file_max"));
+                       clen, m->o.write_file_max);
         proto_msg_t *r = proto_reply_new(req, PROTO_ST_OK, true, t.buf);
         textbuf_free(&t);
         return r;
@@ -738,7 +722,7 @@ static proto_msg_t *tool_write(manager_t *m, worker_job_t *job)
                        "a file, pick another path.]", abspath, a.msg[0] ? a.msg : docker_strerror(a.err));
         textbuf_t h;
         textbuf_init(&h);
-        disk_hint(m->disk, a.msg, strlen(a.msg), &h);
+        disk_hint(m->disk, m->o.disk.cap, a.msg, strlen(a.msg), &h);
         if (h.len) {
             textbuf_puts(&t, "\n");
             textbuf_append(&t, h.buf, h.len - 1); /* without its last newline */
@@ -783,7 +767,7 @@ static proto_msg_t *tool_reset(manager_t *m, worker_job_t *job)
     json_t *info = NULL;
     snprintf(path, sizeof path, "/containers/%s/json", name);
     docker_err_t e = docker_call(m->d, "GET", path, NULL, &status, &info);
-    cache_drop(m, req->conv);
+    cache_drop(m->cache, req->conv);
     if (e == DOCKER_ENOTFOUND) {
         json_decref(info);
         return proto_reply_new(req, PROTO_ST_OK, false,
@@ -826,7 +810,7 @@ static proto_msg_t *tool_reset(manager_t *m, worker_job_t *job)
  * manager keeps of the chat goes with it (the next call finds it again). */
 static proto_msg_t *op_forget(manager_t *m, worker_job_t *job)
 {
-    cache_drop(m, job->req->conv);
+    cache_drop(m->cache, job->req->conv);
     hints_retry_clear(m->retry, job->req->conv);
     log_debug("forgot chat %s: its sandbox was stopped or removed", job->req->conv);
     return proto_reply_new(job->req, PROTO_ST_OK, false, "");
@@ -866,9 +850,9 @@ proto_msg_t *manager_handle(worker_job_t *job, void *ctx)
                                "[talkback refused this call: the user id is unusable. Nothing ran.]");
     const char *tool = req->name ? req->name : "";
     if (strcmp(tool, OP_RUN) == 0)
-        return tool_run(m, job, false);
+        return tool_run(m, job);
     if (strcmp(tool, OP_EXEC) == 0)
-        return tool_run(m, job, true);
+        return op_exec(m, job);
     if (strcmp(tool, OP_WRITE_FILE) == 0 || strcmp(tool, OP_PUT) == 0)
         return tool_write(m, job);
     if (strcmp(tool, OP_RESET) == 0)
@@ -882,9 +866,8 @@ proto_msg_t *manager_handle(worker_job_t *job, void *ctx)
 
 /* ---- lifecycle ------------------------------------------------------------------- */
 
-static int ensure_network(docker_t *d)
+static int ensure_network(docker_t *d, const char *net)
 {
-    const char *net = config_str("network");
     char path[512];
     long status;
     snprintf(path, sizeof path, "/networks/%s", net);
@@ -922,32 +905,40 @@ static int busy_conv(void *ctx, const char *conv)
 static void forget_conv(void *ctx, const char *conv)
 {
     manager_t *m = ctx;
-    cache_drop(m, conv);
+    cache_drop(m->cache, conv);
     hints_retry_clear(m->retry, conv);
 }
 
-manager_t *manager_new(docker_t *d)
+manager_t *manager_new(docker_t *d, const manager_opts_t *o)
 {
     manager_t *m = calloc(1, sizeof *m);
     if (!m)
         return NULL;
+    m->o = *o;
+    m->o.disk.busy = busy_conv;
+    m->o.disk.forget = forget_conv;
+    m->o.disk.ctx = m;
+    m->hints_tmpl = (hints_limits_t){ .memory = o->memory, .memory_swap = o->memory_swap,
+                                      .nano_cpus = o->nano_cpus, .pids = o->pids_limit,
+                                      .disk_cap = o->disk.cap };
     m->d = d;
     if (kept_state_init()) {
         log_error("cannot use state_dir %s (%s): the sandbox manager keeps each sandbox's last-call "
-                  "record there", config_str("state_dir"), strerror(errno));
+                  "record there", kept_state_dir(), strerror(errno));
         free(m);
         return NULL;
     }
-    m->running = running_new(d);
+    m->running = running_new(d, &m->o.running);
     m->retry = hints_retry_new(); /* NULL only means no retry lines */
     char agent[4096];
-    m->agents = agent_pool_new(d, agent_find_binary(config_str("agent_path"), agent, sizeof agent) ? agent : NULL);
-    run_use_agents(m->agents);
-    pthread_mutex_init(&m->mu, NULL);
-    m->disk = disk_new(d);
-    disk_on_remove(m->disk, busy_conv, forget_conv, m);
-    m->hostops = (hostops_t){ .d = d, .forget = forget_conv, .ctx = m };
-    if (!m->running || !m->disk || ensure_network(d)) {
+    m->agents = agent_pool_new(d, agent_find_binary(m->o.agent_path, agent, sizeof agent) ? agent : NULL,
+                               m->o.agent_frame_deadline);
+    m->via = (run_via_t){ .d = d, .agents = m->agents, .shepherd = m->o.agent_shepherd };
+    /* Twice the cap: room for sandboxes stopped behind our back (cache.h). */
+    m->cache = cache_new(o->running.max_running > 0 ? 2 * o->running.max_running : 1024);
+    m->disk = disk_new(d, &m->o.disk);
+    m->hostops = (hostops_t){ .d = d, .image = m->o.image, .forget = forget_conv, .ctx = m };
+    if (!m->running || !m->cache || !m->disk || ensure_network(d, m->o.network)) {
         manager_destroy(&m);
         return NULL;
     }
@@ -961,16 +952,8 @@ void manager_destroy(manager_t **self_p)
     manager_t *m = *self_p;
     disk_destroy(&m->disk); /* first: its thread may call forget_conv */
     running_destroy(&m->running);
-    while (m->cache) {
-        cache_entry_t *e = m->cache;
-        m->cache = e->next;
-        free(e->conv);
-        free(e->user);
-        free(e);
-    }
-    pthread_mutex_destroy(&m->mu);
+    cache_destroy(&m->cache);
     hints_retry_free(&m->retry);
-    run_use_agents(NULL);
     agent_pool_destroy(&m->agents);
     free(m);
     *self_p = NULL;

@@ -22,12 +22,37 @@
 #include "common/textbuf.h"
 #include "hub/worker.h"
 #include "docker/docker.h"
+#include "sandbox/disk.h"
+#include "sandbox/pictures.h"
+#include "sandbox/running.h"
 
 typedef struct manager manager_t;
 
-/* Create the manager (reads the sandbox template from config) and make
- * sure the sandbox network exists.  NULL with a log line on failure. */
-manager_t *manager_new(docker_t *d);
+/* The manager's configuration, read by main.c (common/config.c says what
+ * each key means).  Strings are not copied: they must outlive the
+ * manager.  disk.busy/forget/ctx are the manager's own. */
+typedef struct {
+    /* the sandbox template */
+    const char *image, *network, *runtime, *log_max_size;
+    int64_t memory, memory_swap, nano_cpus, cpu_shares, pids_limit;
+    /* calls */
+    int64_t run_timeout, run_timeout_max;   /* s */
+    int64_t client_timeout, call_grace;     /* s: what bounds run_timeout_max */
+    int64_t output_cap;                     /* bytes of output a result keeps */
+    int64_t write_file_max;                 /* bytes */
+    /* the in-sandbox agent */
+    const char *agent_path;
+    bool agent_shepherd;
+    int64_t agent_frame_deadline;           /* s */
+    /* the helpers' own */
+    running_opts_t running;
+    disk_opts_t disk;
+    pictures_limits_t pictures;
+} manager_opts_t;
+
+/* Create the manager (o is copied) and make sure the sandbox network
+ * exists.  NULL with a log line on failure. */
+manager_t *manager_new(docker_t *d, const manager_opts_t *o);
 void manager_destroy(manager_t **self_p);
 
 /* The host's capacity measurer (capacity.h), for the draining flag the

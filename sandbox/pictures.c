@@ -10,7 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/config.h"
 #include "common/imagehdr.h"
 #include "common/textbuf.h"
 #include "sandbox/run.h"
@@ -148,30 +147,27 @@ proto_msg_t *pictures_from_list(const char *list, size_t len, const pictures_lim
 }
 
 typedef struct {
-    docker_t *d;
+    const run_via_t *v;
     const char *id;
 } pictures_docker_t;
 
 static int pictures_docker_read(void *ctx, const char *path, size_t max, char **data, size_t *len)
 {
     pictures_docker_t *pd = ctx;
-    return run_read_file(pd->d, pd->id, path, max, data, len);
+    return run_read_file(pd->v, pd->id, path, max, data, len);
 }
 
-proto_msg_t *pictures_collect(docker_t *d, const char *id, const char *list, size_t len)
+proto_msg_t *pictures_collect(const run_via_t *v, const pictures_limits_t *configured, const char *id,
+                              const char *list, size_t len)
 {
     if (!list)
         return NULL;
-    pictures_limits_t lim = {
-        .max_count = config_int("image_max_count"),
-        .max_bytes = config_int("image_max_bytes"),
-        .max_call_bytes = config_int("image_max_call_bytes"),
-    };
+    pictures_limits_t lim = *configured;
     /* A reply must stay well within what proto_decode accepts. */
     if (lim.max_call_bytes > PICTURES_CALL_MAX)
         lim.max_call_bytes = PICTURES_CALL_MAX;
     if (lim.max_bytes > lim.max_call_bytes)
         lim.max_bytes = lim.max_call_bytes;
-    pictures_docker_t pd = { d, id };
+    pictures_docker_t pd = { v, id };
     return pictures_from_list(list, len, &lim, pictures_docker_read, &pd);
 }

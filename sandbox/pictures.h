@@ -19,6 +19,7 @@
 
 #include "common/imagehdr.h"
 #include "docker/docker.h"
+#include "sandbox/run.h"
 #include "proto/proto.h"
 
 /* The most image bytes one reply carries, whatever image_max_call_bytes
@@ -45,8 +46,11 @@ typedef int (*pictures_read_fn)(void *ctx, const char *path, size_t max, char **
 proto_msg_t *pictures_from_list(const char *list, size_t len, const pictures_limits_t *lim,
                                 pictures_read_fn read, void *ctx);
 
-/* The same, reading from container id through Docker, with the limits of
- * the configuration.  NULL when list is NULL. */
-proto_msg_t *pictures_collect(docker_t *d, const char *id, const char *list, size_t len);
+/* The same, reading from container id through its agent or Docker (run.h),
+ * with the configured limits lim (image_max_count, image_max_bytes,
+ * image_max_call_bytes; bounded here by PICTURES_CALL_MAX).  NULL when
+ * list is NULL. */
+proto_msg_t *pictures_collect(const run_via_t *v, const pictures_limits_t *lim, const char *id,
+                              const char *list, size_t len);
 
 #endif

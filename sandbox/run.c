@@ -18,18 +18,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "common/config.h"
 #include "common/log.h"
 #include "proto/frame.h"
 #include "sandbox/agent_link.h"
-
-/* The manager's links to agents (run_use_agents); NULL: exec only. */
-static agent_pool_t *run_agents;
-
-void run_use_agents(agent_pool_t *p)
-{
-    run_agents = p;
-}
 
 /* Walk /proc with builtins only and SIGSTOP each process whose environment
  * holds the marker, so it cannot fork any more; walk again while new ones
@@ -147,8 +138,9 @@ void run_kill_marker(docker_t *d, const char *id, const char *marker)
     json_decref(ans);
 }
 
-docker_err_t run_command(docker_t *d, const char *id, const run_opts_t *o, run_result_t *res)
+docker_err_t run_command(const run_via_t *v, const char *id, const run_opts_t *o, run_result_t *res)
 {
+    docker_t *d = v->d;
     memset(res, 0, sizeof *res);
     res->exit_code = -1;
     res->cpu_ms = res->max_rss_kb = -1;
@@ -178,7 +170,7 @@ docker_err_t run_command(docker_t *d, const char *id, const run_opts_t *o, run_r
     };
     int code = -1;
     agent_exit_t ax;
-    agent_link_t *link = agent_get(run_agents, id);
+    agent_link_t *link = agent_get(v->agents, id);
     if (link) {
         /* The agent does the timeout and the 2>&1 itself: two fewer
          * processes to start, each a few milliseconds. */
@@ -187,7 +179,7 @@ docker_err_t run_command(docker_t *d, const char *id, const run_opts_t *o, run_r
             .argv = direct, .env = env, .workdir = "/work", .marker = marker,
             .stdin_data = o->stdin_data, .stdin_len = o->stdin_len,
             .timeout_ms = ((int64_t)o->timeout_s + 2) * 1000, .merge_stderr = !o->separate_stderr,
-            .no_shepherd = !config_bool("agent_shepherd"), .output_limit = o->output_limit,
+            .no_shepherd = !v->shepherd, .output_limit = o->output_limit,
             .on_output = on_output, .cancelled = should_stop, .ctx = &ctx,
         };
         agent_err_t ae = agent_run(link, &ar, &ax);
@@ -235,12 +227,12 @@ done:
     return res->err;
 }
 
-docker_err_t run_put_file(docker_t *d, const char *id, const char *abspath, const void *data,
+docker_err_t run_put_file(const run_via_t *v, const char *id, const char *abspath, const void *data,
                           size_t len, unsigned mode, int64_t mtime, long *status, json_t **out)
 {
     if (mtime == 0)
         mtime = (int64_t)time(NULL);
-    agent_link_t *link = agent_get(run_agents, id);
+    agent_link_t *link = agent_get(v->agents, id);
     if (link) {
         int rc = agent_write(link, abspath, data, len, mode, mtime);
         agent_release(&link);
@@ -252,7 +244,7 @@ docker_err_t run_put_file(docker_t *d, const char *id, const char *abspath, cons
             return DOCKER_OK;
         }
     }
-    return docker_put_file(d, id, abspath, data, len, mode, mtime, status, out);
+    return docker_put_file(v->d, id, abspath, data, len, mode, mtime, status, out);
 }
 
 typedef struct {
@@ -280,13 +272,13 @@ static bool read_late(void *ctx)
     return r->over || proto_mono_ms() >= r->until;
 }
 
-int run_read_file(docker_t *d, const char *id, const char *abspath, size_t max, char **data, size_t *len)
+int run_read_file(const run_via_t *v, const char *id, const char *abspath, size_t max, char **data, size_t *len)
 {
     *data = NULL;
     *len = 0;
-    agent_link_t *link = agent_get(run_agents, id);
+    agent_link_t *link = agent_get(v->agents, id);
     if (!link)
-        return docker_get_file(d, id, abspath, max, data, len, NULL) == DOCKER_OK ? 0 : -1;
+        return docker_get_file(v->d, id, abspath, max, data, len, NULL) == DOCKER_OK ? 0 : -1;
     const char *argv[] = { "cat", "--", abspath, NULL };
     const char *env[] = { "LC_ALL=C", NULL };
     read_ctx_t r = { .max = max, .until = proto_mono_ms() + 10000 };
@@ -309,9 +301,9 @@ int run_read_file(docker_t *d, const char *id, const char *abspath, size_t max, 
     return *data ? 0 : -1;
 }
 
-int run_limits(const char *id, agent_limits_t *out)
+int run_limits(const run_via_t *v, const char *id, agent_limits_t *out)
 {
-    agent_link_t *link = agent_get(run_agents, id);
+    agent_link_t *link = agent_get(v->agents, id);
     if (!link)
         return -1;
     int rc = agent_limits(link, out);

@@ -41,6 +41,16 @@ typedef struct {
     size_t images_len;
 } run_result_t;
 
+/* The way into sandboxes, chosen once by the manager and handed to every
+ * call (no file-level setter): Docker, and the links to agents that are
+ * tried first. */
+typedef struct {
+    docker_t *d;
+    agent_pool_t *agents;    /* NULL: Docker exec and archive only */
+    bool shepherd;           /* agent_shepherd: the agent runs each command
+                                under its shepherd */
+} run_via_t;
+
 typedef struct {
     const char *command;     /* bash source */
     int timeout_s;
@@ -55,25 +65,21 @@ typedef struct {
     worker_job_t *job;       /* cancel flag, or NULL */
 } run_opts_t;
 
-/* Run a command in container id.  Always fills res (free with
+/* Run a command in container id, through its agent when v has a live
+ * link to it, else through a Docker exec.  Always fills res (free with
  * run_result_free).  Returns res->err. */
-docker_err_t run_command(docker_t *d, const char *id, const run_opts_t *o, run_result_t *res);
+docker_err_t run_command(const run_via_t *v, const char *id, const run_opts_t *o, run_result_t *res);
 void run_result_free(run_result_t *res);
 
 /* Kill every process of container id that carries marker.  Best effort. */
 void run_kill_marker(docker_t *d, const char *id, const char *marker);
-
-/* Use these links to agents (sandbox/agent_link.h) for commands and writes of
- * sandboxes that have one; NULL: Docker exec and archive only.  Set before
- * any command runs. */
-void run_use_agents(agent_pool_t *p);
 
 /* Write a file into container id: through its agent (atomic) when it has
  * a live one, else through Docker's archive API -- and through the archive
  * API too whenever the agent did not write it, so the unusual cases (a
  * folder in the way) end as they always did.  Same contract as
  * docker_put_file; mtime 0 means now. */
-docker_err_t run_put_file(docker_t *d, const char *id, const char *abspath, const void *data,
+docker_err_t run_put_file(const run_via_t *v, const char *id, const char *abspath, const void *data,
                           size_t len, unsigned mode, int64_t mtime, long *status, json_t **out);
 
 /* Read a regular file of at most max bytes from container id: through its
@@ -81,9 +87,9 @@ docker_err_t run_put_file(docker_t *d, const char *id, const char *abspath, cons
  * Docker's archive API, which costs about a hundred milliseconds.  0 with
  * *data malloc'ed (NUL-terminated) and *len set, or -1 (missing, not
  * readable, or over max). */
-int run_read_file(docker_t *d, const char *id, const char *abspath, size_t max, char **data, size_t *len);
+int run_read_file(const run_via_t *v, const char *id, const char *abspath, size_t max, char **data, size_t *len);
 
 /* The sandbox's cgroup limits as its agent reads them; -1 without one. */
-int run_limits(const char *id, agent_limits_t *out);
+int run_limits(const run_via_t *v, const char *id, agent_limits_t *out);
 
 #endif

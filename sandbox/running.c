@@ -21,7 +21,6 @@
 #include <string.h>
 #include <time.h>
 
-#include "common/config.h"
 #include "common/log.h"
 #include "docker/kept.h"
 #include "proto/proto.h"
@@ -50,17 +49,19 @@ typedef struct hold {
 
 struct running {
     docker_t *d;
+    running_opts_t o;
     pthread_mutex_t mu;
     call_entry_t *calls;
     hold_t *holds;            /* starts under way */
 };
 
-running_t *running_new(docker_t *d)
+running_t *running_new(docker_t *d, const running_opts_t *o)
 {
     running_t *c = calloc(1, sizeof *c);
     if (!c)
         return NULL;
     c->d = d;
+    c->o = *o;
     pthread_mutex_init(&c->mu, NULL);
     return c;
 }
@@ -100,7 +101,7 @@ static call_entry_t **call_find(running_t *c, const char *conv)
 static void stamp(const char *id, int64_t t)
 {
     if (kept_stamp_set(id, t))
-        log_warn("cannot write the last-call record of %.12s in %s: %s", id, config_str("state_dir"),
+        log_warn("cannot write the last-call record of %.12s in %s: %s", id, kept_state_dir(),
                  strerror(errno));
 }
 
@@ -167,7 +168,7 @@ int running_inflight(running_t *c, const char *conv)
 static json_t *list_running(running_t *c, const char *user)
 {
     json_t *f = json_pack("{s:[s], s:[s,s,s], s:[s]}", "label", KEPT_LABEL_CONV,
-                          "status", "running", "created", "paused", "network", config_str("network"));
+                          "status", "running", "created", "paused", "network", c->o.network);
     if (f && user) {
         char lab[600];
         snprintf(lab, sizeof lab, "%s=%s", KEPT_LABEL_USER, user);
@@ -250,14 +251,14 @@ static int taken(running_t *c, json_t *list, const char *user, const char *self,
     return n;
 }
 
-void running_refusal_text(textbuf_t *err, bool per_user, int64_t cap)
+void running_refusal_text(textbuf_t *err, bool per_user, int64_t cap, int64_t idle_stop_s)
 {
     if (per_user)
         textbuf_printf(err, "[talkback: this user already has %" PRId64 " sandboxes running, the most one user "
                        "may have (setting `max_running_per_user`), so this chat's sandbox was not started and "
                        "nothing ran. Tell the user: a chat's sandbox stops after %" PRId64 " minutes without "
                        "calls, and `reset` in a chat they no longer need frees one at once; then try again.]",
-                       cap, config_int("idle_stop") / 60);
+                       cap, idle_stop_s / 60);
     else
         textbuf_printf(err, "[talkback: the sandbox host already runs %" PRId64 " sandboxes, its limit (setting "
                        "`max_running`), so this chat's sandbox was not started and nothing ran. Try again in a "
@@ -267,7 +268,7 @@ void running_refusal_text(textbuf_t *err, bool per_user, int64_t cap)
 
 bool running_start_begin(running_t *c, const char *user, const char *id, textbuf_t *err)
 {
-    int64_t max_all = config_int("max_running"), max_user = config_int("max_running_per_user");
+    int64_t max_all = c->o.max_running, max_user = c->o.max_running_per_user;
     const char *u = user ? user : "";
     bool by_user = max_user > 0 && *u;
     int64_t asked = proto_mono_ms();
@@ -300,7 +301,7 @@ bool running_start_begin(running_t *c, const char *user, const char *id, textbuf
     if (over_user || over_all) {
         log_info("not starting a sandbox of user \"%s\": %d running (%d of this user), caps %" PRId64
                  " and %" PRId64 " per user", u, n_all, n_mine, max_all, max_user);
-        running_refusal_text(err, over_user, over_user ? max_user : max_all);
+        running_refusal_text(err, over_user, over_user ? max_user : max_all, c->o.idle_stop);
         return false;
     }
     return true;

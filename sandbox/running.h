@@ -26,7 +26,17 @@
 
 typedef struct running running_t;
 
-running_t *running_new(docker_t *d);
+/* The caps, read by the process's main.c (common/config.c says what each
+ * key means). */
+typedef struct {
+    const char *network;            /* the sandbox network */
+    int64_t max_running;            /* 0: no cap */
+    int64_t max_running_per_user;   /* 0: no cap */
+    int64_t idle_stop;              /* s, for the refusal's advice */
+} running_opts_t;
+
+/* o is copied; its strings must outlive the object. */
+running_t *running_new(docker_t *d, const running_opts_t *o);
 void running_destroy(running_t **self_p);
 
 /* A call of chat conv starts in container id, to end by deadline_s (unix
@@ -46,6 +56,6 @@ bool running_start_begin(running_t *c, const char *user, const char *id, textbuf
 void running_start_end(running_t *c, const char *user, const char *id, const char *made);
 
 /* The refusal texts (exact sentences; tests match them). */
-void running_refusal_text(textbuf_t *err, bool per_user, int64_t cap);
+void running_refusal_text(textbuf_t *err, bool per_user, int64_t cap, int64_t idle_stop_s);
 
 #endif

@@ -78,6 +78,11 @@ int main(int argc, char **argv)
         .heartbeat_ms = (int)config_int("heartbeat_ms"),
         .heartbeat_timeout_ms = (int)config_int("heartbeat_timeout_ms"),
         .worker_wait_ms = (int)config_int("worker_wait_ms"),
+        .insecure = config_bool("hub_insecure"),
+        .keys_dir = config_str("hub_keys"),
+        .hwm = (int)config_int("hub_hwm"),
+        .max_message = config_int("hub_max_message"),
+        .peer_requests = (int)config_int("hub_peer_requests"),
     };
     queue_t *q = queue_new(&qo);
     if (!q)

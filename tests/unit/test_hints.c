@@ -21,8 +21,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "common/config.h"
 #include "sandbox/hints.h"
+
+/* The sandbox template as the configuration's defaults set it: what the
+ * limit phrases say when a sandbox cannot tell its own. */
+static hints_limits_t tmpl = { .memory = 256 << 20, .memory_swap = 1 << 30, .nano_cpus = 1000000000,
+                               .pids = 512, .disk_cap = INT64_C(2) << 30 };
 
 /* ---- the fake probe ----------------------------------------------------------- */
 
@@ -567,7 +571,7 @@ static int run_case(const hcase_t *c, size_t idx)
     fake_t f = { .rc = c->probe_rc, .out = c->probe_out, .only = c->probe_for };
     textbuf_t out;
     textbuf_init(&out);
-    hints_for_run(c->cmd, c->out, strlen(c->out), c->exit_code, c->timed_out, fake_probe, NULL, &f, &out);
+    hints_for_run(c->cmd, c->out, strlen(c->out), c->exit_code, c->timed_out, fake_probe, NULL, &f, &tmpl, &out);
     const char *got = out.buf ? out.buf : "";
     int bad = 0;
     if (c->quiet) {
@@ -651,20 +655,20 @@ static void timeouts_and_no_probe(void **state)
     fake_t f = { .rc = 0, .out = "x" };
     textbuf_t out;
     textbuf_init(&out);
-    hints_for_run("python3 big.py", "", 0, 137, true, fake_probe, NULL, &f, &out);
+    hints_for_run("python3 big.py", "", 0, 137, true, fake_probe, NULL, &f, &tmpl, &out);
     assert_int_equal(out.len, 0);
     assert_int_equal(f.calls, 0);
     hints_for_run("python3 x.py", "python3: can't open file '/work/x.py': [Errno 2] No such file or directory\n",
-                  75, 2, false, NULL, NULL, NULL, &out);
+                  75, 2, false, NULL, NULL, NULL, &tmpl, &out);
     assert_int_equal(out.len, 0);
     /* Entries without a probe still speak. */
-    hints_for_run("./a.out", "", 0, 139, false, NULL, NULL, NULL, &out);
+    hints_for_run("./a.out", "", 0, 139, false, NULL, NULL, NULL, &tmpl, &out);
     assert_non_null(strstr(out.buf, "[Segmentation fault"));
     textbuf_free(&out);
     /* A probe that could not run says nothing. */
     fake_t broken = { .rc = -1 };
     textbuf_init(&out);
-    hints_for_run("chmod 755 /srv", "", 0, 0, false, fake_probe, NULL, &broken, &out);
+    hints_for_run("chmod 755 /srv", "", 0, 0, false, fake_probe, NULL, &broken, &tmpl, &out);
     assert_int_equal(out.len, 0);
     assert_int_equal(broken.calls, 1);
     textbuf_free(&out);
@@ -674,29 +678,23 @@ static void timeouts_and_no_probe(void **state)
 static void limits_from_config(void **state)
 {
     (void)state;
-    assert_int_equal(config_set("memory", "96M"), 0);
-    assert_int_equal(config_set("memory_swap", "192M"), 0);
-    assert_int_equal(config_set("nano_cpus", "500000000"), 0);
-    assert_int_equal(config_set("pids_limit", "100"), 0);
-    assert_int_equal(config_set("disk_cap", "1536M"), 0);
+    hints_limits_t saved = tmpl;
+    tmpl = (hints_limits_t){ .memory = 96 << 20, .memory_swap = 192 << 20, .nano_cpus = 500000000,
+                             .pids = 100, .disk_cap = INT64_C(1536) << 20 };
     textbuf_t out;
     textbuf_init(&out);
-    hints_for_run("nproc", "4\n", 2, 0, false, NULL, NULL, NULL, &out);
+    hints_for_run("nproc", "4\n", 2, 0, false, NULL, NULL, NULL, &tmpl, &out);
     assert_string_equal(out.buf, "[Those figures are the host's, not this sandbox's. This sandbox has 96 MiB of "
                                  "memory plus 96 MiB of swap, 0.5 CPU, at most 100 processes and 1.5 GiB of "
                                  "disk.]\n");
     textbuf_free(&out);
-    config_set("memory_swap", "96M");
-    config_set("nano_cpus", "2000000000");
+    tmpl.memory_swap = 96 << 20;
+    tmpl.nano_cpus = 2000000000;
     textbuf_init(&out);
-    hints_for_run("free -m", "x\n", 2, 0, false, NULL, NULL, NULL, &out);
+    hints_for_run("free -m", "x\n", 2, 0, false, NULL, NULL, NULL, &tmpl, &out);
     assert_non_null(strstr(out.buf, "96 MiB of memory and no swap, 2 CPUs,"));
     textbuf_free(&out);
-    config_set("memory", "256M");
-    config_set("memory_swap", "1G");
-    config_set("nano_cpus", "1000000000");
-    config_set("pids_limit", "512");
-    config_set("disk_cap", "2G");
+    tmpl = saved;
 }
 
 /* A fake of the sandbox's cgroup, as its agent reads it. */
@@ -723,17 +721,17 @@ static void limits_from_sandbox(void **state)
                                            .nano_cpus = 1500000000, .pids = 0 } };
     textbuf_t out;
     textbuf_init(&out);
-    hints_for_run("nproc", "4\n", 2, 0, false, NULL, fake_limits, &f, &out);
+    hints_for_run("nproc", "4\n", 2, 0, false, NULL, fake_limits, &f, &tmpl, &out);
     assert_string_equal(out.buf, "[Those figures are the host's, not this sandbox's. This sandbox has 128 MiB of "
                                  "memory and no swap, 1.5 CPUs, no process limit and 2 GiB of disk.]\n");
     assert_int_equal(f.calls, 1);
     textbuf_free(&out);
     textbuf_init(&out);
-    hints_for_run("echo hi", "hi\n", 3, 0, false, NULL, fake_limits, &f, &out);
+    hints_for_run("echo hi", "hi\n", 3, 0, false, NULL, fake_limits, &f, &tmpl, &out);
     assert_int_equal(out.len, 0);
     assert_int_equal(f.calls, 1);
     f.rc = -1;
-    hints_for_run("free -m", "x\n", 2, 0, false, NULL, fake_limits, &f, &out);
+    hints_for_run("free -m", "x\n", 2, 0, false, NULL, fake_limits, &f, &tmpl, &out);
     assert_non_null(strstr(out.buf, "256 MiB of memory plus 768 MiB of swap, 1 CPU, at most 512 processes"));
     assert_int_equal(f.calls, 2);
     textbuf_free(&out);
@@ -830,7 +828,7 @@ static char *run_real(const char *cmd, const char *output, int exit_code)
 {
     textbuf_t out;
     textbuf_init(&out);
-    hints_for_run(cmd, output, strlen(output), exit_code, false, real_probe, NULL, NULL, &out);
+    hints_for_run(cmd, output, strlen(output), exit_code, false, real_probe, NULL, NULL, &tmpl, &out);
     if (!out.buf)
         textbuf_puts(&out, "");
     return textbuf_take(&out, NULL);
@@ -949,7 +947,7 @@ static char *run_real_timeout(const char *cmd, const char *output)
 {
     textbuf_t out;
     textbuf_init(&out);
-    hints_for_run(cmd, output, strlen(output), 137, true, real_probe, NULL, NULL, &out);
+    hints_for_run(cmd, output, strlen(output), 137, true, real_probe, NULL, NULL, &tmpl, &out);
     if (!out.buf)
         textbuf_puts(&out, "");
     return textbuf_take(&out, NULL);
@@ -1018,7 +1016,7 @@ static void never_install_what_cannot_work(void **state)
         textbuf_t out;
         textbuf_init(&out);
         hints_for_run(runs[i].cmd, runs[i].out, strlen(runs[i].out), runs[i].rc, false, fake_probe, NULL,
-                      &f, &out);
+                      &f, &tmpl, &out);
         const char *t = out.buf ? out.buf : "";
         if (!out.len || strstr(t, "apt-get install") || strstr(t, "apt-cache search")
             || strstr(t, "not installed"))

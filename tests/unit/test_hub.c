@@ -15,7 +15,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "common/config.h"
 #include "hub/hubkeys.h"
 #include "hub/worker.h"
 #include "hub/queue.h"
@@ -291,11 +290,14 @@ static void make_cert(const char *dir, const char *name, const char *kinds, cons
     zcert_destroy(&c);
 }
 
+/* The hub_keys folder the workers of the CURVE case use. */
+static const char *worker_keys = "";
+
 static worker_t *start_worker(const char *ep, const char *kind, const char *cert, pthread_t *th)
 {
-    config_set("hub_cert", cert);
     worker_opts_t wo = { .endpoint = ep, .kind = kind, .heartbeat_ms = 100,
-                         .max_jobs = 4, .handler = echo_handler };
+                         .max_jobs = 4, .keys_dir = worker_keys, .cert_path = cert,
+                         .handler = echo_handler };
     worker_t *w = worker_new(&wo);
     assert_non_null(w);
     pthread_create(th, NULL, worker_main, w);
@@ -310,11 +312,10 @@ static void curve_hub(void **state)
     snprintf(path, sizeof path, "%s/allowed", keys);
     mkdir(keys, 0700);
     mkdir(path, 0700);
-    config_set("hub_keys", keys);
-    config_set("hub_insecure", "0");
+    worker_keys = keys;
     snprintf(ep, sizeof ep, "tcp://127.0.0.1:%d", 20000 + (int)(getpid() % 20000));
     queue_opts_t qo = { .endpoint = ep, .heartbeat_ms = 100, .heartbeat_timeout_ms = 400,
-                        .worker_wait_ms = 1500 };
+                        .worker_wait_ms = 1500, .keys_dir = keys };
     /* No keys: the hub refuses to start. */
     assert_null(queue_new(&qo));
     zcert_t *hub = zcert_new();
@@ -355,7 +356,7 @@ static void curve_hub(void **state)
     worker_destroy(&w1);
     worker_destroy(&w2);
     queue_destroy(&q);
-    config_set("hub_cert", "");
+    worker_keys = "";
 }
 
 /* A message over hub_max_message never gets through; the next one does. */
@@ -364,9 +365,8 @@ static void max_message(void **state)
     (void)state;
     char ep[128];
     snprintf(ep, sizeof ep, "ipc://%s/max.ipc", tmpdir);
-    config_set("hub_max_message", "4K");
     queue_opts_t qo = { .endpoint = ep, .heartbeat_ms = 100, .heartbeat_timeout_ms = 400,
-                        .worker_wait_ms = 2000 };
+                        .worker_wait_ms = 2000, .max_message = 4096 };
     queue_t *q = queue_new(&qo);
     assert_non_null(q);
     pthread_t th;
@@ -391,7 +391,6 @@ static void max_message(void **state)
     pthread_join(th, NULL);
     worker_destroy(&w);
     queue_destroy(&q);
-    config_set("hub_max_message", "16M");
 }
 
 int main(void)

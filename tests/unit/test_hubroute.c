@@ -218,9 +218,8 @@ static worker_t *fake_start(fake_t *f, pthread_t *th)
 static void place_and_full(void **state)
 {
     (void)state;
-    assert_int_equal(config_set("on_host_lost", "place"), 0);
     queue_opts_t qo = { .endpoint = endpoint, .heartbeat_ms = 100, .heartbeat_timeout_ms = 400,
-                        .worker_wait_ms = 300 };
+                        .worker_wait_ms = 300, .on_host_lost = "place" };
     queue_t *q = queue_new(&qo);
     assert_non_null(q);
     static fake_t fa = { .host = "alpha", .running = 2, .max_running = 2, .mu = PTHREAD_MUTEX_INITIALIZER };
@@ -256,7 +255,6 @@ static void place_and_full(void **state)
     pthread_join(ta, NULL);
     worker_destroy(&wa);
     queue_destroy(&q);
-    config_set("on_host_lost", "refuse");
 }
 
 int main(void)

@@ -98,6 +98,7 @@ static void use_state_dir(char *dir, size_t len)
     char sub[300];
     snprintf(sub, sizeof sub, "%s/state/sub", dir); /* made by kept_state_init */
     assert_int_equal(config_set("state_dir", sub), 0);
+    kept_init(sub);
     assert_int_equal(kept_state_init(), 0);
 }
 

@@ -13,7 +13,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "common/config.h"
 #include "docker/kept.h"
 #include "sandbox/running.h"
 #include "sandbox/disk.h"
@@ -24,8 +23,9 @@ static void calls_and_stamps(void **state)
     char dir[64];
     snprintf(dir, sizeof dir, "/tmp/talkback-unit-XXXXXX");
     assert_non_null(mkdtemp(dir));
-    assert_int_equal(config_set("state_dir", dir), 0);
-    running_t *c = running_new(NULL);
+    kept_init(dir);
+    running_opts_t ro = { .network = "talkback-sandboxes", .idle_stop = 3600 };
+    running_t *c = running_new(NULL, &ro);
     assert_non_null(c);
     const char *id = "00112233445566778899aabb";
     /* A long call, then a short one beside it: the stamp is the later
@@ -45,8 +45,6 @@ static void calls_and_stamps(void **state)
     assert_int_equal(running_inflight(c, "chat-a"), 0);
     assert_in_range(kept_stamp_get(id), before, before + 2);
     /* Without caps nothing is counted (and Docker is never asked). */
-    assert_int_equal(config_set("max_running", "0"), 0);
-    assert_int_equal(config_set("max_running_per_user", "0"), 0);
     textbuf_t err;
     textbuf_init(&err);
     assert_true(running_start_begin(c, "alice", NULL, &err));
@@ -62,17 +60,16 @@ static void calls_and_stamps(void **state)
 static void refusal_texts(void **state)
 {
     (void)state;
-    assert_int_equal(config_set("idle_stop", "60m"), 0);
     textbuf_t t;
     textbuf_init(&t);
-    running_refusal_text(&t, true, 20);
+    running_refusal_text(&t, true, 20, 60 * 60);
     assert_string_equal(t.buf, "[talkback: this user already has 20 sandboxes running, the most one user may have "
                         "(setting `max_running_per_user`), so this chat's sandbox was not started and nothing ran. "
                         "Tell the user: a chat's sandbox stops after 60 minutes without calls, and `reset` in a "
                         "chat they no longer need frees one at once; then try again.]");
     textbuf_free(&t);
     textbuf_init(&t);
-    running_refusal_text(&t, false, 100);
+    running_refusal_text(&t, false, 100, 60 * 60);
     assert_string_equal(t.buf, "[talkback: the sandbox host already runs 100 sandboxes, its limit (setting "
                         "`max_running`), so this chat's sandbox was not started and nothing ran. Try again in a few "
                         "minutes, when idle sandboxes have stopped; if it keeps failing, tell the user the sandbox "
@@ -94,19 +91,18 @@ static void disk_phrases(void **state)
     }
     /* The line comes only when the output says space ran out; where the
      * cap is not enforced at write time (no disk_t), it is the host's disk. */
-    assert_int_equal(config_set("disk_cap", "2G"), 0);
     textbuf_t t;
     textbuf_init(&t);
-    disk_hint(NULL, "all fine\n", 9, &t);
+    disk_hint(NULL, INT64_C(2) << 30, "all fine\n", 9, &t);
     assert_int_equal(t.len, 0);
     const char *out = "dd: error writing '/work/big': No space left on device\n";
-    disk_hint(NULL, out, strlen(out), &t);
+    disk_hint(NULL, INT64_C(2) << 30, out, strlen(out), &t);
     assert_non_null(strstr(t.buf, "[No space left: the sandbox host's own disk is full (this sandbox may write up "
                                   "to 2 GiB"));
     textbuf_free(&t);
     textbuf_init(&t);
     out = "bash: line 1: /work/x: Disk quota exceeded";
-    disk_hint(NULL, out, strlen(out), &t);
+    disk_hint(NULL, INT64_C(2) << 30, out, strlen(out), &t);
     assert_true(t.len > 0);
     textbuf_free(&t);
 }

@@ -5,9 +5,11 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "docker/kept.h"
+#include "sandbox/cache.h"
 #include "sandbox/manager.h"
 
 static void paths(void **state)
@@ -67,10 +69,43 @@ static void ages(void **state)
     assert_string_equal(out, "0 seconds");
 }
 
+/* The chat -> container cache: replace, drop, and the bound (oldest out). */
+static void cache(void **state)
+{
+    (void)state;
+    cache_t *c = cache_new(3);
+    assert_non_null(c);
+    char id[72];
+    char *user = NULL;
+    assert_false(cache_get(c, "a", id, NULL));
+    cache_put(c, "a", "id-a", "alice");
+    assert_true(cache_get(c, "a", id, &user));
+    assert_string_equal(id, "id-a");
+    assert_string_equal(user, "alice");
+    free(user);
+    cache_put(c, "a", "id-a2", NULL);
+    assert_true(cache_get(c, "a", id, &user));
+    assert_string_equal(id, "id-a2");
+    assert_string_equal(user, "");
+    free(user);
+    cache_put(c, "b", "id-b", "bob");
+    cache_put(c, "c", "id-c", "carol");
+    cache_put(c, "d", "id-d", "dave");
+    assert_false(cache_get(c, "a", id, NULL));   /* the oldest went */
+    assert_true(cache_get(c, "b", id, NULL));
+    assert_true(cache_get(c, "d", id, NULL));
+    cache_drop(c, "b");
+    assert_false(cache_get(c, "b", id, NULL));
+    cache_drop(c, "nobody");
+    cache_destroy(&c);
+    assert_null(c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(paths),
+        cmocka_unit_test(cache),
         cmocka_unit_test(ages),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
