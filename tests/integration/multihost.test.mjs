@@ -1,0 +1,223 @@
+// multihost.test.mjs -- one gateway, two real Docker hosts on this machine:
+// host `alpha` is the machine's dockerd, host `beta` a second dockerd in a
+// network namespace of its own (tests/tools/dockerd2, started here unless
+// it already runs, and then stopped here again).  The hub listens on
+// tcp://127.0.0.1 with keys; each host has its own sandbox manager and
+// reaper (multihost-harness.mjs), and one judge serves both.
+//   - placement: new chats spread over both hosts, one sandbox each; racing
+//     first calls of one new chat make one sandbox
+//   - run and run_code reach the host that holds the chat (the judge's
+//     program lands in that chat's container, on that host)
+//   - a chat sticks to its host across gateway restarts (the hub finds it
+//     again from Docker's own record), files and container unchanged
+//   - one host's manager killed: its chats get the clear text, nothing is
+//     made elsewhere, the other host's chats are unaffected and new chats
+//     go there; when the manager returns, its chats work again with their
+//     files
+//   - talkbackctl: `hosts` lists both, `drain beta` sends new chats to
+//     alpha only while beta's chats keep working, the flag survives a
+//     manager restart, `undrain` lets beta take new chats again; with
+//     every host drained a new chat gets a clear text and no sandbox;
+//     `sandboxes --host`, `stop` and `rm` reach the chat's own host
+
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+
+import { withLogs, connect, call, runOk, rawRun, containerIdFromInside } from './harness.mjs';
+import { Cluster, startDockerd2, stopDockerd2, dockerAt } from './multihost-harness.mjs';
+
+const d2 = await startDockerd2();
+const cl = new Cluster({
+  name: 'multihost',
+  judges: 1,
+  hosts: [{ name: 'alpha', maxRunning: 30 }, { name: 'beta', dockerHost: d2.host, maxRunning: 30 }],
+});
+
+const USER = 'user-mh';
+const LOST = (h) => `[talkback: this chat's machine is on host ${h}, which is not reachable now.`;
+/** Chats made by the placement test, with the host that holds each. */
+const placed = [];
+
+before(async () => {
+  await cl.start();
+});
+
+after(async () => {
+  await cl.cleanup();
+  if (d2.startedHere) await stopDockerd2();
+});
+
+/** A new chat's first call; {conv, host}, the one host that holds it. */
+async function place(label) {
+  const conv = cl.chat(label);
+  const r = await rawRun(cl, conv, USER, `echo ${conv} > /work/marker; cat /work/marker`);
+  assert.equal(r.isError, false, r.text);
+  assert.match(r.text, new RegExp(conv));
+  const where = await cl.whereIs(conv);
+  assert.equal(where.length, 1, `${conv} has containers on ${JSON.stringify(where)}`);
+  return { conv, host: where[0] };
+}
+
+/** `cat /work/marker` in conv's sandbox, as a fresh request (no session). */
+async function marker(conv) {
+  const r = await rawRun(cl, conv, USER, 'cat /work/marker');
+  assert.equal(r.isError, false, `${conv}: ${r.text}`);
+  return r.text.replace(/^\$ cat \/work\/marker\n/, '');
+}
+
+/** Until a run in conv gives a text that starts with `start`; that text. */
+async function waitText(conv, start, timeoutMs = 30000) {
+  const end = Date.now() + timeoutMs;
+  let last;
+  while (Date.now() < end) {
+    last = await rawRun(cl, conv, USER, 'cat /work/marker');
+    if (last.text.startsWith(start)) return last;
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  throw new Error(`waited ${timeoutMs} ms for ${JSON.stringify(start)}; last: ${JSON.stringify(last)}`);
+}
+
+test('new chats spread over both hosts, one sandbox each', withLogs(cl, async () => {
+  for (let i = 0; i < 8; i++) placed.push(await place('spread'));
+  const n = { alpha: 0, beta: 0 };
+  for (const p of placed) n[p.host]++;
+  // Equal caps, both empty at first: neither host takes (nearly) all.
+  assert.ok(n.alpha >= 2 && n.beta >= 2, `placement: ${JSON.stringify(n)}`);
+  assert.deepEqual(await cl.countByHost(), n);
+}));
+
+test('racing first calls of one new chat make one sandbox', withLogs(cl, async () => {
+  const conv = cl.chat('race');
+  const rs = await Promise.all([0, 1, 2, 3].map(() => rawRun(cl, conv, USER, 'echo raced')));
+  for (const r of rs) assert.equal(r.isError, false, r.text);
+  assert.equal((await cl.whereIs(conv)).length, 1, `${conv}: ${JSON.stringify(await cl.whereIs(conv))}`);
+}));
+
+test('run and run_code reach the host that holds the chat', withLogs(cl, async () => {
+  for (const host of ['alpha', 'beta']) {
+    const p = placed.find((x) => x.host === host);
+    const c = await connect(cl, { conv: p.conv, user: USER });
+    try {
+      // The container a command runs in is the one on the chat's host.
+      const id = await containerIdFromInside(c);
+      const ids = await dockerAt(cl.host(host).dockerHost, 'ps', '-q', '--no-trunc',
+        '--filter', `label=talkback.conversation=${p.conv}`);
+      assert.equal(ids.trim(), id, `${p.conv} on ${host}`);
+      // run_code goes through the judge, whose put/exec carry the chat.
+      const r = await call(c, 'run_code', {
+        language: 'python', code: "print(open('/work/marker').read(), end='')\n", expected: `${p.conv}\n`,
+      }, { timeout: 180000 });
+      assert.equal(r.isError, false, r.text);
+      assert.match(r.text, /^PASS/m);
+      const files = await dockerAt(cl.host(host).dockerHost, 'exec', id, 'ls', '/work');
+      assert.match(files, /\bmain\.py\b/, `the judge's program is not in ${p.conv}'s /work on ${host}`);
+    } finally {
+      await c.close();
+    }
+    assert.deepEqual(await cl.whereIs(p.conv), [host]);
+  }
+}));
+
+test('a chat sticks to its host across gateway restarts', withLogs(cl, async () => {
+  const before = await cl.countByHost();
+  for (let round = 0; round < 2; round++) {
+    await cl.restartGateway();
+    for (const p of placed) {
+      assert.equal(await marker(p.conv), `${p.conv}\n`, `round ${round}: ${p.conv} (${p.host})`);
+      assert.deepEqual(await cl.whereIs(p.conv), [p.host]);
+    }
+  }
+  assert.deepEqual(await cl.countByHost(), before, 'no sandbox made anew');
+}));
+
+test('one host gone: its chats get the clear text, the other host is unaffected, and they come back',
+  withLogs(cl, async () => {
+    const onBeta = placed.filter((p) => p.host === 'beta');
+    const onAlpha = placed.filter((p) => p.host === 'alpha');
+    await cl.killManager('beta');
+
+    const r = await waitText(onBeta[0].conv, LOST('beta'));
+    assert.equal(r.isError, true, r.text);
+    assert.match(r.text, /files/);
+    for (const p of onBeta) {
+      const x = await rawRun(cl, p.conv, USER, 'cat /work/marker');
+      assert.ok(x.text.startsWith(LOST('beta')), `${p.conv}: ${x.text}`);
+      assert.deepEqual(await cl.whereIs(p.conv), ['beta'], 'no new sandbox elsewhere');
+    }
+    // alpha's chats go on; a new chat is placed on alpha.
+    for (const p of onAlpha) assert.equal(await marker(p.conv), `${p.conv}\n`);
+    for (let i = 0; i < 3; i++) assert.equal((await place('while-beta-down')).host, 'alpha');
+
+    await cl.startManager('beta');
+    for (const p of onBeta) {
+      assert.equal(await marker(p.conv), `${p.conv}\n`, `${p.conv} after beta came back`);
+      assert.deepEqual(await cl.whereIs(p.conv), ['beta']);
+    }
+  }));
+
+test('talkbackctl: hosts, drain and undrain', withLogs(cl, async () => {
+  const hosts = await cl.ctl('hosts');
+  assert.equal(hosts.code, 0, hosts.stderr);
+  assert.match(hosts.stdout, /^alpha\b/m);
+  assert.match(hosts.stdout, /^beta\b/m);
+
+  const d = await cl.ctl('drain', 'beta');
+  assert.equal(d.code, 0, d.stderr + d.stdout);
+  assert.match((await cl.ctl('hosts')).stdout, /^beta\b.*draining/m);
+  for (let i = 0; i < 4; i++) assert.equal((await place('drained')).host, 'alpha');
+  // beta's own chats keep working while it drains.
+  const onBeta = placed.filter((p) => p.host === 'beta');
+  for (const p of onBeta) assert.equal(await marker(p.conv), `${p.conv}\n`);
+
+  // The flag lives in beta's state_dir: a manager restart keeps it.
+  await cl.stopManager('beta');
+  await cl.startManager('beta');
+  assert.match((await cl.ctl('hosts')).stdout, /^beta\b.*draining/m);
+  assert.equal((await place('drained-after-restart')).host, 'alpha');
+
+  const u = await cl.ctl('undrain', 'beta');
+  assert.equal(u.code, 0, u.stderr + u.stdout);
+  assert.doesNotMatch((await cl.ctl('hosts')).stdout, /^beta\b.*draining/m);
+  // alpha now holds more chats than beta: the next new chat goes to beta.
+  assert.equal((await place('undrained')).host, 'beta');
+}));
+
+test('every host drained: a new chat gets a clear text and no sandbox', withLogs(cl, async () => {
+  for (const h of ['alpha', 'beta']) assert.equal((await cl.ctl('drain', h)).code, 0);
+  try {
+    const conv = cl.chat('all-drained');
+    const r = await rawRun(cl, conv, USER, 'echo nope');
+    assert.equal(r.isError, true, r.text);
+    assert.match(r.text, /^\[talkback: /);
+    assert.match(r.text, /max_running|drain/);
+    assert.deepEqual(await cl.whereIs(conv), []);
+    // Known chats still run.
+    assert.equal(await marker(placed[0].conv), `${placed[0].conv}\n`);
+  } finally {
+    for (const h of ['alpha', 'beta']) await cl.ctl('undrain', h);
+  }
+}));
+
+test('talkbackctl sandboxes, stop and rm reach the chat\'s own host', withLogs(cl, async () => {
+  const p = placed.find((x) => x.host === 'beta');
+  const list = await cl.ctl('sandboxes', '--host', 'beta');
+  assert.equal(list.code, 0, list.stderr);
+  const line = list.stdout.split('\n').find((l) => l.startsWith(`${p.conv}\t`));
+  assert.ok(line, `${p.conv} is not listed on beta:\n${list.stdout}`);
+  const [conv, user, host, state] = line.split('\t');
+  assert.deepEqual([conv, user, host, state], [p.conv, USER, 'beta', 'running']);
+  assert.ok(!(await cl.ctl('sandboxes', '--host', 'alpha')).stdout.includes(`${p.conv}\t`));
+
+  const s = await cl.ctl('stop', p.conv);
+  assert.equal(s.code, 0, s.stderr + s.stdout);
+  const state2 = await dockerAt(cl.host('beta').dockerHost, 'ps', '-a', '--filter',
+    `label=talkback.conversation=${p.conv}`, '--format', '{{.State}}');
+  assert.equal(state2.trim(), 'exited');
+  // The next call starts it again, on beta, with its files.
+  assert.equal(await marker(p.conv), `${p.conv}\n`);
+  assert.deepEqual(await cl.whereIs(p.conv), ['beta']);
+
+  const rm = await cl.ctl('rm', p.conv);
+  assert.equal(rm.code, 0, rm.stderr + rm.stdout);
+  assert.deepEqual(await cl.whereIs(p.conv), []);
+}));
