@@ -64,4 +64,13 @@ bool queue_cancel(queue_t *q, const char *cancel_key);
 /* Live workers of a kind right now. */
 int queue_live_workers(queue_t *q, const char *kind);
 
+/* Each live worker with its last HELLO data: kind, name, host (the data's
+ * "host", "" when it sent none) and the whole data map (a sandbox
+ * manager's capacity: see proto.h).  The callback runs under the hub's
+ * worker lock: it must copy what it keeps and not call back into the
+ * queue. */
+typedef void (*queue_worker_fn)(const char *kind, const char *name, const char *host,
+                                const proto_map_t *data, void *ctx);
+void queue_workers_each(queue_t *q, queue_worker_fn cb, void *ctx);
+
 #endif
