@@ -49,12 +49,17 @@ static int drain_path(char *out, size_t len)
     return n > 0 && (size_t)n < len ? 0 : -1;
 }
 
-/* Count talkback sandboxes by state; -1 figures when Docker cannot say. */
+/* Count talkback sandboxes by state; -1 figures when Docker cannot say.
+ * Only those on this manager's sandbox network, as max_running counts
+ * them: another talkback on the same Docker (its own network) is not in
+ * this host's load. */
 static void count_sandboxes(capacity_t *c, int64_t *running, int64_t *kept)
 {
-    /* filters={"label":["talkback.conversation"]} */
-    static const char path[] = "/containers/json?all=1&filters=%7B%22label%22%3A%5B%22"
-                               KEPT_LABEL_CONV "%22%5D%7D";
+    /* filters={"label":["talkback.conversation"],"network":["NETWORK"]};
+     * a network name is letters, digits, '_', '.' and '-' only. */
+    char path[512];
+    snprintf(path, sizeof path, "/containers/json?all=1&filters=%%7B%%22label%%22%%3A%%5B%%22"
+             KEPT_LABEL_CONV "%%22%%5D%%2C%%22network%%22%%3A%%5B%%22%s%%22%%5D%%7D", config_str("network"));
     long st;
     json_t *ans = NULL;
     *running = *kept = -1;
