@@ -58,6 +58,14 @@ export async function dockerAt(dockerHost, ...args) {
   return stdout;
 }
 
+/** The pids of the workers of kind that joined, in a gateway log
+ *  ("worker judge-12 (judge) joined", "... (sandbox) on beta joined"),
+ *  only those of pid when it is not null. */
+function joins(log, kind, pid) {
+  const re = new RegExp(`worker ${kind}-(\\d+) \\(${kind}\\)(?: on \\S+)? joined`, 'g');
+  return [...log.matchAll(re)].map((m) => Number(m[1])).filter((p) => pid === null || p === pid);
+}
+
 export class Cluster {
   /** hosts: [{name, dockerHost, maxRunning}] (dockerHost: the socket,
    *  default the machine's dockerd); judges: how many judge workers;
@@ -158,17 +166,18 @@ export class Cluster {
     return this;
   }
 
-  /** Start p and wait until the gateway's log says it joined as kind. */
+  /** Start p and wait until the gateway's log says it joined as kind
+   *  ("worker sandbox-PID (sandbox) on alpha joined"). */
   async startProc(p, kind, extraEnv = {}) {
-    const log = this.gatewayLog();
+    const seenBefore = joins(this.gatewayLog(), kind, null);
     p.start(extraEnv);
-    const joined = `worker ${kind}-${p.child.pid} (${kind}) joined`;
-    const seenBefore = log.split(joined).length - 1;
+    const pid = p.child.pid;
+    const before = seenBefore.filter((x) => x === pid).length;
     try {
       await waitFor(() => {
         if (!p.running) throw new Error(`${p.name} exited`);
-        return this.gatewayLog().split(joined).length - 1 > seenBefore;
-      }, { timeoutMs: 30000, what: `"${joined}" in ${this.log('gateway')}` });
+        return joins(this.gatewayLog(), kind, pid).length > before;
+      }, { timeoutMs: 30000, what: `worker ${kind}-${pid} to join in ${this.log('gateway')}` });
     } catch (e) {
       this.failed = true;
       e.message += this.logTail();
@@ -209,7 +218,7 @@ export class Cluster {
     const pids = this.hosts.filter((h) => h.manager.running).map((h) => h.manager.child.pid);
     await waitFor(() => {
       const log = this.gatewayLog().slice(mark);
-      return pids.every((pid) => log.includes(`worker sandbox-${pid} (sandbox) joined`));
+      return pids.every((pid) => joins(log, 'sandbox', pid).length > 0);
     }, { timeoutMs: 30000, what: 'every sandbox manager to join the restarted hub' });
   }
 
