@@ -35,6 +35,7 @@
 
 #include "common/config.h"
 #include "common/log.h"
+#include "hub/hosts.h"
 #include "hub/hubauth.h"
 #include "hub/record.h"
 
@@ -103,6 +104,7 @@ struct queue {
     uint64_t next_id;
     worker_entry_t *workers;
     pending_t *pending;
+    int64_t open_requests;       /* length of pending (atomic: read by /metrics) */
 };
 
 /* ---- tickets ------------------------------------------------------------ */
@@ -197,6 +199,7 @@ static void pending_unlink(queue_t *q, pending_t *p)
     for (pending_t **pp = &q->pending; *pp; pp = &(*pp)->next)
         if (*pp == p) {
             *pp = p->next;
+            __atomic_sub_fetch(&q->open_requests, 1, __ATOMIC_RELAXED);
             return;
         }
 }
@@ -251,6 +254,8 @@ static bool pending_dispatch(queue_t *q, pending_t *p)
     }
 }
 
+static void queue_answer_hub(queue_t *q, pending_t *p);
+
 static void pending_add(queue_t *q, pending_t *p)
 {
     int64_t now = proto_mono_ms();
@@ -260,9 +265,45 @@ static void pending_add(queue_t *q, pending_t *p)
     p->wait_until = now + q->opts.worker_wait_ms;
     p->next = q->pending;
     q->pending = p;
+    __atomic_add_fetch(&q->open_requests, 1, __ATOMIC_RELAXED);
     if (q->record && p->ticket)
         record_write(q->record, "req", p->req);
-    pending_dispatch(q, p);
+    if (p->req->kind && strcmp(p->req->kind, "hub") == 0)
+        queue_answer_hub(q, p);
+    else
+        pending_dispatch(q, p);
+}
+
+/* The hosts of the live workers (hosts.h); called with wmu held or on
+ * the hub thread.  -1 when out of memory. */
+static int queue_hosts_locked(queue_t *q, hosts_t *out)
+{
+    size_t n = 0;
+    for (worker_entry_t *w = q->workers; w; w = w->next)
+        n++;
+    hosts_worker_t *ws = calloc(n ? n : 1, sizeof *ws);
+    if (!ws)
+        return -1;
+    n = 0;
+    for (worker_entry_t *w = q->workers; w; w = w->next)
+        if (!w->dead)
+            ws[n++] = (hosts_worker_t){ .kind = w->kind, .name = w->name, .data = NULL };
+    int rc = hosts_group(ws, n, out);
+    free(ws);
+    return rc;
+}
+
+/* A request of kind `hub`: the hub answers it itself, at once, from what
+ * its workers said in their HELLOs (never waits on a worker). */
+static void queue_answer_hub(queue_t *q, pending_t *p)
+{
+    hosts_t h = { 0 };
+    proto_msg_t *r = queue_hosts_locked(q, &h) == 0 ? hosts_answer(p->req, &h) : NULL;
+    hosts_clear(&h);
+    if (r)
+        pending_finish(q, p, r);
+    else
+        pending_fail(q, p, PROTO_ST_INTERNAL, "[talkback: the hub ran out of memory]");
 }
 
 static void send_cancel(queue_t *q, pending_t *p)
@@ -780,4 +821,18 @@ int queue_live_workers(queue_t *q, const char *kind)
             n++;
     pthread_mutex_unlock(&q->wmu);
     return n;
+}
+
+int64_t queue_open_requests(queue_t *q)
+{
+    return __atomic_load_n(&q->open_requests, __ATOMIC_RELAXED);
+}
+
+int queue_hosts(queue_t *q, hosts_t *out)
+{
+    /* Only the hub thread edits the list, always under wmu. */
+    pthread_mutex_lock(&q->wmu);
+    int rc = queue_hosts_locked(q, out);
+    pthread_mutex_unlock(&q->wmu);
+    return rc;
 }

@@ -27,6 +27,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include "hub/hosts.h"
 #include "proto/proto.h"
 
 typedef struct queue queue_t;
@@ -63,5 +64,12 @@ bool queue_cancel(queue_t *q, const char *cancel_key);
 
 /* Live workers of a kind right now. */
 int queue_live_workers(queue_t *q, const char *kind);
+
+/* Requests the hub holds open right now (waiting for a worker or being
+ * served).  Lock-free. */
+int64_t queue_open_requests(queue_t *q);
+/* The hosts of the live workers, from their HELLO data (hosts.h); the
+ * caller clears out with hosts_clear.  0, or -1 when out of memory. */
+int queue_hosts(queue_t *q, hosts_t *out);
 
 #endif
