@@ -39,6 +39,8 @@ static config_entry_t config_table[] = {
     { "heartbeat_timeout_ms", CT_INT, "3000", "silence after which the hub counts a worker dead, milliseconds", NULL },
     { "worker_wait_ms", CT_INT, "5000", "how long a call waits for a worker to appear before it fails, milliseconds", NULL },
     { "record", CT_STR, "", "append every queued request and its reply to this file (msgpack); empty = off", NULL },
+    { "host_name", CT_STR, "", "the name this host goes by in a cluster (sandbox manager, reaper, judges); empty = the machine's host name", NULL },
+    { "on_host_lost", CT_STR, "refuse", "what the gateway does with a chat whose host is not reachable: refuse (the call says so; its files stay there) or place (a new sandbox on another host; its files are lost)", NULL },
     { "max_jobs", CT_INT, "256", "requests a worker runs at once; more wait", NULL },
     /* --- the hub's keys and bounds (hub/hubkeys.c) --- */
     { "hub_keys", CT_STR, "/etc/talkback/keys",
@@ -50,6 +52,8 @@ static config_entry_t config_table[] = {
     { "hub_max_message", CT_SIZE, "16M", "largest message the hub accepts from a peer; a larger one closes that peer's connection (it reconnects)", NULL },
     { "hub_hwm", CT_INT, "1000", "messages the hub queues per peer and direction before it stops reading that peer", NULL },
     { "hub_peer_requests", CT_INT, "1024", "open requests one remote peer (a judge, the reaper) may have at the hub; more are refused", NULL },
+    { "ctl_timeout", CT_DURATION, "30s", "how long talkbackctl waits for one answer (a host's sandbox list, a drain, a removal)", NULL },
+    { "ctl_connect_timeout", CT_DURATION, "5s", "how long talkbackctl waits to reach the hub before it says the hub is not reachable", NULL },
     /* --- MCP front --- */
     { "conversation_header", CT_STR, "X-Conversation-Id", "HTTP header that carries the chat id", NULL },
     { "user_header", CT_STR, "X-User-Id", "HTTP header that carries the user id (optional)", NULL },

@@ -25,7 +25,7 @@ void hosts_clean_name(const char *s, size_t len, char *out, size_t size)
 
 /* The entry of host name, made (in name order) when missing; NULL when out
  * of memory. */
-static hosts_entry_t *hosts_entry(hosts_t *h, const char *name, size_t *cap)
+static hosts_entry_t *hosts_entry(hosts_t *h, const char *name)
 {
     size_t at = 0;
     for (; at < h->n; at++) {
@@ -35,13 +35,13 @@ static hosts_entry_t *hosts_entry(hosts_t *h, const char *name, size_t *cap)
         if (c > 0)
             break;
     }
-    if (h->n == *cap) {
-        size_t nc = *cap ? *cap * 2 : 8;
+    if (h->n == h->cap) {
+        size_t nc = h->cap ? h->cap * 2 : 8;
         hosts_entry_t *v = realloc(h->v, nc * sizeof *v);
         if (!v)
             return NULL;
         h->v = v;
-        *cap = nc;
+        h->cap = nc;
     }
     memmove(&h->v[at + 1], &h->v[at], (h->n - at) * sizeof *h->v);
     h->n++;
@@ -97,26 +97,18 @@ static int hosts_add_manager(hosts_entry_t *e, const proto_map_t *d)
     return 0;
 }
 
-int hosts_group(const hosts_worker_t *ws, size_t n, hosts_t *out)
+int hosts_add(hosts_t *h, const char *kind, const proto_map_t *data)
 {
-    out->v = NULL;
-    out->n = 0;
-    size_t cap = 0;
-    for (size_t i = 0; i < n; i++) {
-        size_t len = 0;
-        const char *raw = ws[i].data ? proto_map_str(ws[i].data, "host", &len) : NULL;
-        char name[HOSTS_NAME_MAX + 1];
-        hosts_clean_name(raw, raw ? len : 0, name, sizeof name);
-        hosts_entry_t *e = hosts_entry(out, name, &cap);
-        const char *kind = ws[i].kind ? ws[i].kind : "";
-        if (e)
-            hosts_count_kind(e, kind);
-        if (!e || (strcmp(kind, "sandbox") == 0 && hosts_add_manager(e, ws[i].data) < 0)) {
-            hosts_clear(out);
-            return -1;
-        }
-    }
-    return 0;
+    size_t len = 0;
+    const char *raw = data ? proto_map_str(data, "host", &len) : NULL;
+    char name[HOSTS_NAME_MAX + 1];
+    hosts_clean_name(raw, raw ? len : 0, name, sizeof name);
+    hosts_entry_t *e = hosts_entry(h, name);
+    if (!e)
+        return -1;
+    kind = kind ? kind : "";
+    hosts_count_kind(e, kind);
+    return strcmp(kind, "sandbox") == 0 ? hosts_add_manager(e, data) : 0;
 }
 
 void hosts_clear(hosts_t *h)
@@ -124,8 +116,7 @@ void hosts_clear(hosts_t *h)
     for (size_t i = 0; i < h->n; i++)
         proto_map_clear(&h->v[i].manager);
     free(h->v);
-    h->v = NULL;
-    h->n = 0;
+    memset(h, 0, sizeof *h);
 }
 
 /* KEY=VALUE of one integer field of a manager's data, "-" when missing. */

@@ -4,8 +4,8 @@
  * Every worker says which host it runs on (HELLO data `host`); a sandbox
  * manager also reports its load and caps (`running`, `kept`, `spares`,
  * `max_running`, `keep_max_count`, `mem_free_kb`, `disk_free_kb`,
- * `draining`, `version`).  hosts_group folds a snapshot of the live
- * workers into one entry per host; hosts_render writes the text of the
+ * `draining`, `version`).  hosts_add folds the live workers, one at a
+ * time, into one entry per host; hosts_render writes the text of the
  * hub-answered operation `hosts` (kind `hub`), one line per host of
  * tab-separated KEY=VALUE fields, which talkbackctl turns into a table.
  * The gateway's /metrics reads the same entries.
@@ -29,13 +29,6 @@
 /* Longest host name reported; longer ones are cut. */
 #define HOSTS_NAME_MAX 64
 
-/* One live worker: what the hub knows of it.  Pointers stay the caller's. */
-typedef struct {
-    const char *kind;           /* sandbox, judge, reaper, ... */
-    const char *name;           /* the worker's name */
-    const proto_map_t *data;    /* its last HELLO data; NULL = none */
-} hosts_worker_t;
-
 /* One host. */
 typedef struct {
     char name[HOSTS_NAME_MAX + 1];  /* HELLO `host`, made printable; "" = not said */
@@ -53,12 +46,14 @@ typedef struct {
 
 typedef struct {
     hosts_entry_t *v;               /* sorted by name */
-    size_t n;
+    size_t n, cap;
+    bool oom;                       /* free for callers: a hosts_add failed */
 } hosts_t;
 
-/* Fold n workers into hosts.  0, or -1 when out of memory (out is then
- * empty).  The entries copy what they keep: the workers may go. */
-int hosts_group(const hosts_worker_t *ws, size_t n, hosts_t *out);
+/* Count one worker of kind, whose HELLO data is data (may be NULL), on
+ * its host.  Start from a zeroed hosts_t.  The entries copy what they keep:
+ * the worker may go.  0, or -1 when out of memory. */
+int hosts_add(hosts_t *h, const char *kind, const proto_map_t *data);
 void hosts_clear(hosts_t *h);
 
 /* The `hosts` reply text: per host one line,

@@ -56,6 +56,8 @@ typedef struct worker_entry {
     zframe_t *identity;
     char *kind;
     char *name;
+    char *host;          /* from its last HELLO's data ("" when none) */
+    proto_map_t data;    /* its last HELLO's data */
     int64_t last_seen;   /* monotonic ms */
     int inflight;
     bool dead;           /* unreachable: removed on the next tick */
@@ -274,23 +276,15 @@ static void pending_add(queue_t *q, pending_t *p)
         pending_dispatch(q, p);
 }
 
-/* The hosts of the live workers (hosts.h); called with wmu held or on
- * the hub thread.  -1 when out of memory. */
-static int queue_hosts_locked(queue_t *q, hosts_t *out)
+/* One live worker into the hosts of a `hub` answer. */
+static void queue_hosts_add(const char *kind, const char *name, const char *host,
+                            const proto_map_t *data, void *ctx)
 {
-    size_t n = 0;
-    for (worker_entry_t *w = q->workers; w; w = w->next)
-        n++;
-    hosts_worker_t *ws = calloc(n ? n : 1, sizeof *ws);
-    if (!ws)
-        return -1;
-    n = 0;
-    for (worker_entry_t *w = q->workers; w; w = w->next)
-        if (!w->dead)
-            ws[n++] = (hosts_worker_t){ .kind = w->kind, .name = w->name, .data = NULL };
-    int rc = hosts_group(ws, n, out);
-    free(ws);
-    return rc;
+    (void)name;
+    (void)host;
+    hosts_t *h = ctx;
+    if (hosts_add(h, kind, data) < 0)
+        h->oom = true;
 }
 
 /* A request of kind `hub`: the hub answers it itself, at once, from what
@@ -298,7 +292,8 @@ static int queue_hosts_locked(queue_t *q, hosts_t *out)
 static void queue_answer_hub(queue_t *q, pending_t *p)
 {
     hosts_t h = { 0 };
-    proto_msg_t *r = queue_hosts_locked(q, &h) == 0 ? hosts_answer(p->req, &h) : NULL;
+    queue_workers_each(q, queue_hosts_add, &h);
+    proto_msg_t *r = h.oom ? NULL : hosts_answer(p->req, &h);
     hosts_clear(&h);
     if (r)
         pending_finish(q, p, r);
@@ -339,6 +334,36 @@ static void refusal_log(queue_t *q, const char *fmt, ...)
     log_warn("%s", line);
 }
 
+/* Keep a worker's last HELLO data (under wmu): its host and capacity. */
+static void worker_keep_data(worker_entry_t *w, const proto_msg_t *m)
+{
+    proto_map_t fresh = { 0 };
+    if (proto_map_copy(&fresh, &m->data) != 0) {
+        proto_map_clear(&fresh);
+        return;
+    }
+    const char *host = proto_map_str(&fresh, "host", NULL);
+    char *h = strdup(host ? host : "");
+    if (!h) {
+        proto_map_clear(&fresh);
+        return;
+    }
+    proto_map_clear(&w->data);
+    w->data = fresh;
+    free(w->host);
+    w->host = h;
+}
+
+static void worker_entry_free(worker_entry_t *w)
+{
+    zframe_destroy(&w->identity);
+    free(w->kind);
+    free(w->name);
+    free(w->host);
+    proto_map_clear(&w->data);
+    free(w);
+}
+
 static void on_hello(queue_t *q, zframe_t *identity, const proto_msg_t *m,
                      const hubauth_peer_t *peer)
 {
@@ -368,6 +393,7 @@ static void on_hello(queue_t *q, zframe_t *identity, const proto_msg_t *m,
     }
     pthread_mutex_lock(&q->wmu);
     w->last_seen = proto_mono_ms();
+    worker_keep_data(w, m);
     pthread_mutex_unlock(&q->wmu);
 }
 
@@ -562,10 +588,7 @@ static void on_tick(queue_t *q)
                 pending_fail(q, p, PROTO_ST_WORKER_LOST, "[talkback: the worker stopped while handling this call]");
             }
         }
-        zframe_destroy(&w->identity);
-        free(w->kind);
-        free(w->name);
-        free(w);
+        worker_entry_free(w);
     }
     /* Requests waiting for a worker too long, or past their deadline. */
     for (pending_t *p = q->pending, *nx; p; p = nx) {
@@ -697,10 +720,7 @@ void queue_destroy(queue_t **self_p)
     while (q->workers) {
         worker_entry_t *w = q->workers;
         q->workers = w->next;
-        zframe_destroy(&w->identity);
-        free(w->kind);
-        free(w->name);
-        free(w);
+        worker_entry_free(w);
     }
     zsock_destroy(&q->router);
     hubauth_destroy(&q->auth);
@@ -828,11 +848,14 @@ int64_t queue_open_requests(queue_t *q)
     return __atomic_load_n(&q->open_requests, __ATOMIC_RELAXED);
 }
 
-int queue_hosts(queue_t *q, hosts_t *out)
+void queue_workers_each(queue_t *q, queue_worker_fn cb, void *ctx)
 {
-    /* Only the hub thread edits the list, always under wmu. */
+    /* Under wmu, as queue_live_workers: the hub thread edits the list and
+     * each worker's data only while holding it. */
     pthread_mutex_lock(&q->wmu);
-    int rc = queue_hosts_locked(q, out);
+    int64_t now = proto_mono_ms();
+    for (worker_entry_t *w = q->workers; w; w = w->next)
+        if (!w->dead && now - w->last_seen <= q->opts.heartbeat_timeout_ms)
+            cb(w->kind ? w->kind : "", w->name ? w->name : "", w->host ? w->host : "", &w->data, ctx);
     pthread_mutex_unlock(&q->wmu);
-    return rc;
 }

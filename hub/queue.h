@@ -27,7 +27,6 @@
 
 #include <stdbool.h>
 #include <stdint.h>
-#include "hub/hosts.h"
 #include "proto/proto.h"
 
 typedef struct queue queue_t;
@@ -68,8 +67,13 @@ int queue_live_workers(queue_t *q, const char *kind);
 /* Requests the hub holds open right now (waiting for a worker or being
  * served).  Lock-free. */
 int64_t queue_open_requests(queue_t *q);
-/* The hosts of the live workers, from their HELLO data (hosts.h); the
- * caller clears out with hosts_clear.  0, or -1 when out of memory. */
-int queue_hosts(queue_t *q, hosts_t *out);
+/* Each live worker with its last HELLO data: kind, name, host (the data's
+ * "host", "" when it sent none) and the whole data map (a sandbox
+ * manager's capacity: see proto.h).  The callback runs under the hub's
+ * worker lock: it must copy what it keeps and not call back into the
+ * queue. */
+typedef void (*queue_worker_fn)(const char *kind, const char *name, const char *host,
+                                const proto_map_t *data, void *ctx);
+void queue_workers_each(queue_t *q, queue_worker_fn cb, void *ctx);
 
 #endif

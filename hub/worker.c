@@ -22,6 +22,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -56,7 +57,7 @@ typedef struct out_item {
 
 struct worker {
     worker_opts_t opts;
-    char *endpoint, *kind, *name;
+    char *endpoint, *kind, *name, *host;
     zsock_t *dealer;
     zsock_t *monitor;            /* handshake events of a CURVE dealer, or NULL */
     int64_t redial_at;           /* monotonic ms; 0 = connected or trying */
@@ -108,6 +109,23 @@ static void outbox_push(worker_t *w, const proto_msg_t *m, bool job_done)
     w->outbox_tail = &it->next;
     pthread_mutex_unlock(&w->mu);
     worker_wake(w);
+}
+
+void worker_host_name(char *out, size_t len)
+{
+    const char *cfg = config_str("host_name");
+    if (cfg && *cfg) {
+        snprintf(out, len, "%s", cfg);
+        return;
+    }
+    if (gethostname(out, len) != 0 || !*out)
+        snprintf(out, len, "localhost");
+    out[len - 1] = '\0';
+}
+
+const char *worker_host(const worker_t *w)
+{
+    return w->host;
 }
 
 bool worker_job_cancelled(worker_job_t *job)
@@ -295,6 +313,9 @@ static void send_hello(worker_t *w)
         return;
     proto_msg_set_kind(h, w->kind);
     proto_msg_set_name(h, w->name);
+    proto_map_set_cstr(&h->data, "host", w->host);
+    if (w->opts.hello)
+        w->opts.hello(&h->data, w->opts.hello_ctx);
     char *buf;
     size_t len;
     if (proto_encode(h, &buf, &len) == PROTO_OK) {
@@ -486,7 +507,13 @@ worker_t *worker_new(const worker_opts_t *opts)
     w->endpoint = strdup(opts->endpoint);
     w->kind = strdup(opts->kind);
     w->name = strdup(opts->name ? opts->name : name);
-    if (!w->endpoint || !w->kind || !w->name)
+    char host[256];
+    if (opts->host && *opts->host)
+        snprintf(host, sizeof host, "%s", opts->host);
+    else
+        worker_host_name(host, sizeof host);
+    w->host = strdup(host);
+    if (!w->endpoint || !w->kind || !w->name || !w->host)
         goto err;
     if (pipe2(w->wake, O_NONBLOCK | O_CLOEXEC) < 0)
         goto err;
@@ -495,6 +522,7 @@ worker_t *worker_new(const worker_opts_t *opts)
     w->opts.endpoint = w->endpoint;
     w->opts.kind = w->kind;
     w->opts.name = w->name;
+    w->opts.host = w->host;
     return w;
 err:
     worker_destroy(&w);
@@ -612,6 +640,7 @@ void worker_destroy(worker_t **self_p)
     free(w->endpoint);
     free(w->kind);
     free(w->name);
+    free(w->host);
     free(w);
     *self_p = NULL;
 }

@@ -32,6 +32,11 @@ typedef struct {
  * thread. */
 typedef proto_msg_t *(*worker_handler_fn)(worker_job_t *job, void *ctx);
 
+/* Fill the data of the next HELLO (data already holds "host"): a sandbox
+ * manager adds its capacity here.  Runs on the worker's main thread before
+ * each HELLO, so it must not block: copy what another thread measured. */
+typedef void (*worker_hello_fn)(proto_map_t *data, void *ctx);
+
 typedef struct {
     const char *endpoint;   /* hub endpoint to connect to */
     const char *kind;       /* "sandbox", "judge", "reaper" */
@@ -40,6 +45,9 @@ typedef struct {
     int max_jobs;           /* concurrent requests at most; more wait */
     worker_handler_fn handler;
     void *ctx;
+    const char *host;       /* HELLO's "host"; NULL: host_name, or the machine's */
+    worker_hello_fn hello;  /* NULL: HELLO carries only the host */
+    void *hello_ctx;
 } worker_opts_t;
 
 worker_t *worker_new(const worker_opts_t *opts);
@@ -54,6 +62,13 @@ void worker_destroy(worker_t **self_p);
  * cancelled).  Takes ownership of req.  Returns the reply, or a reply with
  * PROTO_ST_DEADLINE / PROTO_ST_NO_WORKER made locally. */
 proto_msg_t *worker_call(worker_t *w, proto_msg_t *req, worker_job_t *job);
+
+/* The host this worker says it runs on (its HELLO's "host"). */
+const char *worker_host(const worker_t *w);
+
+/* The host name of this process: config host_name, or when that is empty
+ * the machine's (gethostname), into out (len bytes). */
+void worker_host_name(char *out, size_t len);
 
 /* True when the job should stop (cancel or deadline). */
 bool worker_job_cancelled(worker_job_t *job);

@@ -207,6 +207,7 @@ void proto_msg_destroy(proto_msg_t **self_p)
     free(m->name);
     free(m->conv);
     free(m->user);
+    free(m->host);
     free(m->text);
     proto_map_clear(&m->args);
     proto_map_clear(&m->data);
@@ -234,6 +235,7 @@ int proto_msg_set_kind(proto_msg_t *m, const char *s) { return set_field(&m->kin
 int proto_msg_set_name(proto_msg_t *m, const char *s) { return set_field(&m->name, s); }
 int proto_msg_set_conv(proto_msg_t *m, const char *s) { return set_field(&m->conv, s); }
 int proto_msg_set_user(proto_msg_t *m, const char *s) { return set_field(&m->user, s); }
+int proto_msg_set_host(proto_msg_t *m, const char *s) { return set_field(&m->host, s); }
 
 int proto_msg_set_text(proto_msg_t *m, const char *s, size_t len)
 {
@@ -301,7 +303,7 @@ proto_msg_t *proto_msg_dup(const proto_msg_t *src)
     m->is_error = src->is_error;
     if (proto_msg_set_kind(m, src->kind) || proto_msg_set_name(m, src->name) ||
         proto_msg_set_conv(m, src->conv) || proto_msg_set_user(m, src->user) ||
-        proto_msg_set_text(m, src->text, src->text_len) ||
+        proto_msg_set_host(m, src->host) || proto_msg_set_text(m, src->text, src->text_len) ||
         proto_map_copy(&m->args, &src->args) || proto_map_copy(&m->data, &src->data)) {
         proto_msg_destroy(&m);
         return NULL;
@@ -385,6 +387,7 @@ proto_err_t proto_encode(const proto_msg_t *m, char **buf, size_t *len)
     if (m->name) n++;
     if (m->conv) n++;
     if (m->user) n++;
+    if (m->host) n++;
     if (m->deadline_ms) n++;
     if (m->args.n) n++;
     if (m->type == PROTO_REPLY) n += 2; /* s, e */
@@ -403,6 +406,7 @@ proto_err_t proto_encode(const proto_msg_t *m, char **buf, size_t *len)
     if (m->name) pack_str(&pk, "n", m->name, strlen(m->name));
     if (m->conv) pack_str(&pk, "c", m->conv, strlen(m->conv));
     if (m->user) pack_str(&pk, "u", m->user, strlen(m->user));
+    if (m->host) pack_str(&pk, "h", m->host, strlen(m->host));
     if (m->deadline_ms) {
         pack_key(&pk, "dl");
         msgpack_pack_int64(&pk, m->deadline_ms);
@@ -593,6 +597,8 @@ static proto_err_t decode_obj(const msgpack_object *root, proto_msg_t *m)
             err = take_cstr(v, &m->conv);
         } else if (obj_key_is(k, "u")) {
             err = take_cstr(v, &m->user);
+        } else if (obj_key_is(k, "h")) {
+            err = take_cstr(v, &m->host);
         } else if (obj_key_is(k, "dl")) {
             if (!obj_int(v, &iv))
                 return PROTO_EFORMAT;

@@ -8,8 +8,11 @@
  *
  * Message flow (see README "How a call travels"):
  *
- *   worker  --HELLO{kind,name}-->  hub      every heartbeat interval; the
- *                                           hub learns and keeps workers alive
+ *   worker  --HELLO{kind,name,data}-->  hub  every heartbeat interval; the
+ *                                           hub learns and keeps workers alive,
+ *                                           and keeps each one's last data
+ *                                           (its host, and a sandbox
+ *                                           manager's capacity)
  *   client  --REQUEST-->  hub  --REQUEST-->  worker of that kind
  *   worker  --REPLY-->    hub  --REPLY-->    client
  *   hub     --CANCEL{id}-->  worker          the request must stop now
@@ -23,6 +26,12 @@
  *   n  tool/op name c  conversation u   user id        dl deadline (unix ms)
  *   a  arguments    e  is_error     x   text           d  data
  *   s  status       w  worker name    i   images (REPLY)
+ *   h  host (REQUEST: serve it on a worker of this host only)
+ *
+ * HELLO's data ("d", as a reply's) says where the worker runs and, for a
+ * sandbox manager, how full its host is: host, version, running, kept,
+ * spares, max_running, keep_max_count, mem_free_kb, disk_free_kb,
+ * draining.  Every kind sends at least host.
  *
  * This module depends on msgpack-c only.  It does no I/O.
  */
@@ -129,13 +138,15 @@ typedef struct {
     char *name;           /* HELLO: worker name; REQUEST: tool or operation */
     char *conv;           /* REQUEST: conversation id */
     char *user;           /* REQUEST: user id, may be "" */
+    char *host;           /* REQUEST: only a worker on this host serves it; NULL = any */
     int64_t deadline_ms;  /* REQUEST: absolute, unix milliseconds; 0 = none */
     proto_map_t args;     /* REQUEST: arguments */
     proto_status_t status;/* REPLY */
     bool is_error;        /* REPLY: the result is an error for the model */
     char *text;           /* REPLY: what the model reads */
     size_t text_len;
-    proto_map_t data;     /* REPLY: structured fields for programs */
+    proto_map_t data;     /* REPLY: structured fields for programs; HELLO: the
+                           * worker's host and capacity */
     proto_image_t *images;/* REPLY: images, in the order they were written */
     size_t n_images;
 } proto_msg_t;
@@ -152,6 +163,7 @@ int proto_msg_set_kind(proto_msg_t *m, const char *s);
 int proto_msg_set_name(proto_msg_t *m, const char *s);
 int proto_msg_set_conv(proto_msg_t *m, const char *s);
 int proto_msg_set_user(proto_msg_t *m, const char *s);
+int proto_msg_set_host(proto_msg_t *m, const char *s);
 int proto_msg_set_text(proto_msg_t *m, const char *s, size_t len);
 /* Append a copy of an image (at most PROTO_MAX_IMAGES).  0 or -1. */
 int proto_msg_add_image(proto_msg_t *m, const char *path, const char *mime, const void *data,

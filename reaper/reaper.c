@@ -133,15 +133,17 @@ static void report(reaper_t *r, const char *fmt, ...)
         textbuf_printf(r->out, "%s%s\n", r->dry_run ? "would " : "", line);
 }
 
-/* Ask the sandbox manager a question about one chat ("busy", "forget");
- * its answer, or NULL when it cannot be asked. */
+/* Ask the sandbox manager of this host (the request names this reaper's
+ * host_name, so the hub sends it to no other) a question about one chat
+ * ("busy", "forget"); its answer, or NULL when it cannot be asked. */
 static proto_msg_t *ask_manager(reaper_t *r, const char *op, const char *conv)
 {
     if (!r->hub || !conv || r->hub_silent)
         return NULL;
     proto_msg_t *q = proto_msg_new(PROTO_REQUEST);
     if (!q || proto_msg_set_kind(q, "sandbox") || proto_msg_set_name(q, op) ||
-        proto_msg_set_conv(q, conv) || proto_msg_set_user(q, "")) {
+        proto_msg_set_conv(q, conv) || proto_msg_set_user(q, "") ||
+        proto_msg_set_host(q, worker_host(r->hub))) {
         proto_msg_destroy(&q);
         return NULL;
     }

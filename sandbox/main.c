@@ -4,7 +4,8 @@
  *   1. configuration      (common/config.c)
  *   2. Docker connection  (docker/docker.c, API version negotiated)
  *   3. the manager        (sandbox/manager.c: one kept container per chat)
- *   4. the worker loop    (hub/worker.c: HELLO, requests, replies)
+ *   4. its host's room    (sandbox/capacity.c: figures for every HELLO)
+ *   5. the worker loop    (hub/worker.c: HELLO, requests, replies)
  */
 #include <czmq.h>
 #include <malloc.h>
@@ -15,6 +16,7 @@
 #include "common/log.h"
 #include "hub/worker.h"
 #include "docker/docker.h"
+#include "sandbox/capacity.h"
 #include "sandbox/manager.h"
 
 int main(int argc, char **argv)
@@ -43,6 +45,14 @@ int main(int argc, char **argv)
         return 1;
     }
 
+    capacity_t *cap = capacity_new(d, (int)config_int("heartbeat_ms"));
+    if (!cap) {
+        manager_destroy(&m);
+        docker_destroy(&d);
+        return 1;
+    }
+    manager_use_capacity(m, cap);
+
     worker_opts_t wo = {
         .endpoint = config_str("hub_endpoint"),
         .kind = "sandbox",
@@ -50,10 +60,13 @@ int main(int argc, char **argv)
         .max_jobs = (int)config_int("max_jobs"),
         .handler = manager_handle,
         .ctx = m,
+        .hello = capacity_hello,
+        .hello_ctx = cap,
     };
     worker_t *w = worker_new(&wo);
     if (!w) {
         manager_destroy(&m);
+        capacity_destroy(&cap);
         docker_destroy(&d);
         return 1;
     }
@@ -62,6 +75,7 @@ int main(int argc, char **argv)
     worker_destroy(&w);
     if (!w) {
         manager_destroy(&m);
+        capacity_destroy(&cap);
         docker_destroy(&d);
     }
     return rc;

@@ -51,6 +51,7 @@ struct manager {
     disk_t *disk;             /* the disk cap (disk.h) */
     hints_retry_t *retry;     /* recent failed runs per chat (hints.h) */
     agent_pool_t *agents;     /* links to the agents in sandboxes (agent.h) */
+    struct capacity *cap;     /* this host's room and draining flag (capacity.h) */
 };
 
 /* ---- cache --------------------------------------------------------------------- */
@@ -833,6 +834,11 @@ static proto_msg_t *op_busy(manager_t *m, worker_job_t *job)
     if (r)
         proto_map_set_int(&r->data, "inflight", inflight);
     return r;
+}
+
+void manager_use_capacity(manager_t *m, struct capacity *cap)
+{
+    m->cap = cap;
 }
 
 proto_msg_t *manager_handle(worker_job_t *job, void *ctx)

@@ -35,6 +35,11 @@ typedef struct manager manager_t;
 manager_t *manager_new(docker_t *d);
 void manager_destroy(manager_t **self_p);
 
+/* The host's capacity measurer (capacity.h), for the draining flag the
+ * host operations set.  Not owned. */
+struct capacity;
+void manager_use_capacity(manager_t *m, struct capacity *cap);
+
 /* The worker handler for kind "sandbox". */
 proto_msg_t *manager_handle(worker_job_t *job, void *ctx);
 

@@ -156,6 +156,70 @@ static void map_replace(void **state)
     assert_int_equal(m.n, 0);
 }
 
+/* HELLO carries the worker's host and capacity in "d"; REQUEST carries
+ * an optional target host in "h", absent when not set. */
+static void roundtrip_hello_and_host(void **state)
+{
+    (void)state;
+    proto_msg_t *h = proto_msg_new(PROTO_HELLO);
+    proto_msg_set_kind(h, "sandbox");
+    proto_msg_set_name(h, "sandbox-1");
+    proto_map_set_cstr(&h->data, "host", "alpha");
+    proto_map_set_cstr(&h->data, "version", "1.2");
+    proto_map_set_int(&h->data, "running", 3);
+    proto_map_set_int(&h->data, "mem_free_kb", 123456789);
+    proto_map_set_bool(&h->data, "draining", true);
+    char *buf;
+    size_t len;
+    assert_int_equal(proto_encode(h, &buf, &len), PROTO_OK);
+    proto_msg_t *d;
+    assert_int_equal(proto_decode(buf, len, &d), PROTO_OK);
+    free(buf);
+    assert_int_equal(d->type, PROTO_HELLO);
+    assert_string_equal(proto_map_str(&d->data, "host", NULL), "alpha");
+    assert_string_equal(proto_map_str(&d->data, "version", NULL), "1.2");
+    assert_int_equal(proto_map_int(&d->data, "running", -1), 3);
+    assert_int_equal(proto_map_int(&d->data, "mem_free_kb", -1), 123456789);
+    assert_true(proto_map_has(&d->data, "draining", PROTO_V_BOOL));
+    assert_int_equal(proto_map_int(&d->data, "draining", 0), 1);
+    assert_null(d->host);
+    proto_msg_destroy(&d);
+    proto_msg_destroy(&h);
+
+    proto_msg_t *r = proto_msg_new(PROTO_REQUEST);
+    proto_msg_set_kind(r, "sandbox");
+    proto_msg_set_name(r, "busy");
+    proto_msg_set_host(r, "beta");
+    assert_int_equal(proto_encode(r, &buf, &len), PROTO_OK);
+    assert_int_equal(proto_decode(buf, len, &d), PROTO_OK);
+    assert_string_equal(d->host, "beta");
+    proto_msg_t *c = proto_msg_dup(d);
+    assert_string_equal(c->host, "beta");
+    proto_msg_destroy(&c);
+    proto_msg_destroy(&d);
+    free(buf);
+    proto_msg_destroy(&r);
+
+    /* A host that is not a string, or holds a NUL, is a malformed frame. */
+    msgpack_sbuffer sb;
+    msgpack_packer pk;
+    msgpack_sbuffer_init(&sb);
+    msgpack_packer_init(&pk, &sb, msgpack_sbuffer_write);
+    msgpack_pack_map(&pk, 3);
+    msgpack_pack_str(&pk, 1); msgpack_pack_str_body(&pk, "v", 1); msgpack_pack_int(&pk, PROTO_VERSION);
+    msgpack_pack_str(&pk, 1); msgpack_pack_str_body(&pk, "t", 1); msgpack_pack_int(&pk, PROTO_REQUEST);
+    msgpack_pack_str(&pk, 1); msgpack_pack_str_body(&pk, "h", 1); msgpack_pack_int(&pk, 5);
+    assert_int_equal(proto_decode(sb.data, sb.size, &d), PROTO_EFORMAT);
+    msgpack_sbuffer_clear(&sb);
+    msgpack_pack_map(&pk, 3);
+    msgpack_pack_str(&pk, 1); msgpack_pack_str_body(&pk, "v", 1); msgpack_pack_int(&pk, PROTO_VERSION);
+    msgpack_pack_str(&pk, 1); msgpack_pack_str_body(&pk, "t", 1); msgpack_pack_int(&pk, PROTO_REQUEST);
+    msgpack_pack_str(&pk, 1); msgpack_pack_str_body(&pk, "h", 1);
+    msgpack_pack_str(&pk, 3); msgpack_pack_str_body(&pk, "a\0b", 3);
+    assert_int_equal(proto_decode(sb.data, sb.size, &d), PROTO_EFORMAT);
+    msgpack_sbuffer_destroy(&sb);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -163,6 +227,7 @@ int main(void)
         cmocka_unit_test(roundtrip_reply),
         cmocka_unit_test(decode_checks),
         cmocka_unit_test(map_replace),
+        cmocka_unit_test(roundtrip_hello_and_host),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,259 @@
+/* capacity.c -- measure this host's room for sandboxes, for the HELLO
+ * (see capacity.h).
+ *
+ * One thread asks Docker for the talkback sandboxes (by their
+ * conversation label) and counts running and kept ones, reads MemAvailable
+ * from /proc/meminfo and statvfs of Docker's data root (as /info names
+ * it; state_dir when that path is not visible here), then sleeps one
+ * interval.  Figures are kept under a mutex; the HELLO callback copies
+ * them.  A measurement that fails keeps the previous figure.
+ */
+#include "sandbox/capacity.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/statvfs.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "common/config.h"
+#include "common/log.h"
+#include "docker/kept.h"
+
+#ifndef TALKBACK_VERSION
+#define TALKBACK_VERSION "dev"
+#endif
+
+#define CAPACITY_DRAIN_FILE "draining"
+
+struct capacity {
+    docker_t *d;
+    int interval_ms;
+    pthread_t thread;
+    pthread_mutex_t mu;      /* guards everything below */
+    pthread_cond_t cv;
+    bool stop;
+    bool started;
+    bool draining;
+    capacity_figures_t fig;
+    char root[1024];         /* Docker's data root, "" until known */
+};
+
+/* <state_dir>/draining into out. */
+static int drain_path(char *out, size_t len)
+{
+    int n = snprintf(out, len, "%s/%s", config_str("state_dir"), CAPACITY_DRAIN_FILE);
+    return n > 0 && (size_t)n < len ? 0 : -1;
+}
+
+/* Count talkback sandboxes by state; -1 figures when Docker cannot say. */
+static void count_sandboxes(capacity_t *c, int64_t *running, int64_t *kept)
+{
+    /* filters={"label":["talkback.conversation"]} */
+    static const char path[] = "/containers/json?all=1&filters=%7B%22label%22%3A%5B%22"
+                               KEPT_LABEL_CONV "%22%5D%7D";
+    long st;
+    json_t *ans = NULL;
+    *running = *kept = -1;
+    if (docker_call(c->d, "GET", path, NULL, &st, &ans) != DOCKER_OK || !json_is_array(ans)) {
+        log_debug("capacity: cannot list sandboxes: %s", docker_message(ans));
+        json_decref(ans);
+        return;
+    }
+    *running = *kept = 0;
+    size_t i;
+    json_t *x;
+    json_array_foreach(ans, i, x) {
+        const char *state = json_string_value(json_object_get(x, "State"));
+        if (state && (!strcmp(state, "exited") || !strcmp(state, "dead")))
+            (*kept)++;
+        else
+            (*running)++;
+    }
+    json_decref(ans);
+}
+
+/* MemAvailable of this machine in KiB, or -1. */
+static int64_t mem_free_kb(void)
+{
+    FILE *f = fopen("/proc/meminfo", "re");
+    if (!f)
+        return -1;
+    char line[256];
+    long long kb = -1;
+    while (fgets(line, sizeof line, f))
+        if (sscanf(line, "MemAvailable: %lld kB", &kb) == 1)
+            break;
+    fclose(f);
+    return kb;
+}
+
+/* Free KiB of the file system holding path, or -1. */
+static int64_t disk_free_kb(const char *path)
+{
+    struct statvfs sv;
+    if (!*path || statvfs(path, &sv) != 0)
+        return -1;
+    return (int64_t)((unsigned long long)sv.f_bavail * sv.f_frsize / 1024);
+}
+
+/* Docker's data root, asked once (it changes only with a dockerd restart). */
+static void learn_root(capacity_t *c)
+{
+    long st;
+    json_t *info = NULL;
+    if (docker_call(c->d, "GET", "/info", NULL, &st, &info) == DOCKER_OK) {
+        const char *root = json_string_value(json_object_get(info, "DockerRootDir"));
+        pthread_mutex_lock(&c->mu);
+        snprintf(c->root, sizeof c->root, "%s", root ? root : "");
+        pthread_mutex_unlock(&c->mu);
+    }
+    json_decref(info);
+}
+
+/* One measurement, stored. */
+static void measure(capacity_t *c)
+{
+    if (!c->root[0])
+        learn_root(c);
+    capacity_figures_t f = { .spares = 0 };
+    count_sandboxes(c, &f.running, &f.kept);
+    f.mem_free_kb = mem_free_kb();
+    f.disk_free_kb = disk_free_kb(c->root);
+    if (f.disk_free_kb < 0)
+        f.disk_free_kb = disk_free_kb(config_str("state_dir"));
+    pthread_mutex_lock(&c->mu);
+    if (f.running < 0) {
+        f.running = c->fig.running;
+        f.kept = c->fig.kept;
+    }
+    c->fig = f;
+    pthread_mutex_unlock(&c->mu);
+}
+
+static void *capacity_thread(void *arg)
+{
+    capacity_t *c = arg;
+    for (;;) {
+        measure(c);
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        ts.tv_sec += c->interval_ms / 1000;
+        ts.tv_nsec += (long)(c->interval_ms % 1000) * 1000000L;
+        if (ts.tv_nsec >= 1000000000L) {
+            ts.tv_sec++;
+            ts.tv_nsec -= 1000000000L;
+        }
+        pthread_mutex_lock(&c->mu);
+        while (!c->stop && pthread_cond_timedwait(&c->cv, &c->mu, &ts) == 0)
+            ;
+        bool stop = c->stop;
+        pthread_mutex_unlock(&c->mu);
+        if (stop)
+            return NULL;
+    }
+}
+
+capacity_t *capacity_new(docker_t *d, int interval_ms)
+{
+    capacity_t *c = calloc(1, sizeof *c);
+    if (!c)
+        return NULL;
+    c->d = d;
+    c->interval_ms = interval_ms > 0 ? interval_ms : 1000;
+    c->fig.mem_free_kb = c->fig.disk_free_kb = -1;
+    pthread_mutex_init(&c->mu, NULL);
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_init(&c->cv, &ca);
+    pthread_condattr_destroy(&ca);
+    char path[4200];
+    c->draining = drain_path(path, sizeof path) == 0 && access(path, F_OK) == 0;
+    if (c->draining)
+        log_info("this host is draining (%s exists): no new chats are placed here", path);
+    measure(c); /* the first HELLO already carries figures */
+    c->started = pthread_create(&c->thread, NULL, capacity_thread, c) == 0;
+    if (!c->started)
+        log_warn("capacity: cannot start the measuring thread; HELLO figures stay as first measured");
+    return c;
+}
+
+void capacity_destroy(capacity_t **self_p)
+{
+    if (!self_p || !*self_p)
+        return;
+    capacity_t *c = *self_p;
+    pthread_mutex_lock(&c->mu);
+    c->stop = true;
+    pthread_cond_broadcast(&c->cv);
+    pthread_mutex_unlock(&c->mu);
+    if (c->started)
+        pthread_join(c->thread, NULL);
+    pthread_mutex_destroy(&c->mu);
+    pthread_cond_destroy(&c->cv);
+    free(c);
+    *self_p = NULL;
+}
+
+void capacity_fill(proto_map_t *data, const capacity_figures_t *f, bool draining)
+{
+    proto_map_set_cstr(data, "version", TALKBACK_VERSION);
+    proto_map_set_int(data, "running", f->running);
+    proto_map_set_int(data, "kept", f->kept);
+    proto_map_set_int(data, "spares", f->spares);
+    proto_map_set_int(data, "max_running", config_int("max_running"));
+    proto_map_set_int(data, "keep_max_count", config_int("keep_max_count"));
+    proto_map_set_int(data, "mem_free_kb", f->mem_free_kb);
+    proto_map_set_int(data, "disk_free_kb", f->disk_free_kb);
+    proto_map_set_bool(data, "draining", draining);
+}
+
+void capacity_hello(proto_map_t *data, void *ctx)
+{
+    capacity_t *c = ctx;
+    pthread_mutex_lock(&c->mu);
+    capacity_figures_t f = c->fig;
+    bool draining = c->draining;
+    pthread_mutex_unlock(&c->mu);
+    capacity_fill(data, &f, draining);
+}
+
+bool capacity_draining(capacity_t *c)
+{
+    pthread_mutex_lock(&c->mu);
+    bool on = c->draining;
+    pthread_mutex_unlock(&c->mu);
+    return on;
+}
+
+int capacity_set_draining(capacity_t *c, bool on)
+{
+    char path[4200];
+    if (drain_path(path, sizeof path) < 0) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    if (on) {
+        FILE *f = fopen(path, "we");
+        if (!f || fputs("draining: no new chats are placed on this host\n", f) < 0) {
+            int e = errno;
+            if (f)
+                fclose(f);
+            errno = e;
+            return -1;
+        }
+        if (fclose(f) != 0)
+            return -1;
+    } else if (unlink(path) != 0 && errno != ENOENT) {
+        return -1;
+    }
+    pthread_mutex_lock(&c->mu);
+    c->draining = on;
+    pthread_mutex_unlock(&c->mu);
+    log_info("this host %s", on ? "is draining: no new chats are placed here" : "takes new chats again");
+    return 0;
+}

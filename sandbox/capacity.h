@@ -1,0 +1,51 @@
+/* capacity.h -- what a sandbox manager tells the hub about its host.
+ *
+ * With several Docker hosts behind one gateway, the hub places a new chat
+ * on the host with the most room.  Each manager says how full its host is
+ * in the data of every HELLO (proto.h): running and kept sandboxes, its
+ * caps (max_running, keep_max_count), the free memory of the machine and
+ * the free disk of Docker's data root, and whether the host is draining
+ * (no new chats placed there).
+ *
+ * Counting asks Docker, which may be slow, and a HELLO must never wait, so
+ * a thread of its own measures every heartbeat and the HELLO callback only
+ * copies the last figures.  The draining flag is a file in state_dir, so
+ * it survives a restart of the manager.
+ */
+#ifndef TALKBACK_SANDBOX_CAPACITY_H
+#define TALKBACK_SANDBOX_CAPACITY_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "docker/docker.h"
+#include "proto/proto.h"
+
+typedef struct capacity capacity_t;
+
+/* The figures of one measurement. */
+typedef struct {
+    int64_t running;       /* talkback sandboxes running (or created, paused) */
+    int64_t kept;          /* stopped ones kept for their chat */
+    int64_t spares;        /* warm, not yet a chat's (0 until a warm pool exists) */
+    int64_t mem_free_kb;   /* MemAvailable of this machine; -1 unknown */
+    int64_t disk_free_kb;  /* free space of Docker's data root; -1 unknown */
+} capacity_figures_t;
+
+/* Start measuring every interval_ms.  NULL when out of memory. */
+capacity_t *capacity_new(docker_t *d, int interval_ms);
+void capacity_destroy(capacity_t **self_p);
+
+/* worker_hello_fn: copy the last figures into a HELLO's data. */
+void capacity_hello(proto_map_t *data, void *ctx);
+
+/* Whether this host is draining; set or clear it (kept in
+ * state_dir/draining).  0, or -1 with errno when the file cannot be
+ * written or removed. */
+bool capacity_draining(capacity_t *c);
+int capacity_set_draining(capacity_t *c, bool on);
+
+/* Write the figures, caps, version and the draining flag into data (what
+ * capacity_hello sends).  Pure but for the caps read from config. */
+void capacity_fill(proto_map_t *data, const capacity_figures_t *f, bool draining);
+
+#endif
