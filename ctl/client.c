@@ -117,8 +117,12 @@ static int ctl_wait_handshake(ctl_client_t *c, int ms, char *err, size_t errlen)
         zmsg_destroy(&ev);
         if (event == ZMQ_EVENT_HANDSHAKE_SUCCEEDED)
             return 0;
-        if (event == ZMQ_EVENT_CONNECT_RETRIED || event == ZMQ_EVENT_CLOSED)
+        if (event == ZMQ_EVENT_CONNECT_RETRIED || event == ZMQ_EVENT_CLOSED) {
+            /* Refused (nothing listens there) or closed before the
+             * handshake: libzmq would try again forever, quietly. */
             retried = true;
+            break;
+        }
         if (event == ZMQ_EVENT_HANDSHAKE_FAILED_AUTH) {
             snprintf(err, errlen, "the hub at %s refused talkbackctl's key: its public certificate "
                      "is not in the gateway's allow list (HUB_KEYS/%s/ctl%s; `talkback-keys DIR` "
@@ -132,9 +136,12 @@ static int ctl_wait_handshake(ctl_client_t *c, int ms, char *err, size_t errlen)
             return -1;
         }
     }
-    snprintf(err, errlen, "the hub at %s is not reachable%s within %d ms: is talkback-gateway "
-             "running there, and is hub_endpoint right?", c->endpoint,
-             retried ? " (connection refused)" : "", ms);
+    if (retried)
+        snprintf(err, errlen, "the hub at %s is not reachable (connection refused or closed): is "
+                 "talkback-gateway running there, and is hub_endpoint right?", c->endpoint);
+    else
+        snprintf(err, errlen, "the hub at %s is not reachable: no connection within %d ms (is "
+                 "talkback-gateway running there, and is hub_endpoint right?)", c->endpoint, ms);
     return -1;
 }
 

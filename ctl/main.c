@@ -178,14 +178,18 @@ static int ctl_sandboxes(ctl_t *c)
             rc = 1;
         proto_msg_destroy(&r);
     }
-    textbuf_t t;
-    textbuf_init(&t);
-    if (c->json)
-        show_sandboxes_json(&boxes, &t);
-    else
-        show_sandboxes_table(&boxes, &t);
-    if (ctl_print(&t))
-        rc = 1;
+    /* A host that did not answer is said on stderr; the others' chats are
+     * still shown, but nothing is printed when no host answered. */
+    if (rc == 0 || boxes.n > 0) {
+        textbuf_t t;
+        textbuf_init(&t);
+        if (c->json)
+            show_sandboxes_json(&boxes, &t);
+        else
+            show_sandboxes_table(&boxes, &t);
+        if (ctl_print(&t))
+            rc = 1;
+    }
 out:
     show_table_free(&hosts);
     show_table_free(&boxes);
