@@ -41,6 +41,8 @@ static config_entry_t config_table[] = {
     { "record", CT_STR, "", "append every queued request and its reply to this file (msgpack); empty = off", NULL },
     { "host_name", CT_STR, "", "the name this host goes by in a cluster (sandbox manager, reaper, judges); empty = the machine's host name", NULL },
     { "on_host_lost", CT_STR, "refuse", "what the gateway does with a chat whose host is not reachable: refuse (the call says so; its files stay there) or place (a new sandbox on another host; its files are lost)", NULL },
+    { "locate_wait_ms", CT_INT, "3000", "how long the gateway waits for the sandbox managers to say which of them holds a chat (once per chat per gateway life), milliseconds", NULL },
+    { "route_cache_max", CT_INT, "100000", "chats whose host the gateway remembers; past it the memory starts again empty and each chat is found again", NULL },
     { "max_jobs", CT_INT, "256", "requests a worker runs at once; more wait", NULL },
     /* --- the hub's keys and bounds (hub/hubkeys.c) --- */
     { "hub_keys", CT_STR, "/etc/talkback/keys",

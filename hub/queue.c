@@ -21,6 +21,7 @@
  * requests.
  */
 #include "hub/queue.h"
+#include "hub/queue_int.h"
 
 #include <czmq.h>
 #include <errno.h>
@@ -38,76 +39,11 @@
 #include "hub/hosts.h"
 #include "hub/hubauth.h"
 #include "hub/record.h"
+#include "hub/route.h"
 
 #define QUEUE_TICK_MS 100
 #define QUEUE_DEFAULT_DEADLINE_MS (30 * 60 * 1000)
 #define QUEUE_REFUSAL_LOG_MS 1000   /* at most one refusal line a second */
-
-struct queue_ticket {
-    pthread_mutex_t mu;
-    pthread_cond_t cv;
-    int refs;
-    proto_msg_t *reply;
-    queue_t *q;
-    uint64_t hub_id;
-};
-
-typedef struct worker_entry {
-    zframe_t *identity;
-    char *kind;
-    char *name;
-    char *host;          /* from its last HELLO's data ("" when none) */
-    proto_map_t data;    /* its last HELLO's data */
-    int64_t last_seen;   /* monotonic ms */
-    int inflight;
-    bool dead;           /* unreachable: removed on the next tick */
-    struct worker_entry *next;
-} worker_entry_t;
-
-typedef struct pending {
-    uint64_t hub_id;
-    proto_msg_t *req;            /* id == hub_id */
-    queue_ticket_t *ticket;      /* local caller, or NULL */
-    zframe_t *client;            /* remote caller identity, or NULL */
-    uint64_t client_id;
-    char *cancel_key;
-    worker_entry_t *worker;      /* assigned, or NULL while waiting */
-    int64_t wait_until;          /* monotonic: give up waiting for a worker */
-    int64_t deadline;            /* monotonic */
-    int retries;
-    struct pending *next;
-} pending_t;
-
-typedef enum { IN_SUBMIT, IN_CANCEL_KEY, IN_FORGET } inbox_kind_t;
-
-typedef struct inbox_item {
-    inbox_kind_t kind;
-    proto_msg_t *req;
-    queue_ticket_t *ticket;
-    char *cancel_key;
-    uint64_t hub_id;
-    struct inbox_item *next;
-} inbox_item_t;
-
-struct queue {
-    queue_opts_t opts;
-    char *endpoint;
-    zsock_t *router;
-    hubauth_t *auth;             /* NULL: keyless or insecure hub */
-    int peer_requests;           /* open requests one remote peer may have */
-    int64_t last_refusal_log;    /* monotonic ms */
-    record_t *record;
-    pthread_t thread;
-    int wake[2];
-    pthread_mutex_t mu;          /* guards inbox and stop */
-    pthread_mutex_t wmu;         /* guards edits of workers, read elsewhere */
-    inbox_item_t *inbox, **inbox_tail;
-    bool stop;
-    uint64_t next_id;
-    worker_entry_t *workers;
-    pending_t *pending;
-    int64_t open_requests;       /* length of pending (atomic: read by /metrics) */
-};
 
 /* ---- tickets ------------------------------------------------------------ */
 
@@ -176,11 +112,13 @@ static worker_entry_t *worker_find(queue_t *q, zframe_t *identity)
     return NULL;
 }
 
-static worker_entry_t *worker_pick(queue_t *q, const char *kind)
+/* The least busy live worker of a kind (on host, when not NULL). */
+static worker_entry_t *worker_pick(queue_t *q, const char *kind, const char *host)
 {
     worker_entry_t *best = NULL;
     for (worker_entry_t *w = q->workers; w; w = w->next)
         if (!w->dead && w->kind && strcmp(w->kind, kind) == 0 &&
+            (!host || (w->host && strcmp(w->host, host) == 0)) &&
             (!best || w->inflight < best->inflight))
             best = w;
     return best;
@@ -191,6 +129,8 @@ static void pending_free(pending_t *p)
     proto_msg_destroy(&p->req);
     zframe_destroy(&p->client);
     free(p->cancel_key);
+    free(p->host);
+    free(p->note);
     if (p->ticket)
         ticket_release(p->ticket);
     free(p);
@@ -201,7 +141,6 @@ static void pending_unlink(queue_t *q, pending_t *p)
     for (pending_t **pp = &q->pending; *pp; pp = &(*pp)->next)
         if (*pp == p) {
             *pp = p->next;
-            __atomic_sub_fetch(&q->open_requests, 1, __ATOMIC_RELAXED);
             return;
         }
 }
@@ -212,6 +151,13 @@ static void pending_finish(queue_t *q, pending_t *p, proto_msg_t *reply)
     pending_unlink(q, p);
     if (p->worker)
         p->worker->inflight--;
+    if (p->locate) {
+        route_locate_done(q, p, reply);
+        proto_msg_destroy(&reply);
+        pending_free(p);
+        return;
+    }
+    route_note_reply(p, reply);
     reply->id = p->hub_id;
     if (p->ticket) {
         if (q->record)
@@ -241,8 +187,10 @@ static void pending_fail(queue_t *q, pending_t *p, proto_status_t st, const char
 /* Try to hand a waiting request to a worker.  Returns true when sent. */
 static bool pending_dispatch(queue_t *q, pending_t *p)
 {
+    if (p->held)
+        return false;
     for (;;) {
-        worker_entry_t *w = worker_pick(q, p->req->kind ? p->req->kind : "");
+        worker_entry_t *w = worker_pick(q, p->req->kind ? p->req->kind : "", p->host);
         if (!w)
             return false;
         if (send_to(q, w->identity, p->req) == 0) {
@@ -267,12 +215,11 @@ static void pending_add(queue_t *q, pending_t *p)
     p->wait_until = now + q->opts.worker_wait_ms;
     p->next = q->pending;
     q->pending = p;
-    __atomic_add_fetch(&q->open_requests, 1, __ATOMIC_RELAXED);
     if (q->record && p->ticket)
         record_write(q->record, "req", p->req);
     if (p->req->kind && strcmp(p->req->kind, "hub") == 0)
         queue_answer_hub(q, p);
-    else
+    else if (!route_admit(q, p))
         pending_dispatch(q, p);
 }
 
@@ -314,6 +261,17 @@ static void send_cancel(queue_t *q, pending_t *p)
     send_to(q, p->worker->identity, c);
     proto_msg_destroy(&c);
 }
+
+/* ---- what route.c uses (queue_int.h) ---------------------------------------------- */
+
+bool queue_worker_alive(const queue_t *q, const worker_entry_t *w, int64_t now)
+{
+    return !w->dead && now - w->last_seen <= q->opts.heartbeat_timeout_ms;
+}
+
+int queue_send_to(queue_t *q, zframe_t *identity, const proto_msg_t *m) { return send_to(q, identity, m); }
+bool queue_dispatch(queue_t *q, pending_t *p) { return pending_dispatch(q, p); }
+void queue_fail(queue_t *q, pending_t *p, proto_status_t st, const char *text) { pending_fail(q, p, st, text); }
 
 /* ---- events from the socket -------------------------------------------------- */
 
@@ -384,8 +342,9 @@ static void on_hello(queue_t *q, zframe_t *identity, const proto_msg_t *m,
         w->next = q->workers;
         q->workers = w;
         w->last_seen = proto_mono_ms();
+        worker_keep_data(w, m);
         pthread_mutex_unlock(&q->wmu);
-        log_info("worker %s (%s) joined", w->name, w->kind);
+        log_info("worker %s (%s) on %s joined", w->name, w->kind, *w->host ? w->host : "?");
         /* Requests that were waiting for this kind go now. */
         for (pending_t *p = q->pending; p; p = p->next)
             if (!p->worker && p->req->kind && strcmp(p->req->kind, w->kind) == 0)
@@ -593,7 +552,7 @@ static void on_tick(queue_t *q)
     /* Requests waiting for a worker too long, or past their deadline. */
     for (pending_t *p = q->pending, *nx; p; p = nx) {
         nx = p->next;
-        if (!p->worker && !pending_dispatch(q, p) && now >= p->wait_until)
+        if (!p->worker && !p->held && !pending_dispatch(q, p) && now >= p->wait_until)
             pending_fail(q, p, PROTO_ST_NO_WORKER, "[talkback: no worker is running for this call]");
         else if (now >= p->deadline) {
             if (p->worker)
@@ -601,6 +560,17 @@ static void on_tick(queue_t *q)
             pending_fail(q, p, PROTO_ST_DEADLINE, "[talkback: no answer before the call's deadline]");
         }
     }
+}
+
+/* Count the open requests for queue_open_requests (/metrics): recounted
+ * after every turn of the loop rather than kept by every path that links
+ * or unlinks one. */
+static void queue_count_open(queue_t *q)
+{
+    int64_t n = 0;
+    for (pending_t *p = q->pending; p; p = p->next)
+        n++;
+    __atomic_store_n(&q->open_requests, n, __ATOMIC_RELAXED);
 }
 
 static void *queue_thread(void *arg)
@@ -628,6 +598,8 @@ static void *queue_thread(void *arg)
         if (items[1].revents & ZMQ_POLLIN)
             on_inbox(q);
         on_tick(q);
+        queue_count_open(q);
+        route_tick(q);
     }
     /* Shutting down: every open request ends now. */
     on_inbox(q);
@@ -662,6 +634,19 @@ static int queue_socket(queue_t *q)
     return 0;
 }
 
+/* The routing of sandbox requests over hosts (route.h), from config. */
+static int queue_route(queue_t *q)
+{
+    const char *lost = config_str("on_host_lost");
+    if (strcmp(lost, "refuse") != 0 && strcmp(lost, "place") != 0) {
+        log_error("on_host_lost is \"%s\": it must be refuse or place", lost);
+        return -1;
+    }
+    q->route = route_new((int)config_int("locate_wait_ms"), strcmp(lost, "place") == 0,
+                         (size_t)config_int("route_cache_max"));
+    return q->route ? 0 : -1;
+}
+
 queue_t *queue_new(const queue_opts_t *opts)
 {
     queue_t *q = calloc(1, sizeof *q);
@@ -684,6 +669,8 @@ queue_t *queue_new(const queue_opts_t *opts)
         }
     }
     q->peer_requests = (int)config_int("hub_peer_requests");
+    if (queue_route(q) < 0)
+        goto err;
     if (queue_socket(q) < 0)
         goto err;
     if (pipe2(q->wake, O_NONBLOCK | O_CLOEXEC) < 0)
@@ -696,6 +683,7 @@ queue_t *queue_new(const queue_opts_t *opts)
     log_info("hub listening on %s", q->endpoint);
     return q;
 err:
+    route_destroy(&q->route);
     zsock_destroy(&q->router);
     hubauth_destroy(&q->auth);
     record_close(&q->record);
@@ -725,6 +713,7 @@ void queue_destroy(queue_t **self_p)
     zsock_destroy(&q->router);
     hubauth_destroy(&q->auth);
     record_close(&q->record);
+    route_destroy(&q->route);
     close(q->wake[0]);
     close(q->wake[1]);
     free(q->endpoint);

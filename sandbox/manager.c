@@ -27,6 +27,7 @@
 #include "sandbox/caps.h"
 #include "sandbox/disk.h"
 #include "sandbox/hints.h"
+#include "sandbox/hostops.h"
 #include "sandbox/notices.h"
 #include "sandbox/pictures.h"
 #include "sandbox/run.h"
@@ -51,7 +52,7 @@ struct manager {
     disk_t *disk;             /* the disk cap (disk.h) */
     hints_retry_t *retry;     /* recent failed runs per chat (hints.h) */
     agent_pool_t *agents;     /* links to the agents in sandboxes (agent.h) */
-    struct capacity *cap;     /* this host's room and draining flag (capacity.h) */
+    hostops_t hostops;        /* locate, list, drain, stop, rm (hostops.h) */
 };
 
 /* ---- cache --------------------------------------------------------------------- */
@@ -838,13 +839,16 @@ static proto_msg_t *op_busy(manager_t *m, worker_job_t *job)
 
 void manager_use_capacity(manager_t *m, struct capacity *cap)
 {
-    m->cap = cap;
+    m->hostops.cap = cap;
 }
 
 proto_msg_t *manager_handle(worker_job_t *job, void *ctx)
 {
     manager_t *m = ctx;
     const proto_msg_t *req = job->req;
+    proto_msg_t *hr = hostops_handle(&m->hostops, job);
+    if (hr)
+        return hr;
     convid_err_t ce = convid_check(req->conv);
     if (ce != CONVID_OK)
         return proto_reply_new(req, PROTO_ST_OK, true,
@@ -935,6 +939,7 @@ manager_t *manager_new(docker_t *d)
     pthread_mutex_init(&m->mu, NULL);
     m->disk = disk_new(d);
     disk_on_remove(m->disk, busy_conv, forget_conv, m);
+    m->hostops = (hostops_t){ .d = d, .forget = forget_conv, .ctx = m };
     if (!m->running || !m->disk || ensure_network(d)) {
         manager_destroy(&m);
         return NULL;

@@ -1,0 +1,612 @@
+/* route.c -- which Docker host holds each chat (see route.h).
+ *
+ * Everything here runs on the hub thread, so nothing is locked but the
+ * worker list's data (read under wmu elsewhere, written only on this
+ * thread).  A chat being found has one `locating` entry: the locate
+ * questions out, what they said, and once all are in (or timed out), the
+ * outcome -- a host, or a text that ends the chat's held requests.
+ * Requests are never touched from inside a reply's handling: route_tick
+ * releases them later on the same turn, so no list walk in queue.c ever
+ * sees a request freed under it.
+ */
+#include "hub/route.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/log.h"
+#include "hub/queue_int.h"
+
+#define ROUTE_BUCKETS 4096
+#define ROUTE_PLACED_MS 3000     /* placements counted until HELLOs show them */
+#define ROUTE_TEXT_MAX 768
+
+/* ---- the cache ------------------------------------------------------------------ */
+
+typedef struct cache_entry {
+    char *conv;
+    char *host;
+    struct cache_entry *next;
+} cache_entry_t;
+
+struct route_cache {
+    cache_entry_t *b[ROUTE_BUCKETS];
+    size_t n, max;
+};
+
+static size_t conv_hash(const char *s)
+{
+    uint64_t h = 1469598103934665603ull;   /* FNV-1a */
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ull;
+    return (size_t)(h % ROUTE_BUCKETS);
+}
+
+route_cache_t *route_cache_new(size_t max)
+{
+    route_cache_t *c = calloc(1, sizeof *c);
+    if (c)
+        c->max = max ? max : 1;
+    return c;
+}
+
+static void cache_clear(route_cache_t *c)
+{
+    for (size_t i = 0; i < ROUTE_BUCKETS; i++)
+        while (c->b[i]) {
+            cache_entry_t *e = c->b[i];
+            c->b[i] = e->next;
+            free(e->conv);
+            free(e->host);
+            free(e);
+        }
+    c->n = 0;
+}
+
+void route_cache_destroy(route_cache_t **self_p)
+{
+    if (!self_p || !*self_p)
+        return;
+    cache_clear(*self_p);
+    free(*self_p);
+    *self_p = NULL;
+}
+
+const char *route_cache_get(const route_cache_t *c, const char *conv)
+{
+    for (cache_entry_t *e = c->b[conv_hash(conv)]; e; e = e->next)
+        if (strcmp(e->conv, conv) == 0)
+            return e->host;
+    return NULL;
+}
+
+int route_cache_put(route_cache_t *c, const char *conv, const char *host)
+{
+    size_t h = conv_hash(conv);
+    for (cache_entry_t *e = c->b[h]; e; e = e->next)
+        if (strcmp(e->conv, conv) == 0) {
+            char *nh = strdup(host);
+            if (!nh)
+                return -1;
+            free(e->host);
+            e->host = nh;
+            return 0;
+        }
+    if (c->n >= c->max)
+        cache_clear(c);
+    cache_entry_t *e = calloc(1, sizeof *e);
+    if (!e || !(e->conv = strdup(conv)) || !(e->host = strdup(host))) {
+        if (e)
+            free(e->conv);
+        free(e);
+        return -1;
+    }
+    e->next = c->b[h];
+    c->b[h] = e;
+    c->n++;
+    return 0;
+}
+
+void route_cache_drop(route_cache_t *c, const char *conv)
+{
+    for (cache_entry_t **pp = &c->b[conv_hash(conv)]; *pp; pp = &(*pp)->next)
+        if (strcmp((*pp)->conv, conv) == 0) {
+            cache_entry_t *e = *pp;
+            *pp = e->next;
+            free(e->conv);
+            free(e->host);
+            free(e);
+            c->n--;
+            return;
+        }
+}
+
+size_t route_cache_size(const route_cache_t *c)
+{
+    return c->n;
+}
+
+/* ---- placement ------------------------------------------------------------------ */
+
+/* Whether a has more room than b: a lower share of its cap running (a
+ * host with no cap counts its running against 1000), then more free
+ * memory, then fewer running. */
+static bool more_room(const route_host_t *a, const route_host_t *b)
+{
+    int64_t ca = a->max_running > 0 ? a->max_running : 1000;
+    int64_t cb = b->max_running > 0 ? b->max_running : 1000;
+    /* a->running / ca < b->running / cb, without division */
+    __int128 la = (__int128)a->running * cb, lb = (__int128)b->running * ca;
+    if (la != lb)
+        return la < lb;
+    if (a->mem_free_kb != b->mem_free_kb)
+        return a->mem_free_kb > b->mem_free_kb;
+    return a->running < b->running;
+}
+
+int route_place_pick(const route_host_t *hosts, size_t n, route_pick_t *why)
+{
+    int best = -1;
+    for (size_t i = 0; i < n; i++) {
+        const route_host_t *h = &hosts[i];
+        if (h->draining || (h->max_running > 0 && h->running >= h->max_running))
+            continue;
+        if (best < 0 || more_room(h, &hosts[best]))
+            best = (int)i;
+    }
+    *why = best >= 0 ? ROUTE_PICKED : n ? ROUTE_FULL : ROUTE_NO_HOST;
+    return best;
+}
+
+/* ---- texts ------------------------------------------------------------------------ */
+
+void route_text_lost(char *out, size_t len, const char *host)
+{
+    snprintf(out, len, "[talkback: this chat's machine is on host %s, which is not reachable now. "
+             "Its files are kept there, so nothing ran elsewhere. Try again in a minute; if it stays "
+             "unreachable, ask the operator to bring that host back.]", host);
+}
+
+void route_text_moved(char *out, size_t len, const char *old_host, const char *new_host)
+{
+    snprintf(out, len, "[talkback: this chat's machine was on host %s, which is not reachable now, so "
+             "this chat starts over on host %s (setting `on_host_lost` = place): the files made "
+             "before are not here.]", old_host, new_host);
+}
+
+void route_text_full(char *out, size_t len, size_t n_full, size_t n_draining)
+{
+    if (n_full == 0)
+        snprintf(out, len, "[talkback: every sandbox host is draining (no new chats are placed on "
+                 "them), so this chat's sandbox was not started and nothing ran. Tell the user to try "
+                 "again later; the operator can undrain a host (`talkbackctl undrain HOST`).]");
+    else
+        snprintf(out, len, "[talkback: no sandbox host has room for a new chat: %zu run%s the most "
+                 "sandboxes they may (setting `max_running`)%s, so this chat's sandbox was not started "
+                 "and nothing ran. Tell the user: a chat's sandbox stops after some minutes without "
+                 "calls, so try again in a few minutes; the operator can raise `max_running`, add a "
+                 "host or undrain one.]", n_full, n_full == 1 ? "s" : "",
+                 n_draining ? " and the others are draining" : "");
+}
+
+void route_text_unanswered(char *out, size_t len, const char *host)
+{
+    snprintf(out, len, "[talkback: host %s did not say in time whether it holds this chat's machine, "
+             "so nothing ran (a new sandbox elsewhere could hide this chat's files). Try again in a "
+             "minute.]", host);
+}
+
+/* ---- the hub's side ---------------------------------------------------------------- */
+
+typedef struct locating {
+    char *conv;
+    int outstanding;             /* locate questions not yet answered */
+    char *found;                 /* a host that holds it */
+    char *silent;                /* a host that did not answer */
+    char *lost;                  /* on_host_lost = place: the host it was on */
+    bool placing;                /* the first request may make a sandbox */
+    bool done;
+    char *host;                  /* outcome: where its requests go (NULL: anywhere) */
+    char *text;                  /* outcome: or the text that ends them */
+    struct locating *next;
+} locating_t;
+
+typedef struct placed {
+    char *host;
+    int64_t at;                  /* monotonic ms */
+    struct placed *next;
+} placed_t;
+
+struct route {
+    int locate_wait_ms;
+    bool place_on_lost;
+    route_cache_t *cache;
+    locating_t *locating;
+    placed_t *placed;
+};
+
+/* Operations that never make a sandbox: an unknown chat is not placed. */
+static const char *const route_no_place[] = {
+    "reset", "busy", "forget", "locate", "list", "drain", "undrain", "stop", "rm", NULL,
+};
+
+static bool op_places(const char *op)
+{
+    for (size_t i = 0; route_no_place[i]; i++)
+        if (op && strcmp(op, route_no_place[i]) == 0)
+            return false;
+    return true;
+}
+
+route_t *route_new(int locate_wait_ms, bool place_on_lost, size_t cache_max)
+{
+    route_t *r = calloc(1, sizeof *r);
+    if (!r)
+        return NULL;
+    r->locate_wait_ms = locate_wait_ms > 0 ? locate_wait_ms : 3000;
+    r->place_on_lost = place_on_lost;
+    r->cache = route_cache_new(cache_max);
+    if (!r->cache) {
+        free(r);
+        return NULL;
+    }
+    return r;
+}
+
+static void locating_free(locating_t *l)
+{
+    free(l->conv);
+    free(l->found);
+    free(l->silent);
+    free(l->lost);
+    free(l->host);
+    free(l->text);
+    free(l);
+}
+
+void route_destroy(route_t **self_p)
+{
+    if (!self_p || !*self_p)
+        return;
+    route_t *r = *self_p;
+    while (r->locating) {
+        locating_t *l = r->locating;
+        r->locating = l->next;
+        locating_free(l);
+    }
+    while (r->placed) {
+        placed_t *p = r->placed;
+        r->placed = p->next;
+        free(p->host);
+        free(p);
+    }
+    route_cache_destroy(&r->cache);
+    free(r);
+    *self_p = NULL;
+}
+
+static locating_t *locating_find(route_t *r, const char *conv)
+{
+    for (locating_t *l = r->locating; l; l = l->next)
+        if (strcmp(l->conv, conv) == 0)
+            return l;
+    return NULL;
+}
+
+static bool is_sandbox(const worker_entry_t *w)
+{
+    return w->kind && strcmp(w->kind, "sandbox") == 0 && w->host && *w->host;
+}
+
+static bool host_live(queue_t *q, const char *host, int64_t now)
+{
+    for (worker_entry_t *w = q->workers; w; w = w->next)
+        if (is_sandbox(w) && queue_worker_alive(q, w, now) && strcmp(w->host, host) == 0)
+            return true;
+    return false;
+}
+
+static int live_managers(queue_t *q, int64_t now)
+{
+    int n = 0;
+    for (worker_entry_t *w = q->workers; w; w = w->next)
+        if (is_sandbox(w) && queue_worker_alive(q, w, now))
+            n++;
+    return n;
+}
+
+/* Ask one manager whether it holds conv: a request of the hub's own, sent
+ * to that worker, bounded by locate_wait_ms. */
+static bool locate_ask(queue_t *q, worker_entry_t *w, const char *conv, int64_t now)
+{
+    pending_t *p = calloc(1, sizeof *p);
+    proto_msg_t *m = proto_msg_new(PROTO_REQUEST);
+    if (!p || !m || proto_msg_set_kind(m, "sandbox") || proto_msg_set_name(m, "locate") ||
+        proto_msg_set_conv(m, conv) || proto_msg_set_user(m, "") || !(p->host = strdup(w->host))) {
+        proto_msg_destroy(&m);
+        if (p)
+            free(p->host);
+        free(p);
+        return false;
+    }
+    p->hub_id = ++q->next_id;
+    m->id = p->hub_id;
+    m->deadline_ms = proto_now_ms() + q->route->locate_wait_ms;
+    p->req = m;
+    p->locate = true;
+    p->deadline = now + q->route->locate_wait_ms;
+    p->wait_until = p->deadline;
+    if (queue_send_to(q, w->identity, m) != 0) {
+        w->dead = true;
+        proto_msg_destroy(&p->req);
+        free(p->host);
+        free(p);
+        return false;
+    }
+    p->worker = w;
+    w->inflight++;
+    p->next = q->pending;
+    q->pending = p;
+    return true;
+}
+
+/* Ask every live manager where conv is; the request waits behind it. */
+static void locate_start(queue_t *q, pending_t *p, const char *lost, int64_t now)
+{
+    route_t *r = q->route;
+    locating_t *l = calloc(1, sizeof *l);
+    if (!l || !(l->conv = strdup(p->req->conv)) || (lost && !(l->lost = strdup(lost)))) {
+        if (l)
+            locating_free(l);
+        queue_fail(q, p, PROTO_ST_INTERNAL, "[talkback: out of memory]");
+        return;
+    }
+    l->placing = op_places(p->req->name);
+    for (worker_entry_t *w = q->workers; w; w = w->next)
+        if (is_sandbox(w) && queue_worker_alive(q, w, now) && !w->dead) {
+            if (locate_ask(q, w, l->conv, now))
+                l->outstanding++;
+            else if (!l->silent)
+                l->silent = strdup(w->host);
+        }
+    l->next = r->locating;
+    r->locating = l;
+    p->held = true;
+    if (l->outstanding == 0)
+        l->done = true, l->text = strdup("[talkback: no sandbox host could be asked; try again]");
+}
+
+bool route_admit(queue_t *q, pending_t *p)
+{
+    const proto_msg_t *req = p->req;
+    if (req->host) {
+        p->host = strdup(req->host);
+        return false;
+    }
+    if (!req->kind || strcmp(req->kind, "sandbox") != 0 || !req->conv || !*req->conv)
+        return false;
+    route_t *r = q->route;
+    if (locating_find(r, req->conv)) {
+        p->held = true;   /* behind the first request's locate */
+        return true;
+    }
+    int64_t now = proto_mono_ms();
+    const char *host = route_cache_get(r->cache, req->conv);
+    char lost[256] = "";
+    if (host && host_live(q, host, now)) {
+        p->host = strdup(host);
+        return false;
+    }
+    if (host && !r->place_on_lost) {
+        char text[ROUTE_TEXT_MAX];
+        route_text_lost(text, sizeof text, host);
+        queue_fail(q, p, PROTO_ST_OK, text);
+        return true;
+    }
+    if (host) {
+        snprintf(lost, sizeof lost, "%s", host);
+        route_cache_drop(r->cache, req->conv);
+    }
+    if (live_managers(q, now) == 0) {
+        p->held = true;   /* route_tick asks once a manager is there */
+        return true;
+    }
+    locate_start(q, p, *lost ? lost : NULL, now);
+    return true;
+}
+
+/* Placements made in the last ROUTE_PLACED_MS on host (older ones go). */
+static int64_t placed_recently(route_t *r, const char *host, int64_t now)
+{
+    int64_t n = 0;
+    for (placed_t **pp = &r->placed; *pp;) {
+        placed_t *p = *pp;
+        if (now - p->at > ROUTE_PLACED_MS) {
+            *pp = p->next;
+            free(p->host);
+            free(p);
+            continue;
+        }
+        if (strcmp(p->host, host) == 0)
+            n++;
+        pp = &p->next;
+    }
+    return n;
+}
+
+/* Choose a host for a new chat from the live managers' HELLO data, or
+ * write the full-cluster text into l. */
+static void place(queue_t *q, locating_t *l, int64_t now)
+{
+    route_host_t hosts[64] = { { 0 } };
+    size_t n = 0, n_draining = 0;
+    for (worker_entry_t *w = q->workers; w && n < 64; w = w->next) {
+        if (!is_sandbox(w) || !queue_worker_alive(q, w, now))
+            continue;
+        bool seen = false;
+        for (size_t i = 0; i < n; i++)
+            seen = seen || strcmp(hosts[i].host, w->host) == 0;
+        if (seen)
+            continue;
+        route_host_t *h = &hosts[n++];
+        h->host = w->host;
+        h->running = proto_map_int(&w->data, "running", 0) + placed_recently(q->route, w->host, now);
+        h->max_running = proto_map_int(&w->data, "max_running", 0);
+        h->mem_free_kb = proto_map_int(&w->data, "mem_free_kb", -1);
+        h->draining = proto_map_int(&w->data, "draining", 0) != 0;
+        n_draining += h->draining;
+    }
+    route_pick_t why;
+    int i = route_place_pick(hosts, n, &why);
+    if (i < 0) {
+        char text[ROUTE_TEXT_MAX];
+        route_text_full(text, sizeof text, n - n_draining, n_draining);
+        l->text = strdup(text);
+        log_warn("no sandbox host has room for chat %s (%zu hosts, %zu draining)", l->conv, n, n_draining);
+        return;
+    }
+    l->host = strdup(hosts[i].host);
+    placed_t *pl = calloc(1, sizeof *pl);
+    if (pl && (pl->host = strdup(hosts[i].host))) {
+        pl->at = now;
+        pl->next = q->route->placed;
+        q->route->placed = pl;
+    } else {
+        free(pl);
+    }
+    log_info("placed chat %s on host %s (%" PRId64 " of %" PRId64 " running)", l->conv, hosts[i].host,
+             hosts[i].running, hosts[i].max_running);
+}
+
+/* Every answer is in: decide where the chat's requests go. */
+static void locate_resolve(queue_t *q, locating_t *l)
+{
+    int64_t now = proto_mono_ms();
+    l->done = true;
+    if (l->found) {
+        l->host = strdup(l->found);
+    } else if (l->silent) {
+        char text[ROUTE_TEXT_MAX];
+        route_text_unanswered(text, sizeof text, l->silent);
+        l->text = strdup(text);
+        return;
+    } else if (l->placing) {
+        place(q, l, now);
+    }
+    if (l->host && route_cache_put(q->route->cache, l->conv, l->host) != 0)
+        log_warn("cannot cache the host of chat %s (out of memory)", l->conv);
+}
+
+void route_locate_done(queue_t *q, pending_t *p, const proto_msg_t *reply)
+{
+    locating_t *l = p->req->conv ? locating_find(q->route, p->req->conv) : NULL;
+    if (!l || l->done)
+        return;
+    l->outstanding--;
+    bool answered = reply->status == PROTO_ST_OK && !reply->is_error;
+    if (answered && proto_map_int(&reply->data, "found", 0)) {
+        if (l->found && strcmp(l->found, p->host) != 0)
+            log_warn("chat %s has a sandbox on hosts %s and %s: using %s", l->conv, l->found, p->host,
+                     l->found);
+        else if (!l->found)
+            l->found = strdup(p->host);
+    } else if (!answered && !l->silent) {
+        l->silent = strdup(p->host);
+    }
+    if (l->outstanding <= 0)
+        locate_resolve(q, l);
+}
+
+/* Release one held request of a located chat: send it where the chat is,
+ * or end it with the outcome's text. */
+static void release(queue_t *q, pending_t *p, locating_t *l, int64_t now)
+{
+    p->held = false;
+    p->wait_until = now + q->opts.worker_wait_ms;
+    if (l->text) {
+        queue_fail(q, p, PROTO_ST_OK, l->text);
+        return;
+    }
+    if (l->host) {
+        free(p->host);
+        p->host = strdup(l->host);
+        if (l->lost && !p->note) {
+            char text[ROUTE_TEXT_MAX];
+            route_text_moved(text, sizeof text, l->lost, l->host);
+            p->note = strdup(text);
+            free(l->lost);
+            l->lost = NULL;   /* told once */
+        }
+    }
+    queue_dispatch(q, p);
+}
+
+/* The oldest held request matching: of a chat whose locate is done
+ * (want_done), or of a chat no locate is under way for. */
+static pending_t *oldest_held(queue_t *q, bool want_done, locating_t **lp)
+{
+    pending_t *hit = NULL;
+    locating_t *hl = NULL;
+    for (pending_t *p = q->pending; p; p = p->next) {
+        if (!p->held)
+            continue;
+        locating_t *l = locating_find(q->route, p->req->conv);
+        if (want_done ? (l && l->done) : !l) {
+            hit = p;   /* the list is newest first: the last match is oldest */
+            hl = l;
+        }
+    }
+    *lp = hl;
+    return hit;
+}
+
+void route_tick(queue_t *q)
+{
+    int64_t now = proto_mono_ms();
+    locating_t *l;
+    pending_t *p;
+    while ((p = oldest_held(q, true, &l)))
+        release(q, p, l, now);
+    for (locating_t **lp = &q->route->locating; *lp;) {
+        if ((*lp)->done) {
+            l = *lp;
+            *lp = l->next;
+            locating_free(l);
+            continue;
+        }
+        lp = &(*lp)->next;
+    }
+    /* Held with no manager to ask: ask once one is there, or give up as a
+     * request with no worker does. */
+    bool managers = live_managers(q, now) > 0;
+    while ((p = oldest_held(q, false, &l))) {
+        if (managers) {
+            p->held = false;
+            if (!route_admit(q, p))
+                queue_dispatch(q, p);
+        } else if (now >= p->wait_until) {
+            queue_fail(q, p, PROTO_ST_NO_WORKER, "[talkback: no worker is running for this call]");
+        } else {
+            break;
+        }
+    }
+}
+
+void route_note_reply(pending_t *p, proto_msg_t *reply)
+{
+    if (!p->note || reply->status != PROTO_ST_OK)
+        return;
+    size_t nl = strlen(p->note), tl = reply->text ? reply->text_len : 0;
+    char *t = malloc(nl + 1 + tl + 1);
+    if (!t)
+        return;
+    memcpy(t, p->note, nl);
+    t[nl] = '\n';
+    if (tl)
+        memcpy(t + nl + 1, reply->text, tl);
+    t[nl + 1 + tl] = '\0';
+    proto_msg_set_text(reply, t, nl + 1 + tl);
+    free(t);
+}

@@ -1,0 +1,186 @@
+/* hostops.c -- locate, list, drain, undrain, stop and rm (see hostops.h).
+ *
+ * A chat's container is looked up by its deterministic name and must carry
+ * the chat in its label, as everywhere in the manager; a container under
+ * the name that carries another chat is not this chat's.  Labels come from
+ * Docker and are printed in list's lines, so tabs and line ends in them are
+ * replaced: one sandbox stays one line.
+ */
+#include "sandbox/hostops.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "common/config.h"
+#include "common/convid.h"
+#include "common/log.h"
+#include "common/textbuf.h"
+#include "docker/kept.h"
+
+/* Inspect conv's container: its JSON (caller frees) when it exists and
+ * carries conv, else NULL with *e saying why (DOCKER_ENOTFOUND when not
+ * here, or not this chat's). */
+static json_t *chat_container(const hostops_t *h, const char *conv, docker_err_t *e)
+{
+    char name[CONVID_NAME_MAX], path[CONVID_NAME_MAX + 64];
+    convid_container_name(conv, name);
+    snprintf(path, sizeof path, "/containers/%s/json", name);
+    long st;
+    json_t *info = NULL;
+    *e = docker_call(h->d, "GET", path, NULL, &st, &info);
+    if (*e != DOCKER_OK) {
+        json_decref(info);
+        return NULL;
+    }
+    json_t *labels = json_object_get(json_object_get(info, "Config"), "Labels");
+    const char *label = json_string_value(json_object_get(labels, KEPT_LABEL_CONV));
+    if (!label || strcmp(label, conv) != 0) {
+        json_decref(info);
+        *e = DOCKER_ENOTFOUND;
+        return NULL;
+    }
+    return info;
+}
+
+static proto_msg_t *op_locate(const hostops_t *h, worker_job_t *job)
+{
+    docker_err_t e;
+    json_t *info = chat_container(h, job->req->conv, &e);
+    if (!info && e != DOCKER_ENOTFOUND)
+        return proto_reply_new(job->req, PROTO_ST_INTERNAL, true, "[talkback: Docker did not answer]");
+    proto_msg_t *r = proto_reply_new(job->req, PROTO_ST_OK, false, "");
+    if (r) {
+        const char *state = json_string_value(json_object_get(json_object_get(info, "State"), "Status"));
+        proto_map_set_bool(&r->data, "found", info != NULL);
+        proto_map_set_cstr(&r->data, "state", info ? (state ? state : "unknown") : "");
+    }
+    json_decref(info);
+    return r;
+}
+
+/* A label printed in a list line: tabs and line ends become '?'. */
+static void put_field(textbuf_t *t, const char *s)
+{
+    for (; s && *s; s++)
+        textbuf_append(t, (*s == '\t' || *s == '\n' || *s == '\r') ? "?" : s, 1);
+    textbuf_append(t, "\t", 1);
+}
+
+static proto_msg_t *op_list(const hostops_t *h, worker_job_t *job)
+{
+    static const char path[] = "/containers/json?all=1&size=1&filters=%7B%22label%22%3A%5B%22"
+                               KEPT_LABEL_CONV "%22%5D%7D";
+    long st;
+    json_t *ans = NULL;
+    if (docker_call(h->d, "GET", path, NULL, &st, &ans) != DOCKER_OK || !json_is_array(ans)) {
+        json_decref(ans);
+        return proto_reply_new(job->req, PROTO_ST_INTERNAL, true,
+                               "[talkback: Docker did not list this host's sandboxes]");
+    }
+    textbuf_t t;
+    textbuf_init(&t);
+    int64_t now = (int64_t)time(NULL);
+    size_t i;
+    json_t *c;
+    json_array_foreach(ans, i, c) {
+        json_t *labels = json_object_get(c, "Labels");
+        const char *id = json_string_value(json_object_get(c, "Id"));
+        int64_t last = id && kept_id_ok(id) ? kept_stamp_get(id) : 0;
+        if (!last)
+            last = (int64_t)json_integer_value(json_object_get(c, "Created"));
+        put_field(&t, json_string_value(json_object_get(labels, KEPT_LABEL_CONV)));
+        put_field(&t, json_string_value(json_object_get(labels, KEPT_LABEL_USER)));
+        put_field(&t, worker_host(job->worker));
+        put_field(&t, json_string_value(json_object_get(c, "State")));
+        textbuf_printf(&t, "%" PRId64 "\t%" PRId64 "\n", last && now > last ? now - last : 0,
+                       (int64_t)json_integer_value(json_object_get(c, "SizeRw")));
+    }
+    json_decref(ans);
+    proto_msg_t *r = proto_reply_new(job->req, PROTO_ST_OK, false, "");
+    if (r && t.len)
+        proto_msg_set_text(r, t.buf, t.len);
+    textbuf_free(&t);
+    return r;
+}
+
+static proto_msg_t *op_drain(const hostops_t *h, worker_job_t *job, bool on)
+{
+    const char *host = worker_host(job->worker);
+    char text[512];
+    if (!h->cap || capacity_set_draining(h->cap, on) != 0) {
+        snprintf(text, sizeof text, "[talkback: host %s could not %s: the flag file in state_dir %s cannot "
+                 "be written]", host, on ? "drain" : "undrain", config_str("state_dir"));
+        return proto_reply_new(job->req, PROTO_ST_OK, true, text);
+    }
+    if (on)
+        snprintf(text, sizeof text, "host %s is draining: no new chats are placed there; its chats go on "
+                 "there until their sandboxes are removed", host);
+    else
+        snprintf(text, sizeof text, "host %s takes new chats again", host);
+    return proto_reply_new(job->req, PROTO_ST_OK, false, text);
+}
+
+/* stop or rm one chat's sandbox. */
+static proto_msg_t *op_end(const hostops_t *h, worker_job_t *job, bool remove)
+{
+    const char *conv = job->req->conv, *host = worker_host(job->worker);
+    char text[768], path[CONVID_NAME_MAX + 96];
+    docker_err_t e;
+    json_t *info = chat_container(h, conv, &e);
+    if (!info) {
+        snprintf(text, sizeof text, e == DOCKER_ENOTFOUND ? "chat %s has no sandbox on host %s"
+                                                          : "[talkback: Docker on host %2$s did not answer about chat %1$s]",
+                 conv, host);
+        return proto_reply_new(job->req, PROTO_ST_OK, e != DOCKER_ENOTFOUND, text);
+    }
+    char id[72], name[CONVID_NAME_MAX];
+    snprintf(id, sizeof id, "%s", json_string_value(json_object_get(info, "Id")) ?: "");
+    json_decref(info);
+    convid_container_name(conv, name);
+    if (remove) {
+        kept_tombstone_create(h->d, config_str("image"), conv, name, "because the operator removed it");
+        snprintf(path, sizeof path, "/containers/%s?force=1&v=1", *id ? id : name);
+    } else {
+        snprintf(path, sizeof path, "/containers/%s/stop?t=10", *id ? id : name);
+    }
+    long st;
+    json_t *ans = NULL;
+    e = docker_call(h->d, remove ? "DELETE" : "POST", path, NULL, &st, &ans);
+    json_decref(ans);
+    if (e != DOCKER_OK && e != DOCKER_ENOTFOUND && !(st == 304 && !remove)) {
+        snprintf(text, sizeof text, "[talkback: Docker on host %s would not %s the sandbox of chat %s: %s]",
+                 host, remove ? "remove" : "stop", conv, docker_strerror(e));
+        return proto_reply_new(job->req, PROTO_ST_OK, true, text);
+    }
+    if (remove && kept_id_ok(id))
+        kept_record_drop(id);
+    if (h->forget)
+        h->forget(h->ctx, conv);
+    log_info("%s the sandbox of chat %s (asked by the operator)", remove ? "removed" : "stopped", conv);
+    if (remove)
+        snprintf(text, sizeof text, "removed the sandbox of chat %s on host %s, with all its files", conv, host);
+    else
+        snprintf(text, sizeof text, "stopped the sandbox of chat %s on host %s; its files are kept and its "
+                 "next call starts it again", conv, host);
+    return proto_reply_new(job->req, PROTO_ST_OK, false, text);
+}
+
+proto_msg_t *hostops_handle(const hostops_t *h, worker_job_t *job)
+{
+    const char *op = job->req->name ? job->req->name : "";
+    if (strcmp(op, "list") == 0)
+        return op_list(h, job);
+    if (strcmp(op, "drain") == 0 || strcmp(op, "undrain") == 0)
+        return op_drain(h, job, op[0] == 'd');
+    if (strcmp(op, "locate") != 0 && strcmp(op, "stop") != 0 && strcmp(op, "rm") != 0)
+        return NULL;
+    if (convid_check(job->req->conv) != CONVID_OK)
+        return proto_reply_new(job->req, PROTO_ST_BAD_REQUEST, true,
+                               "[talkback: the conversation id is unusable]");
+    if (strcmp(op, "locate") == 0)
+        return op_locate(h, job);
+    return op_end(h, job, strcmp(op, "rm") == 0);
+}

@@ -1,0 +1,35 @@
+/* hostops.h -- the sandbox manager's operations on its host as a whole,
+ * for the gateway's routing and for the operator (talkbackctl):
+ *
+ *   op       args    reply
+ *   locate   conv    data {found, state}: whether this host's Docker holds
+ *                      the chat's container (by its name and label)
+ *   list     -       one line per sandbox, tab-separated: conversation,
+ *                      user, host, state, idle_seconds, disk_bytes
+ *   drain    -       this host takes no new chats (flag kept in state_dir)
+ *   undrain  -       it takes new chats again
+ *   stop     conv    stops that chat's sandbox; its files stay
+ *   rm       conv    removes it with its files (a tombstone tells the chat)
+ *
+ * Everything here asks Docker, as the rest of the manager does: Docker is
+ * the record.
+ */
+#ifndef TALKBACK_SANDBOX_HOSTOPS_H
+#define TALKBACK_SANDBOX_HOSTOPS_H
+
+#include "docker/docker.h"
+#include "hub/worker.h"
+#include "sandbox/capacity.h"
+
+typedef struct {
+    docker_t *d;
+    capacity_t *cap;                              /* NULL: drain is refused */
+    void (*forget)(void *ctx, const char *conv);  /* the manager drops what it keeps of conv */
+    void *ctx;
+} hostops_t;
+
+/* The reply to one of the operations above, or NULL when job's operation
+ * is not one of them. */
+proto_msg_t *hostops_handle(const hostops_t *h, worker_job_t *job);
+
+#endif
