@@ -54,6 +54,8 @@ static config_entry_t config_table[] = {
     { "hub_max_message", CT_SIZE, "16M", "largest message the hub accepts from a peer; a larger one closes that peer's connection (it reconnects)", NULL },
     { "hub_hwm", CT_INT, "1000", "messages the hub queues per peer and direction before it stops reading that peer", NULL },
     { "hub_peer_requests", CT_INT, "1024", "open requests one remote peer (a judge, the reaper) may have at the hub; more are refused", NULL },
+    { "ctl_timeout", CT_DURATION, "30s", "how long talkbackctl waits for one answer (a host's sandbox list, a drain, a removal)", NULL },
+    { "ctl_connect_timeout", CT_DURATION, "5s", "how long talkbackctl waits to reach the hub before it says the hub is not reachable", NULL },
     /* --- MCP front --- */
     { "conversation_header", CT_STR, "X-Conversation-Id", "HTTP header that carries the chat id", NULL },
     { "user_header", CT_STR, "X-User-Id", "HTTP header that carries the user id (optional)", NULL },

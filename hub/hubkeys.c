@@ -16,11 +16,15 @@
 
 /* What each kind's key may ask of others: the judge writes and runs the
  * program in the chat's sandbox; the reaper asks whether a chat is busy;
- * the sandbox manager asks nothing. */
+ * the sandbox manager asks nothing; talkbackctl (ctl) asks the hub for its
+ * hosts and the managers for their sandboxes, and drains, stops and
+ * removes -- it never runs anything in a sandbox. */
 const hubkeys_role_t hubkeys_roles[] = {
     { "sandbox", "" },
     { "judge", "sandbox:put,sandbox:exec" },
     { "reaper", "sandbox:busy" },
+    { "ctl", "hub:hosts,sandbox:list,sandbox:drain,sandbox:undrain,sandbox:stop,sandbox:rm,"
+             "sandbox:locate" },
     { NULL, NULL },
 };
 
