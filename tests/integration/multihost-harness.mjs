@@ -31,7 +31,7 @@ const execFileP = promisify(execFile);
 
 export const KEYS_BIN = path.join(BUILD, 'talkback-keys');
 export const REAPER_BIN = path.join(BUILD, 'talkback-reaper');
-export const CTL_BIN = path.join(BUILD, 'talkback-ctl');
+export const CTL_BIN = path.join(BUILD, 'talkbackctl');
 export const DOCKERD2 = path.join(ROOT, 'tests', 'tools', 'dockerd2');
 
 /** The machine's dockerd's socket, as docker_host says it. */
