@@ -274,3 +274,32 @@ test('talkbackctl sandboxes, stop and rm reach the chat\'s own host', withLogs(c
   assert.deepEqual(await cl.whereIs(p.conv), []);
   placed.splice(placed.indexOf(p), 1);
 }));
+
+test('a gateway restarted while a host is down makes no new sandbox elsewhere for its chats',
+  withLogs(cl, async (t) => {
+    const p = placed.find((x) => x.host === 'beta');
+    await cl.killManager('beta');
+    await cl.restartGateway();
+    // The hub's cache is gone and beta's manager cannot say it holds the
+    // chat; beta's reaper still tells the hub that host beta exists.
+    const r = await rawRun(cl, p.conv, USER, 'cat /work/marker');
+    const where = await cl.whereIs(p.conv);
+    await t.test('the call is refused, not placed on alpha', {
+      todo: 'a chat found on no live manager is placed anew even while a known host has no manager',
+    }, () => {
+      assert.equal(r.isError, true, r.text);
+      assert.match(r.text, /^\[talkback: /);
+      assert.deepEqual(where, ['beta']);
+    });
+    // Whatever happened, the chat's own sandbox on beta is untouched and
+    // comes back with its files once beta's manager returns.
+    if (where.includes('alpha')) {
+      const alpha = cl.host('alpha').dockerHost;
+      const ids = await dockerAt(alpha, 'ps', '-aq', '--filter', `label=talkback.conversation=${p.conv}`);
+      await dockerAt(alpha, 'rm', '-f', ...ids.split('\n').filter(Boolean));
+      await cl.restartGateway();
+    }
+    await cl.startManager('beta');
+    assert.equal(await marker(p.conv), `${p.conv}\n`);
+    assert.deepEqual(await cl.whereIs(p.conv), ['beta']);
+  }));
