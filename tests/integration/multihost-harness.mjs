@@ -33,6 +33,8 @@ export const KEYS_BIN = path.join(BUILD, 'talkback-keys');
 export const REAPER_BIN = path.join(BUILD, 'talkback-reaper');
 export const CTL_BIN = path.join(BUILD, 'talkbackctl');
 export const DOCKERD2 = path.join(ROOT, 'tests', 'tools', 'dockerd2');
+/** The second dockerd's network namespace (tests/tools/dockerd2). */
+export const DOCKERD2_NS = process.env.TALKBACK_DOCKERD2_NAME || 'talkback-dockerd2';
 
 /** The machine's dockerd's socket, as docker_host says it. */
 export const LOCAL_DOCKER = process.env.DOCKER_HOST || 'unix:///var/run/docker.sock';

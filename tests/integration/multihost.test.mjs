@@ -4,6 +4,9 @@
 // it already runs, and then stopped here again).  The hub listens on
 // tcp://127.0.0.1 with keys; each host has its own sandbox manager and
 // reaper (multihost-harness.mjs), and one judge serves both.
+//   - beta's namespace has only lo and Docker's bridges, no route out, and
+//     the egress rule in its own tables: a beta sandbox is refused at once
+//     by its own bridge address
 //   - placement: new chats spread over both hosts, one sandbox each; racing
 //     first calls of one new chat make one sandbox
 //   - run and run_code reach the host that holds the chat (the judge's
@@ -22,9 +25,13 @@
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 
 import { withLogs, connect, call, rawRun, containerIdFromInside, waitFor } from './harness.mjs';
-import { Cluster, startDockerd2, stopDockerd2, dockerAt } from './multihost-harness.mjs';
+import { Cluster, startDockerd2, stopDockerd2, dockerAt, DOCKERD2_NS } from './multihost-harness.mjs';
+
+const execFileP = promisify(execFile);
 
 const d2 = await startDockerd2();
 const cl = new Cluster({
@@ -105,6 +112,23 @@ test('new chats spread over both hosts, one sandbox each', withLogs(cl, async ()
   // Equal caps, both empty at first: neither host takes (nearly) all.
   assert.ok(n.alpha >= 2 && n.beta >= 2, `placement: ${JSON.stringify(n)}`);
   assert.deepEqual(await cl.countByHost(), n);
+}));
+
+test('host beta lives in a network namespace of its own, with the egress rule', withLogs(cl, async () => {
+  const ip = async (...a) => (await execFileP('ip', ['-n', DOCKERD2_NS, ...a])).stdout;
+  const links = (await ip('-o', 'link')).split('\n').filter(Boolean).map((l) => l.split(': ')[1].split('@')[0]);
+  for (const l of links) assert.match(l, /^(lo|docker0|br-[0-9a-f]+|veth[0-9a-f]+)$/, `link ${l} in ${DOCKERD2_NS}`);
+  assert.equal((await ip('route', 'show', 'default')).trim(), '', 'a route out of the namespace');
+  const input = (await execFileP('nsenter', [`--net=/run/netns/${DOCKERD2_NS}`, 'iptables', '-S', 'INPUT'])).stdout;
+  assert.match(input, /-j TALKBACK-EGRESS-IN/);
+  // A beta sandbox knocking at its own bridge address (inside the
+  // namespace) is rejected by the rule, not answered by a closed port.
+  const p = placed.find((x) => x.host === 'beta');
+  const gw = (await dockerAt(cl.host('beta').dockerHost, 'network', 'inspect', '-f',
+    '{{range .IPAM.Config}}{{.Gateway}}{{end}}', cl.host('beta').network)).trim();
+  assert.match(gw, /^10\.254\./);
+  const r = await rawRun(cl, p.conv, USER, `timeout 5 bash -c 'exec 3<>/dev/tcp/${gw}/9' 2>&1; echo rc=$?`);
+  assert.match(r.text, /No route to host/);
 }));
 
 test('racing first calls of one new chat make one sandbox', withLogs(cl, async (t) => {
