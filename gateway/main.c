@@ -11,6 +11,7 @@
 #include "common/config.h"
 #include "common/log.h"
 #include "gateway/http.h"
+#include "gateway/tools.h"
 #include "hub/queue.h"
 
 /* Block SIGINT/SIGTERM in every thread (they are taken by sigwait below)
@@ -79,6 +80,10 @@ int main(int argc, char **argv)
     if (config_load(argc, argv, "gateway") != 0)
         return 2;
     log_init("gateway", log_level_parse(config_str("log_level")));
+    if (tools_init() != 0) {
+        log_error("a tool's inputSchema in gateway/tools.c does not parse");
+        return 1;
+    }
 
     sigset_t set;
     gateway_signals(&set);

@@ -13,6 +13,7 @@
  */
 #include "gateway/tools.h"
 
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -123,6 +124,42 @@ static const tools_def_t tools_rows[] = {
 
 #define TOOLS_N (sizeof tools_rows / sizeof tools_rows[0])
 
+/* ---- the schemas, parsed once ----------------------------------------------- */
+
+/* Each row's inputSchema as JSON, parsed on first use (or by tools_init at
+ * start) and kept for the life of the process: calls only read them, from
+ * any thread; tools/list changes a copy. */
+static json_t *tools_schemas[TOOLS_N];
+static pthread_once_t tools_schemas_once = PTHREAD_ONCE_INIT;
+static bool tools_schemas_ok;
+
+static void tools_parse_schemas(void)
+{
+    tools_schemas_ok = true;
+    for (size_t i = 0; i < TOOLS_N; i++) {
+        tools_schemas[i] = json_loads(tools_rows[i].input_schema, 0, NULL);
+        if (!tools_schemas[i])
+            tools_schemas_ok = false;
+    }
+}
+
+int tools_init(void)
+{
+    pthread_once(&tools_schemas_once, tools_parse_schemas);
+    return tools_schemas_ok ? 0 : -1;
+}
+
+/* The parsed inputSchema of a row of the table (borrowed: never changed,
+ * never freed); NULL for a def that is not a row, or a schema that did not
+ * parse. */
+static const json_t *tools_parsed_schema(const tools_def_t *t)
+{
+    tools_init();
+    if (t < tools_rows || t >= tools_rows + TOOLS_N)
+        return NULL;
+    return tools_schemas[t - tools_rows];
+}
+
 const tools_def_t *tools_table(size_t *n)
 {
     if (n)
@@ -178,10 +215,11 @@ static void tools_timeout_bounds(const tools_def_t *t, const tools_limits_t *lim
 
 /* ---- tools/list ---------------------------------------------------------- */
 
-/* Parse a row's schema; for a timeout tool, state the limits in it. */
+/* A copy of a row's schema; for a timeout tool, with the limits stated in
+ * it. */
 static json_t *tools_schema(const tools_def_t *t, const tools_limits_t *lim)
 {
-    json_t *schema = json_loads(t->input_schema, 0, NULL);
+    json_t *schema = json_deep_copy(tools_parsed_schema(t));
     if (!schema)
         return NULL;
     if (!t->takes_timeout)
@@ -546,7 +584,7 @@ void tools_ignored_note(const tools_def_t *t, const json_t *arguments, char *not
     note[0] = '\0';
     if (!t || !json_is_object(arguments) || len < 2)
         return;
-    json_t *schema = json_loads(t->input_schema, 0, NULL);
+    const json_t *schema = tools_parsed_schema(t);
     if (!schema)
         return;
     char names[160];
@@ -574,7 +612,6 @@ void tools_ignored_note(const tools_def_t *t, const json_t *arguments, char *not
         }
         at += (size_t)n;
     }
-    json_decref(schema);
 }
 
 /* Check one present, non-null argument against its property schema and copy
@@ -733,14 +770,12 @@ tools_err_t tools_build_request(const tools_def_t *tool, const json_t *arguments
         return tools_fail(err_text, "[talkback: the arguments of `%s` must be a JSON object, "
                           "not %s. Nothing ran.]", tool->name, tools_value_phrase(arguments));
 
-    json_t *schema = json_loads(tool->input_schema, 0, NULL);
+    const json_t *schema = tools_parsed_schema(tool);
     if (!schema)
         return TOOLS_ENOMEM; /* the table is constant: only memory can fail */
     proto_msg_t *req = proto_msg_new(PROTO_REQUEST);
-    if (!req) {
-        json_decref(schema);
+    if (!req)
         return TOOLS_ENOMEM;
-    }
 
     tools_err_t rc = TOOLS_OK;
     /* Arguments under a wrong name, when running would lose what they say. */
@@ -778,7 +813,6 @@ tools_err_t tools_build_request(const tools_def_t *tool, const json_t *arguments
     *wait_s = wait;
 
 done:
-    json_decref(schema);
     if (rc != TOOLS_OK) {
         proto_msg_destroy(&req);
         if (rc == TOOLS_ENOMEM) {

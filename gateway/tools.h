@@ -67,6 +67,12 @@ typedef enum {
     TOOLS_ENOMEM
 } tools_err_t;
 
+/* Parse every row's inputSchema, once for the life of the process (later
+ * calls, and the first use of any function below, do nothing more): 0, or
+ * -1 when one does not parse, a table error the gateway refuses to start
+ * with. */
+int tools_init(void);
+
 /* The whole table (enabled or not) and its length. */
 const tools_def_t *tools_table(size_t *n);
 

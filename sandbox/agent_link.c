@@ -106,6 +106,7 @@ struct agent_link {
     bool ready;
     uint64_t frames;          /* frames dispatched so far */
     int64_t deadline_ms;      /* agent_frame_deadline */
+    int64_t opened_ms;        /* when its attach began (proto_mono_ms) */
     int64_t nonce;
     long agent_pid;
     uint64_t next_id;
@@ -528,6 +529,7 @@ static agent_link_t *link_open(agent_pool_t *p, const char *id, bool *gone, int6
     l->next_id = (uint64_t)random_nonce() << 1;
 
     int64_t t0 = proto_mono_ms();
+    l->opened_ms = t0;
     docker_err_t e = docker_attach(p->d, id, &l->fd, &l->early, &l->early_len);
     if (e != DOCKER_OK) {
         *gone = e == DOCKER_ENOTFOUND;
@@ -763,7 +765,7 @@ void agent_release(agent_link_t **lp)
     *lp = NULL;
 }
 
-void agent_note(agent_pool_t *p, const char *id, bool has_agent, bool fresh)
+void agent_note(agent_pool_t *p, const char *id, bool has_agent, int64_t started_ms)
 {
     if (!p || !id || !*id)
         return;
@@ -775,8 +777,9 @@ void agent_note(agent_pool_t *p, const char *id, bool has_agent, bool fresh)
         return;
     }
     e->has_agent = has_agent && agent_pool_enabled(p);
-    if (fresh || !e->has_agent) {
-        if (!e->attaching) {
+    if (started_ms || !e->has_agent) {
+        /* A link opened after this start is a racing call's: keep it. */
+        if (!e->attaching && !(e->has_agent && e->link && e->link->opened_ms >= started_ms)) {
             old = e->link;
             e->link = NULL;
         }
@@ -788,7 +791,7 @@ void agent_note(agent_pool_t *p, const char *id, bool has_agent, bool fresh)
     pthread_mutex_unlock(&p->mu);
     link_unref(p, old);
     if (attach) {
-        agent_link_t *l = get_link(p, id, fresh ? AGENT_HELLO_START_MS : AGENT_HELLO_MS);
+        agent_link_t *l = get_link(p, id, started_ms ? AGENT_HELLO_START_MS : AGENT_HELLO_MS);
         agent_release(&l);
     }
 }

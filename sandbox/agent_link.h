@@ -60,9 +60,13 @@ bool agent_in_config(const json_t *info);
 docker_err_t agent_install(agent_pool_t *p, const char *id);
 
 /* The manager found container id running.  has_agent: it runs the agent;
- * fresh: it was (re)started just now, so any link to it is stale.  With
- * the agent, attaches now when no live link exists. */
-void agent_note(agent_pool_t *p, const char *id, bool has_agent, bool fresh);
+ * started_ms: when this manager's start of it began (proto_mono_ms), or 0
+ * when it found it running: a link opened before that start is stale, one
+ * opened after it (by a racing call of the same chat) is kept, for
+ * Docker sends every attached link the agent's whole stdout, and a second
+ * link's handshake would end the first one's calls.  With the agent,
+ * attaches now when no live link exists. */
+void agent_note(agent_pool_t *p, const char *id, bool has_agent, int64_t started_ms);
 
 /* A live link to the agent of container id, or NULL (use exec).  May
  * attach now when none exists and an attempt is due.  Release with

@@ -28,7 +28,7 @@ static const hint_t hints_table[] = {
                "|can't find file|couldn't read|Cannot find module '[./]|no input files"
                "|undefined reference to .main|does not exist|expected 'package', found 'EOF'",
         .exit = HX_NONZERO,
-        .probe = MISSING_FILE_PROBE(""),
+        .probe = MISSING_FILE_PROBE("1"),
         .say = { MISSING_SAY },
     },
     {
@@ -37,15 +37,14 @@ static const hint_t hints_table[] = {
                "|mcs|runghc|rustc|go[[:space:]]+(run|build))[[:space:]]",
         .not_out = "[^[:space:]]",
         .exit = HX_ZERO,
-        .probe = MISSING_FILE_PROBE("false &&"),
+        .probe = MISSING_FILE_PROBE(""),
         .say = { MISSING_SAY },
     },
     {
         .name = "missing-program", .group = "file",
         .out = "^bash: (line [0-9]+: )?(\\.{0,2}/[^:]+): No such file or directory$",
         .exit = HX_CODE, .code = 127,
-        .probe = CD_GUARD(3) "d=$(dirname -- {o2}); [ -d \"$d\" ] || exit 1; "
-                 "ls -A -- \"$d\" | head -n 30 | paste -sd ' '",
+        .probe = CD_GUARD(3) PROBE_MISSING_PROGRAM,
         .say = {
             [0] = "[{o2} does not exist: nothing was built or written there. What is there now: {p1}]",
             [1] = "[{o2} does not exist, nor does its folder. Build or write it first.]",
@@ -58,8 +57,7 @@ static const hint_t hints_table[] = {
         .cmd = "\\<go[[:space:]]",
         .out = "go\\.mod file not found|cannot find main module|does not contain main module",
         .exit = HX_NONZERO,
-        .probe = CD_GUARD(1) "n=0; for f in *.go; do [ -f \"$f\" ] && { n=$((n + 1)); g=$f; }; done; "
-                 "[ $n = 1 ] || exit 1; echo \"go build -o ${g%.go} $g\"",
+        .probe = CD_GUARD(1) PROBE_GO_NO_MODULE,
         .say = {
             [0] = "[There is no go.mod here, so go compiled nothing. Build the file itself: {p1} "
                   "(or go run FILE.go), or make a module first: go mod init NAME.]",
@@ -96,7 +94,7 @@ static const hint_t hints_table[] = {
         .cmd = AT_CMD "([^[:space:];&|<>]*\\.exe)\\>",
         .out = "cannot execute binary file|Exec format error",
         .exit = HX_NONZERO,
-        .probe = "command -v mono >/dev/null",
+        .probe = PROBE_MONO_EXE,
         .say = {
             [0] = "[{c2} is a .NET program, which Linux cannot run directly. Run it with Mono: mono {c2}]",
             [1] = "[{c2} is a .NET program, which Linux cannot run directly. Install Mono "
@@ -108,8 +106,7 @@ static const hint_t hints_table[] = {
         .out = "^[^[:space:]]+: (line [0-9]+: )?([^:[:space:]]+): ([^:]*: )?(cannot execute: required file "
                "not found|bad interpreter)",
         .exit = HX_NONZERO,
-        .probe = CD_GUARD(3) "f={o2}; [ -f \"$f\" ] || exit 3; IFS= read -r l < \"$f\"; "
-                 "case $l in *$'\\r') exit 0;; '#!'*) echo \"${l#??}\"; exit 1;; esac; exit 3",
+        .probe = CD_GUARD(3) PROBE_CRLF_OR_INTERPRETER,
         .say = {
             [0] = "[{o2} has Windows line endings (CR LF), so its #! line names a program that does "
                   "not exist. Remove them: sed -i 's/\\r$//' {o2}]",
@@ -135,7 +132,7 @@ static const hint_t hints_table[] = {
         .cmd = "\\<apt(-get)?[[:space:]]",
         .out = "Unable to locate package ([^[:space:]]+)",
         .exit = HX_NONZERO,
-        .probe = "compgen -G '/var/lib/apt/lists/*_Packages' >/dev/null",
+        .probe = PROBE_APT_NO_LISTS,
         .say = {
             [1] = "[apt has no package lists yet (a new sandbox starts without them), so it knows no "
                   "package at all: run apt-get update first, then install.]",
@@ -146,14 +143,7 @@ static const hint_t hints_table[] = {
         .cmd = "\\<apt(-get)?[[:space:]]",
         .out = "Unable to locate package ([^[:space:]]+)|Package '([^']+)' has no installation candidate",
         .exit = HX_NONZERO,
-        .probe = "p={o1}{o2}; "
-                 "pat=$(printf '%s' \"$p\" | sed -E 's/[][\\\\.+*?^$(){}|]/\\\\&/g; s/[0-9]+/#/g; s/-/%-/g; "
-                 "s/#/[0-9.]+/g; s/%/[0-9.]*/g'); "
-                 "r=$(apt-cache search --names-only \"^$pat\\$\" 2>/dev/null | cut -d' ' -f1 | grep -vxF -- \"$p\" "
-                 "| sort -V | head -n 8 | paste -sd ' '); "
-                 "[ -n \"$r\" ] || r=$(apt-cache search --names-only -- \"$p\" 2>/dev/null | cut -d' ' -f1 "
-                 "| grep -vxF -- \"$p\" | sort -V | head -n 8 | paste -sd ' '); "
-                 "[ -n \"$r\" ] || exit 1; echo \"$r\"",
+        .probe = PROBE_APT_UNKNOWN_PACKAGE,
         .say = {
             [0] = "[Debian 13 has no package {o1}{o2}. apt-cache search finds these instead: {p1}. "
                   "Install one of those.]",
@@ -165,14 +155,7 @@ static const hint_t hints_table[] = {
         .name = "python-module",
         .out = "ModuleNotFoundError: No module named '([^'.]+)",
         .exit = HX_NONZERO,
-        .probe = "m={o1}; [ -e \"$m.py\" ] || [ -d \"$m\" ] && exit 3; "
-                 "case $m in tkinter|_tkinter) echo 'apt-get update && apt-get install -y python3-tk'; exit 2;; esac; "
-                 "case $m in cv2) m=opencv-python-headless;; PIL) m=Pillow;; sklearn) m=scikit-learn;; "
-                 "skimage) m=scikit-image;; yaml) m=PyYAML;; bs4) m=beautifulsoup4;; dateutil) m=python-dateutil;; "
-                 "dotenv) m=python-dotenv;; Crypto) m=pycryptodome;; jwt) m=PyJWT;; serial) m=pyserial;; "
-                 "usb) m=pyusb;; magic) m=python-magic;; docx) m=python-docx;; pptx) m=python-pptx;; "
-                 "OpenSSL) m=pyOpenSSL;; attr) m=attrs;; google) m=protobuf;; MySQLdb) m=mysqlclient;; "
-                 "psycopg2) m=psycopg2-binary;; fitz) m=PyMuPDF;; distutils) m=setuptools;; esac; echo \"$m\"",
+        .probe = PROBE_PYTHON_MODULE,
         .say = {
             [0] = "[No Python module named {o1} is installed. If it is a library, install it: "
                   "pip install {p1}; if it is a file of yours, write {o1}.py first.]",
@@ -257,10 +240,7 @@ static const hint_t hints_table[] = {
         .name = "ownership-after",
         .cmd = AT_CMD "(chmod|chown|chgrp)(([[:space:]]+-[^[:space:];&|<>]*)*)[[:space:]]+"
                "([^-[:space:];&|<>][^[:space:];&|<>]*)(([[:space:]]+[^[:space:];&|<>]+)+)",
-        .probe = "c={cmd}; read -ra p <<< {c6}; re='(^|[;&|(])[[:space:]]*(cd|pushd)[[:space:]]'; "
-                 "for x in \"${p[@]}\"; do case $x in /*) ;; *) [[ $c =~ $re ]] && exit 3;; esac; done; "
-                 "r=$(stat -c '%A %U:%G %n' -- ${p[@]} 2>/dev/null) || exit 1; "
-                 "printf '%s\\n' \"$r\" | head -n 8 | paste -sd ';' | sed 's/;/; /g'",
+        .probe = PROBE_OWNERSHIP_AFTER,
         .say = { "[Now (mode owner:group path): {p1}]" },
     },
     {

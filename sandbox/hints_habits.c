@@ -24,55 +24,6 @@
 /* A container cannot do it, whatever gets installed. */
 #define NO_INSTALL "installing anything won't change that"
 
-/* The unit a systemctl or service command names, without ".service";
- * exit 0 when /etc/init.d has a script for it (lines: unit), 2 when not
- * (unit), 1 when the command names none. */
-#define UNIT_PROBE \
-    "u=$(printf '%s\\n' {cmd} | grep -oE '(systemctl([[:space:]]+-[^[:space:]]+)*[[:space:]]+" \
-    "(start|restart|stop|reload|status|enable|disable|is-active)([[:space:]]+--now)?|service)[[:space:]]+" \
-    "[A-Za-z0-9@._-]+' | head -n 1 | awk '{ print $NF }'); u=${u%.service}; " \
-    "case $u in ''|-*|--*) exit 1;; esac; echo \"$u\"; [ -x \"/etc/init.d/$u\" ] && exit 0; exit 2"
-
-/* The port a foreground server said it listens on, from its output, else
- * from its command (-p N, --port N, :N, http.server N); exit 1 when
- * neither names one. */
-#define SERVER_PORT_PROBE \
-    "p=$(printf '%s\\n' {out} | grep -oiE '(listen|running|serving|started|server|local|available)[^[:cntrl:]]{0,80}' " \
-    "| grep -oE '(:|[Pp]ort[[:space:]=]*)[0-9]{2,5}\\>' | head -n 1 | grep -oE '[0-9]+'); " \
-    "[ -n \"$p\" ] || p=$(printf '%s\\n' {cmd} | grep -oE '(-p|--port|-P)[[:space:]=]*[0-9]{2,5}\\>" \
-    "|:[0-9]{2,5}\\>|http\\.server[[:space:]]+[0-9]{2,5}\\>|runserver[[:space:]]+([0-9.]+:)?[0-9]{2,5}\\>' " \
-    "| head -n 1 | grep -oE '[0-9]{2,5}$'); " \
-    "[ -n \"$p\" ] || case {cmd} in *http.server*) p=8000;; *runserver*) p=8000;; *flask*) p=5000;; esac; " \
-    "[ -n \"$p\" ] || exit 1; echo \"$p\""
-
-/* The listeners the command just run left behind: processes carry their
- * run's marker (TALKBACK_RUN, sandbox/run.c) in their environment, and the
- * newest marked process other than this probe's belongs to the run that
- * just ended.  Its listeners, "*:8000 (node, pid 12); ...", waiting up to
- * 1.5 s for a first one (a server started a moment ago may not listen yet);
- * exit 1 when it has none (a background job that is no server, or one
- * from an earlier call). */
-#define BACKGROUND_PROBE \
-    "m=; best=-1; me=\"TALKBACK_RUN=$TALKBACK_RUN\"; " \
-    "while IFS= read -r -d '' x; do p=${x#/proc/}; p=${p%%/*}; e=${x#*:}; [ \"$e\" = \"$me\" ] && continue; " \
-    "{ read -r st < \"/proc/$p/stat\"; } 2>/dev/null || continue; st=${st##*) }; set -- $st; " \
-    "[ \"${20:-0}\" -gt \"$best\" ] && { best=${20}; m=$e; }; " \
-    "done < <(grep -aoHz '^TALKBACK_RUN=[0-9a-f]*' /proc/[0-9]*/environ 2>/dev/null); [ -n \"$m\" ] || exit 1; " \
-    "for i in 1 2 3 4 5 6; do " \
-    "l=$(ss -Hltnp 2>/dev/null | while read -r _ _ _ a _ rest; do " \
-    "p=${rest#*pid=}; p=${p%%[!0-9]*}; " \
-    "[ -n \"$p\" ] && grep -qaxzF \"$m\" \"/proc/$p/environ\" 2>/dev/null || continue; " \
-    "n=${rest#*\\\"}; n=${n%%\\\"*}; printf '%s (%s, pid %s); ' \"$a\" \"$n\" \"$p\"; done); " \
-    "[ -n \"$l\" ] && break; sleep 0.25; done; [ -n \"$l\" ] || exit 1; echo \"${l%; }\""
-
-/* The host name a lookup failed on; exit 0 for a name without a dot (a
- * Compose service name), 2 for one with a dot, 1 when none is named. */
-#define DNS_PROBE \
-    "t={cmd}$'\\n'{out}; h=$(printf '%s\\n' \"$t\" | grep -oE \"(resolve host:? |ENOTFOUND |EAI_AGAIN |host='|://)" \
-    "[A-Za-z0-9_-][A-Za-z0-9._-]*\" | grep -vE '://(localhost|127\\.)' | head -n 1 " \
-    "| sed -E \"s/^(resolve host:? |ENOTFOUND |EAI_AGAIN |host='|:\\/\\/)//\"); " \
-    "[ -n \"$h\" ] || exit 1; echo \"$h\"; case $h in *.*) exit 2;; esac; exit 0"
-
 #define EDITOR_SAY                                                                                 \
     "[Nobody types here (no terminal, stdin closed), so a screen editor like {c2} cannot be used, " \
     "and " NO_INSTALL ". Write the whole file with the write_file tool, or change it in place "    \
@@ -161,7 +112,7 @@ const hint_t hints_habits[] = {
                "|getaddrinfo (ENOTFOUND|EAI_AGAIN)|No address associated with hostname"
                "|could not translate host name",
         .exit = HX_NONZERO,
-        .probe = DNS_PROBE,
+        .probe = PROBE_UNRESOLVED_HOST,
         .say = {
             [0] = "[No machine is called {p1} here: this sandbox is one machine, not a Docker Compose "
                   "network, so service names like db or redis do not exist. Run that service in this "
@@ -173,7 +124,7 @@ const hint_t hints_habits[] = {
     {
         .name = "curl-no-host", .group = "dns",
         .cmd = "\\<curl\\>", .exit = HX_CODE, .code = 6,
-        .probe = DNS_PROBE,
+        .probe = PROBE_UNRESOLVED_HOST,
         .say = {
             [0] = "[curl could not resolve the host name (exit 6): no machine is called {p1} here. "
                   "This sandbox is one machine, not a Docker Compose network: run that service here "
@@ -189,7 +140,7 @@ const hint_t hints_habits[] = {
         .out = "connection to server on socket \"[^\"]*\\.s\\.PGSQL\\.([0-9]+)\" failed|"
                "connection to server at \"[^\"]*\" \\([^)]*\\), port ([0-9]+) failed: Connection refused",
         .exit = HX_NONZERO,
-        .probe = "[ -x /etc/init.d/postgresql ]",
+        .probe = PROBE_PSQL_NO_SERVER,
         .say = {
             [0] = "[No PostgreSQL server is running in this sandbox, so there was nothing to connect "
                   "to. Start it first: service postgresql start (it stays running after this call), "
@@ -203,7 +154,7 @@ const hint_t hints_habits[] = {
         .name = "mysql-no-server", .group = "refused",
         .out = "Can't connect to (local )?(MySQL |MariaDB )?server( through socket| on)",
         .exit = HX_NONZERO,
-        .probe = "[ -x /etc/init.d/mariadb ] || [ -x /etc/init.d/mysql ]",
+        .probe = PROBE_MYSQL_NO_SERVER,
         .say = {
             [0] = "[No MariaDB/MySQL server is running in this sandbox, so there was nothing to "
                   "connect to. Start it first: service mariadb start (it stays running after this "
@@ -218,7 +169,7 @@ const hint_t hints_habits[] = {
     {
         .name = "systemctl", .group = "cnf",
         .cmd = AT_CMD "systemctl\\>", .exit = HX_NONZERO,
-        .probe = UNIT_PROBE,
+        .probe = PROBE_SERVICE_UNIT,
         .say = {
             [0] = "[systemctl cannot work here: this sandbox is a container with no systemd, and "
                   NO_INSTALL ". {p1} has an init script: service {p1} start (or stop, restart, status) "
@@ -235,7 +186,7 @@ const hint_t hints_habits[] = {
     {
         .name = "service-unknown",
         .cmd = AT_CMD "service[[:space:]]", .out = "unrecognized service", .exit = HX_NONZERO,
-        .probe = UNIT_PROBE,
+        .probe = PROBE_SERVICE_UNIT,
         .say = { [2] = "[There is no /etc/init.d/{p1}, so service cannot start it: the package that "
                        "brings {p1} is not installed (apt-cache search {p1}), or it has no init "
                        "script; then start its program in the background (PROGRAM > "
@@ -402,7 +353,7 @@ const hint_t hints_habits[] = {
         .name = "server-foreground", .on = HK_TIMEOUT, .group = "server",
         .out = "[Ll]isten|[Rr]unning (on|at)|[Ss]erving|[Ss]erver (started|running|is running|ready)"
                "|[Ss]tarted (server|on)|Local:|[Aa]vailable on|ready in|Ready on|ready on",
-        .probe = SERVER_PORT_PROBE,
+        .probe = PROBE_SERVER_PORT,
         .say = {
             [0] = "[That was a server: it listened on port {p1}, and a server never ends by itself, so "
                   "it ran until the timeout and was killed with it. Start it in the background: "
@@ -420,7 +371,7 @@ const hint_t hints_habits[] = {
                "|live-server|http-server|serve|vite|next|http\\.server)\\>"
                "|runserver|npm[[:space:]]+(start|run[[:space:]]+(dev|serve|start))|php[[:space:]]+-S"
                "|\\<node[[:space:]]+[^[:space:];&|]*(server|app|index|main)[^[:space:];&|]*\\.[cm]?js",
-        .probe = SERVER_PORT_PROBE,
+        .probe = PROBE_SERVER_PORT,
         .say = {
             [0] = "[That was a server (port {p1}), and a server never ends by itself, so it ran until "
                   "the timeout and was killed with it. Start it in the background: {cmd} > server.log "
@@ -435,7 +386,7 @@ const hint_t hints_habits[] = {
         .name = "server-background",
         .cmd = "(^|[^&>|])&([^&>]|$)",
         .exit = HX_ZERO,
-        .probe = BACKGROUND_PROBE,
+        .probe = PROBE_BACKGROUND_LISTENERS,
         .say = { "[Listening now, in the background: {p1}. It keeps running after this call: use it in "
                  "later runs and do not start it again (kill PID stops it). Only this sandbox reaches it, "
                  "not the user's browser: test it here with curl.]" },

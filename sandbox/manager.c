@@ -211,9 +211,12 @@ static void create_failed(long status, const char *msg, textbuf_t *err)
 }
 
 /* Start the chat's stopped container id (inspected as info), within the
- * caps (running.h); a resumed sandbox's notice goes into notice. */
+ * caps (running.h); a resumed sandbox's notice goes into notice.
+ * *started_ms: when this start began, or 0 when a racing call of the same
+ * chat had started it already (Docker answered 304). */
 static ensure_t ensure_started(manager_t *m, const char *id, json_t *info, const char *label_user,
-                               bool created_now, textbuf_t *notice, textbuf_t *err)
+                               bool created_now, textbuf_t *notice, textbuf_t *err,
+                               int64_t *started_ms)
 {
     json_t *state = json_object_get(info, "State");
     int64_t finished = kept_parse_time(json_string_value(json_object_get(state, "FinishedAt")));
@@ -226,6 +229,7 @@ static ensure_t ensure_started(manager_t *m, const char *id, json_t *info, const
     long status;
     snprintf(path, sizeof path, "/containers/%s/start", id);
     json_t *ans = NULL;
+    int64_t t_start = proto_mono_ms();
     docker_err_t e = docker_call(m->d, "POST", path, NULL, &status, &ans);
     if (e == DOCKER_ENOTFOUND && strstr(docker_message(ans), "network")) {
         /* The sandbox network was removed and made again under the same
@@ -244,6 +248,7 @@ static ensure_t ensure_started(manager_t *m, const char *id, json_t *info, const
         return ENSURE_FAILED;
     }
     json_decref(ans);
+    *started_ms = status == 304 ? 0 : t_start;
     /* Never started before (a racing call made it): nothing to resume. */
     int64_t started = kept_parse_time(json_string_value(json_object_get(state, "StartedAt")));
     if (!created_now && started > 0)
@@ -338,8 +343,9 @@ static ensure_t manager_ensure(manager_t *m, const char *conv, const char *user,
         docker_call(m->d, "POST", path, NULL, &status, NULL);
     }
     bool has_agent = agent_in_config(info);
+    int64_t started_ms = 0;
     if (!running) {
-        ensure_t en = ensure_started(m, id, info, label_user, created_now, notice, err);
+        ensure_t en = ensure_started(m, id, info, label_user, created_now, notice, err, &started_ms);
         if (en != ENSURE_OK) {
             json_decref(info);
             return en;
@@ -349,7 +355,7 @@ static ensure_t manager_ensure(manager_t *m, const char *conv, const char *user,
         notice_gone(m->d, conv, name, notice);
     /* Attach to its agent now: after a start, or for the first time since
      * this manager started. */
-    agent_note(m->agents, id, has_agent, !running);
+    agent_note(m->agents, id, has_agent, started_ms);
     cache_put(m, conv, id, label_user ? label_user : "");
     json_decref(info);
     return ENSURE_OK;
