@@ -58,8 +58,10 @@ static void count_sandboxes(capacity_t *c, int64_t *running, int64_t *kept)
     /* filters={"label":["talkback.conversation"],"network":["NETWORK"]};
      * a network name is letters, digits, '_', '.' and '-' only. */
     char path[512];
-    snprintf(path, sizeof path, "/containers/json?all=1&filters=%%7B%%22label%%22%%3A%%5B%%22"
-             KEPT_LABEL_CONV "%%22%%5D%%2C%%22network%%22%%3A%%5B%%22%s%%22%%5D%%7D", config_str("network"));
+    static const char fmt[] = "/containers/json?all=1&filters="
+                              "%%7B%%22label%%22%%3A%%5B%%22" KEPT_LABEL_CONV "%%22%%5D%%2C"
+                              "%%22network%%22%%3A%%5B%%22%s%%22%%5D%%7D";
+    snprintf(path, sizeof path, fmt, config_str("network"));
     long st;
     json_t *ans = NULL;
     *running = *kept = -1;

@@ -30,14 +30,14 @@
 #include "docker/docker.h"
 #include "tests/bench/bench.h"
 
-#define MH_SPREAD 40   /* new chats placed, one after another and at once */
-#define MH_ROUNDS 5    /* gateway restarts for the find figure */
-#define MH_TRIES 20    /* new chats tried to get one on a given host */
+#define MH_SPREAD 40 /* new chats placed, one after another and at once */
+#define MH_ROUNDS 5  /* gateway restarts for the find figure */
+#define MH_TRIES  20 /* new chats tried to get one on a given host */
 
 typedef struct {
     const char *url;
-    docker_t *d[2];          /* 0: the local dockerd, 1: DOCKER2 */
-    char (*made)[96];        /* every chat made, for the reset at the end */
+    docker_t *d[2];   /* 0: the local dockerd, 1: DOCKER2 */
+    char (*made)[96]; /* every chat made, for the reset at the end */
     int nmade, cap;
     char prefix[48];
 } mh_t;
@@ -124,12 +124,16 @@ static void mh_latency(mh_t *m, char conv[2][96], int n)
         p99[k] = bench_pct(v[k], n, 0.99);
         free(v[k]);
     }
-    printf("run(\"true\") via MCP by host, interleaved (n=%d): %s p50 %.2f ms p99 %.2f ms | %s p50 %.2f ms "
-           "p99 %.2f ms: %+.2f ms p50%s\n", n, host_label[0], p50[0], p99[0], host_label[1], p50[1], p99[1],
-           p50[1] - p50[0], bad ? " (some calls failed)" : "");
+    printf("run(\"true\") via MCP by host, interleaved (n=%d): "
+           "%s p50 %.2f ms p99 %.2f ms | %s p50 %.2f ms p99 %.2f ms: %+.2f ms p50%s\n",
+           n, host_label[0], p50[0], p99[0], host_label[1], p50[1], p99[1], p50[1] - p50[0],
+           bad ? " (some calls failed)" : "");
 }
 
-typedef struct { mh_t *m; const char *conv; } mh_job_t;
+typedef struct {
+    mh_t *m;
+    const char *conv;
+} mh_job_t;
 
 static void *mh_thread(void *arg)
 {
@@ -169,8 +173,8 @@ static void mh_spread(mh_t *m)
     for (int i = 0; i < MH_SPREAD; i++)
         pthread_join(th[i], NULL);
     mh_count(m, convs, MH_SPREAD, c);
-    printf("placement of %d new chats at once: %s %d, %s %d (no sandbox or two: %d)\n",
-           MH_SPREAD, host_label[0], c[0], host_label[1], c[1], c[2]);
+    printf("placement of %d new chats at once: %s %d, %s %d (no sandbox or two: %d)\n", MH_SPREAD,
+           host_label[0], c[0], host_label[1], c[1], c[2]);
 }
 
 /* c. The first call of a known chat after a gateway restart vs the next. */
@@ -192,9 +196,10 @@ static void mh_find(mh_t *m, char conv[2][96], const char *restart_cmd)
         f[k] = bench_pct(first[k], MH_ROUNDS, 0.5);
         x[k] = bench_pct(next[k], MH_ROUNDS, 0.5);
     }
-    printf("after a gateway restart (p50 of %d): first call of a known chat %s %.1f ms, %s %.1f ms | the "
-           "next call %.1f ms, %.1f ms: the hub finds a chat in about %.1f ms\n", MH_ROUNDS, host_label[0],
-           f[0], host_label[1], f[1], x[0], x[1], ((f[0] - x[0]) + (f[1] - x[1])) / 2);
+    printf("after a gateway restart (p50 of %d): first call of a known chat %s %.1f ms, "
+           "%s %.1f ms | the next call %.1f ms, %.1f ms: the hub finds a chat in about %.1f ms\n",
+           MH_ROUNDS, host_label[0], f[0], host_label[1], f[1], x[0], x[1],
+           ((f[0] - x[0]) + (f[1] - x[1])) / 2);
 }
 
 /* --multihost DOCKER2 (see the top); returns the exit status. */
@@ -211,12 +216,13 @@ int bench_multihost(const char *url, const char *docker2, const char *restart_cm
         docker_destroy(&m.d[0]);
         return 1;
     }
-    printf("talkback-bench --multihost against %s: hosts %s and %s (%s)\n", url, host_label[0], host_label[1],
-           docker2);
+    printf("talkback-bench --multihost against %s: hosts %s and %s (%s)\n", url, host_label[0],
+           host_label[1], docker2);
     int rc = 0;
     for (int k = 0; k < 2 && rc == 0; k++)
         if (!mh_chat_on(&m, k, conv[k])) {
-            fprintf(stderr, "talkback-bench: no new chat of %d landed on the %s\n", MH_TRIES, host_label[k]);
+            fprintf(stderr, "talkback-bench: no new chat of %d landed on the %s\n", MH_TRIES,
+                    host_label[k]);
             rc = 1;
         }
     if (rc == 0) {
