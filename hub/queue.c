@@ -344,7 +344,7 @@ static void on_hello(queue_t *q, zframe_t *identity, const proto_msg_t *m,
         w->last_seen = proto_mono_ms();
         worker_keep_data(w, m);
         pthread_mutex_unlock(&q->wmu);
-        log_info("worker %s (%s) on %s joined", w->name, w->kind, *w->host ? w->host : "?");
+        log_info("worker %s (%s) joined (host %s)", w->name, w->kind, *w->host ? w->host : "?");
         /* Requests that were waiting for this kind go now. */
         for (pending_t *p = q->pending; p; p = p->next)
             if (!p->worker && p->req->kind && strcmp(p->req->kind, w->kind) == 0)
