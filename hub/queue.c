@@ -642,7 +642,8 @@ static int queue_route(queue_t *q)
         log_error("on_host_lost is \"%s\": it must be refuse or place", lost);
         return -1;
     }
-    q->route = route_new((int)config_int("locate_wait_ms"), strcmp(lost, "place") == 0,
+    q->route = route_new((int)config_int("locate_wait_ms"), q->opts.heartbeat_timeout_ms,
+                         strcmp(lost, "place") == 0,
                          (size_t)config_int("route_cache_max"));
     return q->route ? 0 : -1;
 }

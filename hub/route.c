@@ -207,6 +207,7 @@ typedef struct locating {
     char *silent;                /* a host that did not answer */
     char *lost;                  /* on_host_lost = place: the host it was on */
     bool placing;                /* the first request may make a sandbox */
+    int64_t retry_at;            /* found nowhere while young: ask again then */
     bool done;
     char *host;                  /* outcome: where its requests go (NULL: anywhere) */
     char *text;                  /* outcome: or the text that ends them */
@@ -221,6 +222,8 @@ typedef struct placed {
 
 struct route {
     int locate_wait_ms;
+    int grace_ms;                /* no placement this young: hosts still joining */
+    int64_t born;                /* monotonic ms */
     bool place_on_lost;
     route_cache_t *cache;
     locating_t *locating;
@@ -240,12 +243,14 @@ static bool op_places(const char *op)
     return true;
 }
 
-route_t *route_new(int locate_wait_ms, bool place_on_lost, size_t cache_max)
+route_t *route_new(int locate_wait_ms, int grace_ms, bool place_on_lost, size_t cache_max)
 {
     route_t *r = calloc(1, sizeof *r);
     if (!r)
         return NULL;
     r->locate_wait_ms = locate_wait_ms > 0 ? locate_wait_ms : 3000;
+    r->grace_ms = grace_ms > 0 ? grace_ms : 0;
+    r->born = proto_mono_ms();
     r->place_on_lost = place_on_lost;
     r->cache = route_cache_new(cache_max);
     if (!r->cache) {
@@ -308,6 +313,19 @@ static bool host_live(queue_t *q, const char *host, int64_t now)
     return false;
 }
 
+/* The one host with live managers, or NULL when there are none or more. */
+static const char *only_host(queue_t *q, int64_t now)
+{
+    const char *one = NULL;
+    for (worker_entry_t *w = q->workers; w; w = w->next)
+        if (is_sandbox(w) && queue_worker_alive(q, w, now)) {
+            if (one && strcmp(one, w->host) != 0)
+                return NULL;
+            one = w->host;
+        }
+    return one;
+}
+
 static int live_managers(queue_t *q, int64_t now)
 {
     int n = 0;
@@ -352,6 +370,26 @@ static bool locate_ask(queue_t *q, worker_entry_t *w, const char *conv, int64_t 
     return true;
 }
 
+/* Ask every live manager where l's chat is. */
+static void locate_fanout(queue_t *q, locating_t *l, int64_t now)
+{
+    free(l->found);
+    free(l->silent);
+    l->found = l->silent = NULL;
+    l->retry_at = 0;
+    for (worker_entry_t *w = q->workers; w; w = w->next)
+        if (is_sandbox(w) && queue_worker_alive(q, w, now)) {
+            if (locate_ask(q, w, l->conv, now))
+                l->outstanding++;
+            else if (!l->silent)
+                l->silent = strdup(w->host);
+        }
+    if (l->outstanding == 0) {
+        l->done = true;
+        l->text = strdup("[talkback: no sandbox host could be asked where this chat is; try again]");
+    }
+}
+
 /* Ask every live manager where conv is; the request waits behind it. */
 static void locate_start(queue_t *q, pending_t *p, const char *lost, int64_t now)
 {
@@ -364,18 +402,10 @@ static void locate_start(queue_t *q, pending_t *p, const char *lost, int64_t now
         return;
     }
     l->placing = op_places(p->req->name);
-    for (worker_entry_t *w = q->workers; w; w = w->next)
-        if (is_sandbox(w) && queue_worker_alive(q, w, now) && !w->dead) {
-            if (locate_ask(q, w, l->conv, now))
-                l->outstanding++;
-            else if (!l->silent)
-                l->silent = strdup(w->host);
-        }
     l->next = r->locating;
     r->locating = l;
     p->held = true;
-    if (l->outstanding == 0)
-        l->done = true, l->text = strdup("[talkback: no sandbox host could be asked; try again]");
+    locate_fanout(q, l, now);
 }
 
 bool route_admit(queue_t *q, pending_t *p)
@@ -408,6 +438,19 @@ bool route_admit(queue_t *q, pending_t *p)
     if (host) {
         snprintf(lost, sizeof lost, "%s", host);
         route_cache_drop(r->cache, req->conv);
+    }
+    const char *only = only_host(q, now);
+    if (only && now - r->born >= r->grace_ms) {
+        /* One host: nowhere else to look or to place. */
+        if (route_cache_put(r->cache, req->conv, only) != 0)
+            log_warn("cannot cache the host of chat %s (out of memory)", req->conv);
+        if (*lost) {
+            char text[ROUTE_TEXT_MAX];
+            route_text_moved(text, sizeof text, lost, only);
+            p->note = strdup(text);
+        }
+        p->host = strdup(only);
+        return false;
     }
     if (live_managers(q, now) == 0) {
         p->held = true;   /* route_tick asks once a manager is there */
@@ -484,6 +527,13 @@ static void place(queue_t *q, locating_t *l, int64_t now)
 static void locate_resolve(queue_t *q, locating_t *l)
 {
     int64_t now = proto_mono_ms();
+    route_t *r = q->route;
+    if (!l->found && !l->silent && l->placing && now - r->born < r->grace_ms) {
+        /* Found nowhere, but a host that holds it may not have said HELLO
+         * yet since this gateway started: ask again once they all have. */
+        l->retry_at = r->born + r->grace_ms;
+        return;
+    }
     l->done = true;
     if (l->found) {
         l->host = strdup(l->found);
@@ -567,6 +617,9 @@ void route_tick(queue_t *q)
     int64_t now = proto_mono_ms();
     locating_t *l;
     pending_t *p;
+    for (l = q->route->locating; l; l = l->next)
+        if (l->retry_at && now >= l->retry_at && l->outstanding <= 0)
+            locate_fanout(q, l, now);
     while ((p = oldest_held(q, true, &l)))
         release(q, p, l, now);
     for (locating_t **lp = &q->route->locating; *lp;) {

@@ -17,8 +17,9 @@
  * A chat whose cached host has no live manager gets a clear text
  * (on_host_lost = refuse), or starts over elsewhere (place) with a line
  * saying its files stayed behind.  A request naming a host (the reaper's)
- * goes to that host only.  With one host, the only cost is one locate per
- * chat per gateway life.
+ * goes to that host only.  With one live host there is nowhere else to
+ * look or place: a chat's first call goes straight there, as with no
+ * routing at all.
  *
  * queue.c calls the hub-side functions on its thread; the pure parts
  * (placement choice, the cache, the texts) are unit-tested.
@@ -75,8 +76,11 @@ void route_text_unanswered(char *out, size_t len, const char *host);
 
 /* ---- the hub's side (its thread only) ---- */
 
-/* NULL when out of memory. */
-route_t *route_new(int locate_wait_ms, bool place_on_lost, size_t cache_max);
+/* NULL when out of memory.  For grace_ms from its start (the heartbeat
+ * timeout: by then every live manager has said HELLO) the hub places no
+ * new chat, so a chat whose host has not joined yet is not given a new
+ * sandbox elsewhere. */
+route_t *route_new(int locate_wait_ms, int grace_ms, bool place_on_lost, size_t cache_max);
 void route_destroy(route_t **self_p);
 /* A new request: false when it may be dispatched now (p->host set when it
  * must go to one host); true when route.c holds it (p->held) or ended it. */
