@@ -144,6 +144,9 @@ static proto_msg_t *op_end(const hostops_t *h, worker_job_t *job, bool remove)
         kept_tombstone_create(h->d, config_str("image"), conv, name, "because the operator removed it");
         snprintf(path, sizeof path, "/containers/%s?force=1&v=1", *id ? id : name);
     } else {
+        /* The chat's next call says who stopped it (notices.c). */
+        if (kept_id_ok(id) && kept_reason_set(id, "operator") != 0)
+            log_warn("cannot write the stop reason of %s in %s", name, config_str("state_dir"));
         snprintf(path, sizeof path, "/containers/%s/stop?t=10", *id ? id : name);
     }
     long st;

@@ -3,7 +3,7 @@
  *
  * Both are talkback's own sentences.  Nothing in them is read from a
  * sandbox: the stop reason comes from state_dir on the host, and only its
- * known form ("idle N") is used; the removal reason is the label the
+ * known forms ("idle N", "operator") are used; the removal reason is the label the
  * reaper (or the sandbox manager's disk check) put on the tombstone.
  */
 #include "sandbox/notices.h"
@@ -11,6 +11,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
+
+#include <string.h>
 
 #include "docker/kept.h"
 
@@ -29,6 +31,8 @@ void notice_resumed(const char *id, int64_t finished, textbuf_t *notice)
     char tail;
     if (reason && sscanf(reason, "idle %ld%c", &minutes, &tail) == 1 && minutes > 0)
         textbuf_printf(&why, "idle for over %ld minutes", minutes);
+    else if (reason && strcmp(reason, "operator") == 0)
+        textbuf_puts(&why, "by the operator");
     else
         textbuf_puts(&why, "not by talkback: most likely a restart of Docker or of the host");
     if (finished > 0)

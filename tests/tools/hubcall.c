@@ -3,8 +3,11 @@
  * exposes (the sandbox manager's `exec`, which the judge uses), so tests
  * can check their reply data.
  *
- * usage: talkback-hubcall KIND NAME CONV USER [key=string | key:=integer]...
+ * usage: talkback-hubcall KIND NAME CONV USER [key=string | key:=integer | @HOST]...
  *            [--hub_endpoint EP] [--KEY VALUE ...]
+ *
+ * @HOST sends the request to a worker on that host only (proto's "h"); an
+ * empty CONV sends none.
  *
  * Like talkback-replay it binds the hub endpoint itself: run it while the
  * gateway is stopped.  Prints {"status", "is_error", "text", "data"} and
@@ -57,11 +60,11 @@ int main(int argc, char **argv)
     }
     proto_msg_t *req = proto_msg_new(PROTO_REQUEST);
     if (!req || proto_msg_set_kind(req, argv[1]) || proto_msg_set_name(req, argv[2]) ||
-        proto_msg_set_conv(req, argv[3]) || proto_msg_set_user(req, argv[4]))
+        proto_msg_set_conv(req, *argv[3] ? argv[3] : NULL) || proto_msg_set_user(req, argv[4]))
         return 2;
     int i = 5;
     for (; i < argc && argv[i][0] != '-'; i++)
-        if (add_arg(req, argv[i]) != 0) {
+        if (argv[i][0] == '@' ? proto_msg_set_host(req, argv[i] + 1) != 0 : add_arg(req, argv[i]) != 0) {
             fprintf(stderr, "talkback-hubcall: bad argument %s\n", argv[i]);
             return 2;
         }

@@ -200,6 +200,65 @@ static void two_hosts(void **state)
     queue_destroy(&q);
 }
 
+/* Start a fake manager on host; its thread into *th. */
+static worker_t *fake_start(fake_t *f, pthread_t *th)
+{
+    worker_opts_t wo = { .endpoint = endpoint, .kind = "sandbox", .heartbeat_ms = 100, .max_jobs = 8,
+                         .handler = fake_handler, .ctx = f, .host = f->host,
+                         .hello = fake_hello, .hello_ctx = f };
+    worker_t *w = worker_new(&wo);
+    assert_non_null(w);
+    pthread_create(th, NULL, worker_main, w);
+    return w;
+}
+
+/* A full cluster names the cap; on_host_lost = place: a chat whose host
+ * went silent starts over on another, and the reply's first line says
+ * so. */
+static void place_and_full(void **state)
+{
+    (void)state;
+    assert_int_equal(config_set("on_host_lost", "place"), 0);
+    queue_opts_t qo = { .endpoint = endpoint, .heartbeat_ms = 100, .heartbeat_timeout_ms = 400,
+                        .worker_wait_ms = 300 };
+    queue_t *q = queue_new(&qo);
+    assert_non_null(q);
+    static fake_t fa = { .host = "alpha", .running = 2, .max_running = 2, .mu = PTHREAD_MUTEX_INITIALIZER };
+    static fake_t fb = { .host = "beta", .running = 2, .max_running = 2, .mu = PTHREAD_MUTEX_INITIALIZER };
+    snprintf(fb.chats[fb.n++], 64, "on-beta");
+    pthread_t ta, tb;
+    worker_t *wa = fake_start(&fa, &ta), *wb = fake_start(&fb, &tb);
+    for (int i = 0; i < 100 && queue_live_workers(q, "sandbox") < 2; i++)
+        usleep(20000);
+    char *s;
+    assert_string_equal((s = ran_on(q, "run", "on-beta", NULL)), "beta"); free(s);
+    /* Both hosts hold two of their two: a new chat finds no room. */
+    queue_ticket_t *t;
+    const proto_msg_t *r = call(q, &t, "run", "brand-new", NULL);
+    assert_non_null(r);
+    assert_int_equal(r->status, PROTO_ST_OK);
+    assert_true(r->is_error);
+    assert_non_null(strstr(r->text, "no sandbox host has room"));
+    assert_non_null(strstr(r->text, "`max_running`"));
+    queue_ticket_destroy(&t);
+    worker_stop(wb);
+    pthread_join(tb, NULL);
+    worker_destroy(&wb);
+    for (int i = 0; i < 100 && queue_live_workers(q, "sandbox") > 1; i++)
+        usleep(20000);
+    s = ran_on(q, "run", "on-beta", NULL);
+    const char *moved = "[talkback: this chat's machine was on host beta, which is not reachable now, "
+                        "so this chat starts over on host alpha";
+    assert_memory_equal(s, moved, strlen(moved));
+    assert_non_null(strstr(s, "]\nalpha"));
+    free(s);
+    worker_stop(wa);
+    pthread_join(ta, NULL);
+    worker_destroy(&wa);
+    queue_destroy(&q);
+    config_set("on_host_lost", "refuse");
+}
+
 int main(void)
 {
     zsys_init();
@@ -210,6 +269,7 @@ int main(void)
     snprintf(endpoint, sizeof endpoint, "ipc://%s/hub.ipc", tmpdir);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(two_hosts),
+        cmocka_unit_test(place_and_full),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     zsys_shutdown();
