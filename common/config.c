@@ -48,7 +48,7 @@ static config_entry_t config_table[] = {
     { "hub_keys", CT_STR, "/etc/talkback/keys",
       "directory of the hub's CURVE keys, as `talkback-keys DIR` makes it (needed on tcp:// hubs)", NULL },
     { "hub_cert", CT_STR, "",
-      "a worker's own secret certificate; empty = HUB_KEYS/KIND.key_secret (sandbox, judge, reaper)", NULL },
+      "a worker's own secret certificate; empty = HUB_KEYS/KIND.key_secret (sandbox, judge, reaper, ctl)", NULL },
     { "hub_insecure", CT_BOOL, "0",
       "let a tcp:// hub run without keys: any peer that reaches it can act as any worker (logged loudly)", NULL },
     { "hub_max_message", CT_SIZE, "16M", "largest message the hub accepts from a peer; a larger one closes that peer's connection (it reconnects)", NULL },
@@ -63,7 +63,7 @@ static config_entry_t config_table[] = {
     { "sse_keepalive", CT_DURATION, "15s", "keep-alive comment interval on SSE answers", NULL },
     { "allowed_origins", CT_STR, "", "comma-separated Origin values allowed besides localhost", NULL },
     /* --- MCP front: who may call, and what one client may hold --- */
-    { "auth_token", CT_STR, "", "bearer token POST /mcp must carry (Authorization: Bearer TOKEN), 16+ characters; required unless listen is loopback", NULL },
+    { "auth_token", CT_STR, "", "bearer token POST /mcp and GET /metrics must carry (Authorization: Bearer TOKEN), 16+ characters; required unless listen is loopback", NULL },
     { "auth_token_file", CT_STR, "", "file whose first line is the bearer token (instead of auth_token)", NULL },
     { "allowed_hosts", CT_STR, "", "comma-separated Host names accepted besides localhost, 127.0.0.1, [::1] and (off loopback) IP literals: NAME, NAME:PORT or *", NULL },
     { "max_connections", CT_INT, "1024", "connections the MCP endpoint serves at once; past it requests get 503 (0 = no cap)", NULL },

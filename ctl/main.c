@@ -35,6 +35,7 @@ typedef struct {
     ctl_client_t *client;
 } ctl_t;
 
+/* The usage text on stderr; exit status 2. */
 static int ctl_usage(void)
 {
     fprintf(stderr,
@@ -209,6 +210,7 @@ static int ctl_one(ctl_t *c)
     return 0;
 }
 
+/* Run the command; its exit status. */
 static int ctl_run(ctl_t *c)
 {
     if (strcmp(c->cmd, "sandboxes") == 0)
@@ -231,6 +233,7 @@ static int ctl_run(ctl_t *c)
     return rc;
 }
 
+/* Words, config, the hub, the command. */
 int main(int argc, char **argv)
 {
     ctl_t c = { 0 };

@@ -22,6 +22,7 @@ void show_table_init(show_table_t *t)
     memset(t, 0, sizeof *t);
 }
 
+/* Free a row's fields (the row itself is the table's). */
 static void show_row_free(show_row_t *r)
 {
     for (size_t i = 0; i < r->n; i++) {
@@ -257,6 +258,7 @@ static const char *const show_host_heads[] = {
     "HOST", "VERSION", "RUNNING", "KEPT", "SPARES", "MEM FREE", "DISK FREE", "DRAINING", "WORKERS",
 };
 
+/* One cell of the hosts table: the columns of show_host_heads. */
 static void show_host_cell(const show_row_t *r, size_t col, char *out, size_t n)
 {
     switch (col) {
@@ -282,6 +284,7 @@ static const char *const show_sandbox_heads[] = {
     "CONVERSATION", "USER", "HOST", "STATE", "IDLE", "DISK",
 };
 
+/* One cell of the sandboxes table: idle time and disk made readable. */
 static void show_sandbox_cell(const show_row_t *r, size_t col, char *out, size_t n)
 {
     const char *v = col < r->n ? r->val[col] : NULL;
@@ -332,6 +335,7 @@ static json_t *show_json_value(const char *v)
     return show_json_str(v);
 }
 
+/* An array as indented JSON into out (a is freed). */
 static void show_json_dump(json_t *a, textbuf_t *out)
 {
     char *s = json_dumps(a, JSON_INDENT(2));

@@ -105,6 +105,7 @@ void metrics_call(metrics_t *m, const tools_def_t *tool, metrics_outcome_t o, in
     atomic_fetch_add_explicit(&m->sum_us[t], (uint_fast64_t)ms * 1000u, memory_order_relaxed);
 }
 
+/* A counter's value now (relaxed: a scrape needs no ordering). */
 static uint64_t metrics_load(const atomic_uint_fast64_t *a)
 {
     return (uint64_t)atomic_load_explicit((atomic_uint_fast64_t *)a, memory_order_relaxed);

@@ -70,6 +70,7 @@ static void fuzz_hello(const uint8_t *data, size_t size)
     proto_msg_destroy(&m);
 }
 
+/* Text as a `hosts` or `list` answer, parsed and printed both ways. */
 static void fuzz_show(const uint8_t *data, size_t size, bool list)
 {
     show_table_t tab;
@@ -95,6 +96,7 @@ static void fuzz_show(const uint8_t *data, size_t size, bool list)
     show_table_free(&tab);
 }
 
+/* The first byte picks the target (see the top of the file). */
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     if (size < 1)

@@ -13,7 +13,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 
-import { Talkback, withLogs, connect, run, waitFor } from './harness.mjs';
+import { Talkback, withLogs, connect, run, call, post, tid, waitFor } from './harness.mjs';
 
 const TOKEN = 'metrics-test-token-0123456789';
 const HOST = `it-metrics-${process.pid}`;
@@ -150,22 +150,35 @@ test('calls move the counters and the latency histogram, by tool and outcome', w
     'talkback_sandboxes', 'talkback_hub_queue_depth', 'talkback_hosts_draining']) {
     assert.ok(before.types.has(fam), `family ${fam} is missing`);
   }
-  const c = await connect(tb, { conv: tb.chat('m'), user: 'user-metrics', headers: AUTH });
+  const conv = tb.chat('m');
+  const c = await connect(tb, { conv, user: 'user-metrics', headers: AUTH });
   let ok = 0, err = 0, ms = 0;
   try {
-    for (const cmd of ['true', 'echo hi', 'exit 3']) {
+    for (const cmd of ['true', 'echo hi', 'exit 3']) {   // answered as SSE
       const r = await run(c, cmd);
       ms += r.ms;
       if (r.isError) err++; else ok++;
     }
+    const w = await call(c, 'write_file', { path: 'm.txt', content: 'x' });
+    assert.equal(w.isError, false, w.text);
   } finally {
     await c.close();
   }
+  // One more run answered as plain JSON (the other way a call ends).
+  const t0 = Date.now();
+  const j = await post(tb, { jsonrpc: '2.0', id: tid(), method: 'tools/call',
+    params: { name: 'run', arguments: { command: 'true' } } },
+  { headers: { ...AUTH, 'X-Conversation-Id': conv, 'X-User-Id': 'user-metrics' }, accept: 'application/json' });
+  ms += Date.now() - t0;
+  assert.equal(j.status, 200, j.body);
+  assert.equal(j.json.result.isError, false, j.body);
+  ok++;
   assert.ok(ok >= 2 && err >= 1, `ok ${ok}, error ${err}`);
   const after = await scrape();
   const d = (name, labels) => after.value(name, labels) - before.value(name, labels);
   assert.equal(d('talkback_calls_total', { tool: 'run', outcome: 'ok' }), ok);
   assert.equal(d('talkback_calls_total', { tool: 'run', outcome: 'error' }), err);
+  assert.equal(d('talkback_calls_total', { tool: 'write_file', outcome: 'ok' }), 1);
   assert.equal(d('talkback_calls_total', { tool: 'run_code', outcome: 'ok' }), 0);
   assert.equal(d('talkback_call_seconds_count', { tool: 'run' }), ok + err);
   // The gateway's own time is within what the client measured around it.
@@ -174,7 +187,7 @@ test('calls move the counters and the latency histogram, by tool and outcome', w
 }));
 
 test('the manager shows under its host_name; a call in flight is in the queue depth', withLogs(tb, async () => {
-  let m = await waitFor(async () => {
+  const m = await waitFor(async () => {
     const s = await scrape();
     return s.value('talkback_workers', { kind: 'sandbox', host: HOST }) === 1 ? s : null;
   }, { what: `talkback_workers{kind="sandbox",host="${HOST}"} 1` });
@@ -186,12 +199,12 @@ test('the manager shows under its host_name; a call in flight is in the queue de
   try {
     await run(c, 'true');                       // its sandbox is up
     const slow = run(c, 'sleep 6');
-    m = await waitFor(async () => {
-      const s = await scrape();
-      return s.value('talkback_hub_queue_depth') >= 1 ? s : null;
-    }, { what: 'talkback_hub_queue_depth >= 1 while a call runs' });
-    assert.ok(m.value('talkback_sandboxes', { state: 'running', host: HOST }) >= 1, m.text);
+    await waitFor(async () => (await scrape()).value('talkback_hub_queue_depth') >= 1,
+      { what: 'talkback_hub_queue_depth >= 1 while a call runs' });
     await slow;
+    // The manager measures its load once a heartbeat: the chat's sandbox shows on the next one.
+    await waitFor(async () => (await scrape()).value('talkback_sandboxes',
+      { state: 'running', host: HOST }) >= 1, { what: `talkback_sandboxes running on ${HOST} >= 1` });
     await waitFor(async () => (await scrape()).value('talkback_hub_queue_depth') === 0,
       { what: 'talkback_hub_queue_depth back to 0' });
   } finally {
