@@ -15,7 +15,7 @@
 // sandbox manager counts running sandboxes per network, so other files'
 // sandboxes do not weigh on placement here.  The reapers only look at this
 // cluster's conversations (`reaper_prefix`).  Cleanup removes every
-// container of the cluster's prefix on every host.
+// container of the cluster's prefix on every host, tombstones included.
 //
 // Cluster has `url` and `chat()` like harness.mjs's Talkback, so connect(),
 // call(), run(), runOk() and withLogs() from there work with it.
@@ -283,9 +283,13 @@ export class Cluster {
     for (const h of this.hosts) procs.push(h.manager, h.reaper);
     await Promise.all(procs.map((p) => p?.stop()));
     for (const h of this.hosts) {
-      const out = await dockerAt(h.dockerHost, 'ps', '-a', '--no-trunc', '--filter', 'label=talkback.conversation',
-        '--format', '{{.ID}} {{.Label "talkback.conversation"}}').catch(() => '');
-      const ids = out.split('\n').filter((l) => l.split(' ')[1]?.startsWith(this.prefix)).map((l) => l.split(' ')[0]);
+      // Sandboxes, and the tombstones of removed ones (talkbackctl rm).
+      const ids = [];
+      for (const label of ['talkback.conversation', 'talkback.tombstone']) {
+        const out = await dockerAt(h.dockerHost, 'ps', '-a', '--no-trunc', '--filter', `label=${label}`,
+          '--format', `{{.ID}} {{.Label "${label}"}}`).catch(() => '');
+        for (const l of out.split('\n')) if (l.split(' ')[1]?.startsWith(this.prefix)) ids.push(l.split(' ')[0]);
+      }
       if (ids.length) await dockerAt(h.dockerHost, 'rm', '-f', '-v', ...ids).catch(() => {});
       if (h.chain) {
         await execFileP(path.join(ROOT, 'deploy', 'egress-rule'), ['--remove', '--chain', h.chain]).catch(() => {});
