@@ -794,7 +794,8 @@ int main(int argc, char **argv)
         else {
             fprintf(stderr, "usage: talkback-bench [--url URL] [--exec-url URL] [--guard-url URL] [--n N] "
                             "[--chats N] [--judge] [--reaper N] [--pictures [--plain-url URL]] [--judge-only] "
-                            "[--no-shepherd-url URL] [--agent PATH] [--multihost DOCKER2 [--restart-cmd CMD]]\n");
+                            "[--no-shepherd-url URL] [--agent PATH] "
+                            "[--multihost DOCKER2 [--restart-cmd CMD]]\n");
             return 2;
         }
     }
