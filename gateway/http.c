@@ -35,6 +35,7 @@
 #include "common/log.h"
 #include "gateway/admit.h"
 #include "proto/ops.h"
+#include "gateway/metrics.h"
 
 /* libmicrohttpd's own caps sit this far above ours, so a connection over
  * max_connections / max_client_connections is still read and answered
@@ -54,6 +55,7 @@ struct http {
     bool loopback;            /* bound to a loopback address */
     char *token;              /* the bearer token; NULL = none needed */
     limits_t *lim;            /* connection limits, deadlines, body budget */
+    metrics_t *metrics;       /* call counters for GET /metrics */
     int port;
     atomic_bool stopping;
     atomic_int in_calls;      /* tools/call requests not yet fully answered */
@@ -203,22 +205,25 @@ static const char *http_status_word(proto_status_t st)
     return "?";
 }
 
-/* One log line per finished call. */
-static void http_log_call(const char *key, const mcp_call_t *call, const char *how, int64_t t0)
+/* One log line per finished call, and its count in /metrics. */
+static void http_log_call(http_t *h, const char *key, const mcp_call_t *call, const char *how,
+                          metrics_outcome_t outcome, int64_t t0)
 {
     const char *nl = key ? strchr(key, '\n') : NULL;
     int clen = nl ? (int)(nl - key) : 0;
+    int64_t ms = proto_mono_ms() - t0;
+    metrics_call(h->metrics, call->tool, outcome, ms);
     log_info("call %s conv=%.*s id=%s: %s after %lld ms", call->tool ? call->tool->name : "?",
-             clen, key ? key : "", nl ? nl + 1 : "?", how, (long long)(proto_mono_ms() - t0));
+             clen, key ? key : "", nl ? nl + 1 : "?", how, (long long)ms);
 }
 
-static void http_log_reply(const char *key, const mcp_call_t *call, const proto_msg_t *r,
-                           int64_t t0)
+static void http_log_reply(http_t *h, const char *key, const mcp_call_t *call,
+                           const proto_msg_t *r, int64_t t0)
 {
     char how[64];
     snprintf(how, sizeof how, "%s%s", http_status_word(r->status),
              r->status == PROTO_ST_OK && r->is_error ? " (is_error)" : "");
-    http_log_call(key, call, how, t0);
+    http_log_call(h, key, call, how, metrics_outcome_of(r), t0);
 }
 
 /* ---- SSE answers -------------------------------------------------------------------- */
@@ -243,7 +248,8 @@ static void http_stream_free(void *cls)
     if (s->ticket) {
         /* The client left before the reply: forgetting the ticket cancels
          * the request. */
-        http_log_call(s->key, &s->call, "client gone, cancelled", s->t0);
+        http_log_call(s->h, s->key, &s->call, "client gone, cancelled", METRICS_CLIENT_GONE,
+                      s->t0);
         queue_ticket_destroy(&s->ticket);
     }
     mcp_call_clear(&s->call);
@@ -297,13 +303,14 @@ static ssize_t http_stream_read(void *cls, uint64_t pos, char *buf, size_t max)
             s->next_keepalive = proto_mono_ms() + (int64_t)s->h->o.sse_keepalive_s * 1000;
             break;
         case HTTP_WAIT_REPLY:
-            http_log_reply(s->key, &s->call, reply, s->t0);
+            http_log_reply(s->h, s->key, &s->call, reply, s->t0);
             if (!http_stream_last(s, mcp_call_reply(&s->call, reply)))
                 return MHD_CONTENT_READER_END_WITH_ERROR;
             queue_ticket_destroy(&s->ticket);
             break;
         case HTTP_WAIT_STOP:
-            http_log_call(s->key, &s->call, "given up, gateway stopping", s->t0);
+            http_log_call(s->h, s->key, &s->call, "given up, gateway stopping", METRICS_STOPPING,
+                          s->t0);
             queue_ticket_destroy(&s->ticket);
             if (!http_stream_last(s, mcp_call_failure(&s->call, http_stop_text)))
                 return MHD_CONTENT_READER_END_WITH_ERROR;
@@ -363,7 +370,7 @@ static enum MHD_Result http_answer_call(http_t *h, struct MHD_Connection *c, htt
     out->req = NULL;
     queue_ticket_t *t = queue_submit(h->o.queue, req, out->cancel_key);
     if (!t) {
-        http_log_call(out->cancel_key, &out->call, "not submitted", t0);
+        http_log_call(h, out->cancel_key, &out->call, "not submitted", METRICS_NOT_QUEUED, t0);
         char *body = mcp_call_failure(&out->call,
                                       "[talkback: the gateway could not queue this call (out of "
                                       "memory), so nothing ran. Try again in a minute.]");
@@ -379,16 +386,18 @@ static enum MHD_Result http_answer_call(http_t *h, struct MHD_Connection *c, htt
     char *body = NULL;
     switch (http_wait(h, t, http_conn_fd(c), INT64_MAX, &reply)) {
     case HTTP_WAIT_REPLY:
-        http_log_reply(out->cancel_key, &out->call, reply, t0);
+        http_log_reply(h, out->cancel_key, &out->call, reply, t0);
         body = mcp_call_reply(&out->call, reply);
         break;
     case HTTP_WAIT_STOP:
     case HTTP_WAIT_TICK:
-        http_log_call(out->cancel_key, &out->call, "given up, gateway stopping", t0);
+        http_log_call(h, out->cancel_key, &out->call, "given up, gateway stopping",
+                      METRICS_STOPPING, t0);
         body = mcp_call_failure(&out->call, http_stop_text);
         break;
     case HTTP_WAIT_GONE:
-        http_log_call(out->cancel_key, &out->call, "client gone, cancelled", t0);
+        http_log_call(h, out->cancel_key, &out->call, "client gone, cancelled",
+                      METRICS_CLIENT_GONE, t0);
         queue_ticket_destroy(&t);
         return MHD_NO;
     }
@@ -406,6 +415,22 @@ static enum MHD_Result http_health(http_t *h, struct MHD_Connection *c)
         return http_send(c, 200, "text/plain", "ok", NULL, NULL);
     return http_send(c, 503, "text/plain", "no sandbox manager connected to the hub\n", NULL,
                      NULL);
+}
+
+/* GET /metrics: the Prometheus text (metrics.h), behind the same token as
+ * /mcp. */
+static enum MHD_Result http_metrics(http_t *h, struct MHD_Connection *c, const char *method)
+{
+    if (strcmp(method, "GET") != 0 && strcmp(method, "HEAD") != 0)
+        return http_send(c, 405, "text/plain", "method not allowed\n", MHD_HTTP_HEADER_ALLOW,
+                         "GET, HEAD");
+    textbuf_t t;
+    textbuf_init(&t);
+    metrics_scrape(h->metrics, h->o.queue, &t);
+    enum MHD_Result ret = t.oom ? http_send(c, 500, "text/plain", "out of memory\n", NULL, NULL)
+                                : http_send(c, 200, METRICS_CONTENT_TYPE, t.buf, NULL, NULL);
+    textbuf_free(&t);
+    return ret;
 }
 
 /* Finding NUL and other control bytes in the request headers.
@@ -513,7 +538,8 @@ static bool http_precheck(http_t *h, struct MHD_Connection *c, http_req_t *r, co
                              "GET, HEAD");
         return true;
     }
-    if (strcmp(url, "/mcp") != 0) {
+    bool metrics = strcmp(url, "/metrics") == 0;
+    if (strcmp(url, "/mcp") != 0 && !metrics) {
         *ret = http_send(c, 404, "text/plain", "not found\n", NULL, NULL);
         return true;
     }
@@ -523,6 +549,10 @@ static bool http_precheck(http_t *h, struct MHD_Connection *c, http_req_t *r, co
         *ret = http_send_refusal(c, 401, "Unauthorized: this MCP endpoint needs the bearer token "
                                  "(Authorization: Bearer ...) it was configured with",
                                  MHD_HTTP_HEADER_WWW_AUTHENTICATE, "Bearer");
+        return true;
+    }
+    if (metrics) {
+        *ret = http_metrics(h, c, method);
         return true;
     }
     if (strcmp(method, "POST") != 0) {
@@ -835,6 +865,7 @@ static bool http_daemon(http_t *h, const struct sockaddr_storage *ss)
 static void http_free(http_t *h)
 {
     limits_destroy(&h->lim);
+    metrics_destroy(&h->metrics);
     free(h->token);
     free(h);
 }
@@ -866,7 +897,8 @@ http_t *http_start(const http_opts_t *opts)
         return NULL;
     }
     h->lim = limits_new(&h->o.limits);
-    if (!h->lim) {
+    h->metrics = metrics_new();
+    if (!h->lim || !h->metrics) {
         http_free(h);
         return NULL;
     }

@@ -2,7 +2,9 @@
  *
  * Routes: POST /mcp (one JSON-RPC message per request, see mcp.h),
  * GET/DELETE /mcp -> 405, GET /healthz -> 200 "ok" while a sandbox
- * manager is connected to the hub, else 503; anything else -> 404.
+ * manager is connected to the hub, else 503; GET /metrics -> the
+ * Prometheus text (metrics.h), with the bearer token like /mcp; anything
+ * else -> 404.
  * Every connection has its own thread, so any number of tools/call
  * requests wait for their replies at once and chats are never serialised.
  * A tools/call is answered as SSE (with keep-alive comments) when the

@@ -36,6 +36,7 @@
 
 #include "common/log.h"
 #include "common/mailbox.h"
+#include "hub/hosts.h"
 #include "hub/hubauth.h"
 #include "hub/record.h"
 #include "proto/ops.h"
@@ -197,6 +198,8 @@ static bool pending_dispatch(queue_t *q, pending_t *p)
     }
 }
 
+static void queue_answer_hub(queue_t *q, pending_t *p);
+
 static void pending_add(queue_t *q, pending_t *p)
 {
     int64_t now = proto_mono_ms();
@@ -208,8 +211,35 @@ static void pending_add(queue_t *q, pending_t *p)
     q->pending = p;
     if (q->record && p->ticket)
         record_write(q->record, "req", p->req);
-    if (!route_admit(q, p))
+    if (p->req->kind && strcmp(p->req->kind, KIND_HUB) == 0)
+        queue_answer_hub(q, p);
+    else if (!route_admit(q, p))
         pending_dispatch(q, p);
+}
+
+/* One live worker into the hosts of a `hub` answer. */
+static void queue_hosts_add(const char *kind, const char *name, const char *host,
+                            const proto_map_t *data, void *ctx)
+{
+    (void)name;
+    (void)host;
+    hosts_t *h = ctx;
+    if (hosts_add(h, kind, data) < 0)
+        h->oom = true;
+}
+
+/* A request of kind `hub`: the hub answers it itself, at once, from what
+ * its workers said in their HELLOs (never waits on a worker). */
+static void queue_answer_hub(queue_t *q, pending_t *p)
+{
+    hosts_t h = { 0 };
+    queue_workers_each(q, queue_hosts_add, &h);
+    proto_msg_t *r = h.oom ? NULL : hosts_answer(p->req, &h);
+    hosts_clear(&h);
+    if (r)
+        pending_finish(q, p, r);
+    else
+        pending_fail(q, p, PROTO_ST_INTERNAL, "[talkback: the hub ran out of memory]");
 }
 
 static void send_cancel(queue_t *q, pending_t *p)
@@ -536,6 +566,17 @@ static void on_tick(queue_t *q)
     }
 }
 
+/* Count the open requests for queue_open_requests (/metrics): recounted
+ * after every turn of the loop rather than kept by every path that links
+ * or unlinks one. */
+static void queue_count_open(queue_t *q)
+{
+    int64_t n = 0;
+    for (pending_t *p = q->pending; p; p = p->next)
+        n++;
+    __atomic_store_n(&q->open_requests, n, __ATOMIC_RELAXED);
+}
+
 static void *queue_thread(void *arg)
 {
     queue_t *q = arg;
@@ -558,6 +599,7 @@ static void *queue_thread(void *arg)
         if (items[1].revents & ZMQ_POLLIN)
             on_inbox(q);
         on_tick(q);
+        queue_count_open(q);
         route_tick(q);
     }
     /* Shutting down: every open request ends now. */
@@ -784,6 +826,11 @@ int queue_live_workers(queue_t *q, const char *kind)
             n++;
     pthread_mutex_unlock(&q->wmu);
     return n;
+}
+
+int64_t queue_open_requests(queue_t *q)
+{
+    return __atomic_load_n(&q->open_requests, __ATOMIC_RELAXED);
 }
 
 void queue_workers_each(queue_t *q, queue_worker_fn cb, void *ctx)

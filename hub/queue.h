@@ -73,6 +73,9 @@ bool queue_cancel(queue_t *q, const char *cancel_key);
 /* Live workers of a kind right now. */
 int queue_live_workers(queue_t *q, const char *kind);
 
+/* Requests the hub holds open right now (waiting for a worker or being
+ * served).  Lock-free. */
+int64_t queue_open_requests(queue_t *q);
 /* Each live worker with its last HELLO data: kind, name, host (the data's
  * "host", "" when it sent none) and the whole data map (a sandbox
  * manager's capacity: see proto.h).  The callback runs under the hub's

@@ -86,6 +86,7 @@ struct queue {
     worker_entry_t *workers;
     pending_t *pending;
     route_t *route;              /* which host holds each chat (route.h) */
+    int64_t open_requests;       /* length of pending, recounted each turn (atomic: /metrics) */
 };
 
 /* Whether a worker counts as alive now (monotonic ms). */

@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "hub/hubkeys.h"
+#include "proto/ops.h"
 
 static const char *keys_dir;
 
@@ -93,7 +94,7 @@ static int keys_hub(void)
     char pub[4096], sec[4096];
     keys_path(pub, sizeof pub, HUBKEYS_SERVER_PUBLIC, "");
     keys_path(sec, sizeof sec, HUBKEYS_SERVER_SECRET, "");
-    return keys_keep_or_make(sec, pub, "hub", NULL, NULL);
+    return keys_keep_or_make(sec, pub, KIND_HUB, NULL, NULL);
 }
 
 /* A worker's certificate: NAME.key_secret and allowed/NAME.key. */
@@ -125,7 +126,7 @@ static int keys_dirs(void)
 static int keys_usage(void)
 {
     fprintf(stderr, "usage: talkback-keys DIR             the hub's keys and one certificate per "
-                    "worker kind (sandbox, judge, reaper)\n"
+                    "worker kind (sandbox, judge, reaper, ctl)\n"
                     "       talkback-keys DIR KIND NAME   one more certificate for a worker of "
                     "KIND, named NAME\n"
                     "Existing files are kept.  README \"Security model\" says where each goes.\n");
@@ -147,7 +148,7 @@ int main(int argc, char **argv)
     if (argc == 4) {
         const hubkeys_role_t *r = hubkeys_role(argv[2]);
         if (!r || !hubkeys_meta_valid(argv[3], "") || strchr(argv[3], ',')) {
-            fprintf(stderr, "talkback-keys: KIND is sandbox, judge or reaper, and NAME is made of "
+            fprintf(stderr, "talkback-keys: KIND is sandbox, judge, reaper or ctl, and NAME is made of "
                             "a-z, 0-9, _ and -\n");
             return 2;
         }

@@ -38,6 +38,8 @@
 #define KIND_SANDBOX "sandbox" /* talkback-sandbox: one kept container per chat */
 #define KIND_JUDGE   "judge"   /* talkback-judge: run_code */
 #define KIND_REAPER  "reaper"  /* talkback-reaper: idle stop, disk cap, eviction */
+#define KIND_CTL     "ctl"     /* talkbackctl: an operator's client (never a worker) */
+#define KIND_HUB     "hub"     /* answered by the hub itself (hub/hosts.c) */
 
 /* ---- kind "sandbox" (sandbox/manager.c) ---------------------------------
  *
@@ -227,11 +229,18 @@
 
 /* ---- answered by the hub itself (hub/queue.c) ----------------------------
  *
+ * hosts       kind hub, from talkbackctl: one line per host, tab-separated
+ *             host=, version=, running=, kept=, spares=, max_running=,
+ *             keep_max_count=, mem_free_kb=, disk_free_kb=, draining=yes|no,
+ *             workers=KIND:N,...  (from the workers' last HELLO data)
+ *
  * A request the hub could not hand to a worker (no worker of that kind,
  * the worker lost, the deadline passed) is answered by the hub with that
  * status, an is_error text and
  *   data      kind (str): the worker kind the request was for
  */
+#define OP_HOSTS "hosts"
+
 #define DATA_KIND "kind" /* str */
 
 /* ---- helpers -------------------------------------------------------------- */

@@ -33,6 +33,7 @@ struct capacity {
     docker_t *d;
     int interval_ms;
     int64_t max_running, keep_max_count;   /* the caps it reports */
+    char network[256];       /* the sandbox network: whose sandboxes count */
     pthread_t thread;
     pthread_mutex_t mu;      /* guards everything below */
     pthread_cond_t cv;
@@ -50,12 +51,19 @@ static int drain_path(char *out, size_t len)
     return n > 0 && (size_t)n < len ? 0 : -1;
 }
 
-/* Count talkback sandboxes by state; -1 figures when Docker cannot say. */
+/* Count talkback sandboxes by state; -1 figures when Docker cannot say.
+ * Only those on this manager's sandbox network, as max_running counts
+ * them: another talkback on the same Docker (its own network) is not in
+ * this host's load. */
 static void count_sandboxes(capacity_t *c, int64_t *running, int64_t *kept)
 {
-    /* filters={"label":["talkback.conversation"]} */
-    static const char path[] = "/containers/json?all=1&filters=%7B%22label%22%3A%5B%22"
-                               KEPT_LABEL_CONV "%22%5D%7D";
+    /* filters={"label":["talkback.conversation"],"network":["NETWORK"]};
+     * a network name is letters, digits, '_', '.' and '-' only. */
+    char path[512];
+    static const char fmt[] = "/containers/json?all=1&filters="
+                              "%%7B%%22label%%22%%3A%%5B%%22" KEPT_LABEL_CONV "%%22%%5D%%2C"
+                              "%%22network%%22%%3A%%5B%%22%s%%22%%5D%%7D";
+    snprintf(path, sizeof path, fmt, c->network);
     long st;
     json_t *ans = NULL;
     *running = *kept = -1;
@@ -158,13 +166,15 @@ static void *capacity_thread(void *arg)
     }
 }
 
-capacity_t *capacity_new(docker_t *d, int interval_ms, int64_t max_running, int64_t keep_max_count)
+capacity_t *capacity_new(docker_t *d, const char *network, int interval_ms, int64_t max_running,
+                         int64_t keep_max_count)
 {
     capacity_t *c = calloc(1, sizeof *c);
     if (!c)
         return NULL;
     c->d = d;
     c->max_running = max_running;
+    snprintf(c->network, sizeof c->network, "%s", network ? network : "");
     c->keep_max_count = keep_max_count;
     c->interval_ms = interval_ms > 0 ? interval_ms : 1000;
     c->fig.mem_free_kb = c->fig.disk_free_kb = -1;

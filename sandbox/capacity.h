@@ -34,7 +34,8 @@ typedef struct {
 } capacity_figures_t;
 
 /* Start measuring every interval_ms.  NULL when out of memory. */
-capacity_t *capacity_new(docker_t *d, int interval_ms, int64_t max_running, int64_t keep_max_count);
+capacity_t *capacity_new(docker_t *d, const char *network, int interval_ms, int64_t max_running,
+                         int64_t keep_max_count);
 void capacity_destroy(capacity_t **self_p);
 
 /* worker_hello_fn: copy the last figures into a HELLO's data. */

@@ -48,11 +48,17 @@
  *  13. with --agent PATH, instead of all the above (no talkback, no
  *      Docker needed): the same on the agent program alone, started on
  *      this host (shepherd.c).
+ *  14. with --multihost DOCKER2 [--restart-cmd CMD], instead of all the
+ *      above: a gateway with sandbox managers on this dockerd and on
+ *      DOCKER2 (multihost.c; tests/bench/multihost.mjs sets it up): run
+ *      ("true") by host, placement of 40 new chats, and how long the hub
+ *      takes to find a chat after a gateway restart.
  * Every chat it makes is reset at the end.
  *
  * usage: talkback-bench [--url URL] [--exec-url URL] [--guard-url URL] [--n N] [--chats N] [--judge]
  *                       [--reaper N] [--pictures [--plain-url URL]] [--judge-only]
  *                       [--no-shepherd-url URL] [--agent PATH]
+ *                       [--multihost DOCKER2 [--restart-cmd CMD]]
  * (run it from the repository root: --reaper runs build/talkback-reaper)
  */
 #include <curl/curl.h>
@@ -126,6 +132,11 @@ static char *call_tool_at(const char *u, const char *conv, const char *tool, jso
     }
     textbuf_free(&out);
     return text;
+}
+
+char *bench_call(const char *u, const char *conv, const char *tool, json_t *args, bool *is_error)
+{
+    return call_tool_at(u, conv, tool, args, is_error);
 }
 
 static char *call_tool(const char *conv, const char *tool, json_t *args, bool *is_error)
@@ -764,6 +775,7 @@ int main(int argc, char **argv)
 {
     int n = 100, nchats = 64, reap = 0;
     bool judge = false, pictures = false, judge_only = false;
+    const char *docker2 = NULL, *restart_cmd = NULL;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--url") && i + 1 < argc) url = argv[++i];
         else if (!strcmp(argv[i], "--exec-url") && i + 1 < argc) exec_url = argv[++i];
@@ -777,10 +789,13 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "--no-shepherd-url") && i + 1 < argc) noshep_url = argv[++i];
         else if (!strcmp(argv[i], "--agent") && i + 1 < argc) agent_path = argv[++i];
         else if (!strcmp(argv[i], "--reaper") && i + 1 < argc) reap = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--multihost") && i + 1 < argc) docker2 = argv[++i];
+        else if (!strcmp(argv[i], "--restart-cmd") && i + 1 < argc) restart_cmd = argv[++i];
         else {
             fprintf(stderr, "usage: talkback-bench [--url URL] [--exec-url URL] [--guard-url URL] [--n N] "
                             "[--chats N] [--judge] [--reaper N] [--pictures [--plain-url URL]] [--judge-only] "
-                            "[--no-shepherd-url URL] [--agent PATH]\n");
+                            "[--no-shepherd-url URL] [--agent PATH] "
+                            "[--multihost DOCKER2 [--restart-cmd CMD]]\n");
             return 2;
         }
     }
@@ -792,6 +807,11 @@ int main(int argc, char **argv)
     }
     if (nchats > 256) nchats = 256;
     curl_global_init(CURL_GLOBAL_ALL);
+    if (docker2) {
+        int rc = bench_multihost(url, docker2, restart_cmd, n);
+        curl_global_cleanup();
+        return rc;
+    }
     snprintf(prefix, sizeof prefix, "bench-%d", (int)getpid());
     docker_err_t derr;
     char errbuf[256];

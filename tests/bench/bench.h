@@ -2,6 +2,8 @@
 #ifndef TALKBACK_BENCH_H
 #define TALKBACK_BENCH_H
 
+#include <jansson.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 /* The p-th percentile (0..1) of n microsecond figures, in milliseconds
@@ -11,5 +13,13 @@ double bench_pct(int64_t *v, int n, double p);
 /* --agent PATH: RUN -> EXIT of `true` on the agent program alone, with
  * and without its per-command shepherd (shepherd.c). */
 void bench_agent_shepherd(const char *path, int n);
+
+/* One tools/call at the MCP endpoint u in chat conv (args is stolen):
+ * the result's first text (malloc'ed) or NULL; *is_error (may be NULL). */
+char *bench_call(const char *u, const char *conv, const char *tool, json_t *args, bool *is_error);
+
+/* --multihost DOCKER2: a gateway with sandbox managers on this machine's
+ * dockerd and on DOCKER2 (multihost.c); restart_cmd may be NULL. */
+int bench_multihost(const char *url, const char *docker2, const char *restart_cmd, int n);
 
 #endif

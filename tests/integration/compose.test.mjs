@@ -104,9 +104,16 @@ test('compose: the file validates and says what the deployment needs', async (t)
   }
   const cfg = await config();
   const svc = cfg.services;
-  assert.deepEqual(Object.keys(svc).sort(), ['docker-proxy', 'gateway', 'judge', 'keys', 'reaper', 'sandbox']);
+  // ctl (talkbackctl) is in profile "tools": docker-compose 1.29 lists it, Compose v2 only with
+  // --profile tools.
+  assert.deepEqual(Object.keys(svc).filter((n) => n !== 'ctl').sort(),
+    ['docker-proxy', 'gateway', 'judge', 'keys', 'reaper', 'sandbox']);
+  if (svc.ctl) {
+    assert.deepEqual(svc.ctl.entrypoint, ['talkbackctl']);
+    assert.deepEqual(svc.ctl.profiles, ['tools']);
+  }
   const nets = (s) => (Array.isArray(svc[s].networks) ? svc[s].networks : Object.keys(svc[s].networks || {}));
-  for (const name of [...TALKBACK_SERVICES, 'keys']) {
+  for (const name of [...TALKBACK_SERVICES, 'keys', ...(svc.ctl ? ['ctl'] : [])]) {
     const s = svc[name];
     assert.equal(s.user, 'talkback', `${name}: user`);
     assert.equal(s.read_only, true, `${name}: read_only`);

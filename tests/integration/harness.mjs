@@ -73,7 +73,7 @@ export function freePort() {
 }
 
 /** One talkback process with its stdout/stderr appended to a log file. */
-class Proc {
+export class Proc {
   constructor(name, bin, args, env, logPath) {
     this.name = name;
     this.bin = bin;
