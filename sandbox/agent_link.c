@@ -131,6 +131,7 @@ struct agent_pool {
     docker_t *d;
     char *bin;                /* the agent program, read once */
     size_t bin_len;
+    char version[17];         /* a hash of it (agent_version) */
     pthread_mutex_t mu;
     entry_t *entries;
 };
@@ -140,6 +141,11 @@ struct agent_pool {
 bool agent_pool_enabled(const agent_pool_t *p)
 {
     return p && p->bin;
+}
+
+const char *agent_pool_version(const agent_pool_t *p)
+{
+    return agent_pool_enabled(p) ? p->version : "";
 }
 
 docker_err_t agent_install(agent_pool_t *p, const char *id)
@@ -584,7 +590,9 @@ agent_pool_t *agent_pool_new(docker_t *d, const char *binary)
     if (binary && *binary) {
         p->bin = agent_binary_read(binary, &p->bin_len);
         if (p->bin)
-            log_info("in-sandbox agent: %s (%zu bytes)", binary, p->bin_len);
+            agent_version(p->bin, p->bin_len, p->version);
+        if (p->bin)
+            log_info("in-sandbox agent: %s (%zu bytes, version %s)", binary, p->bin_len, p->version);
         else
             log_warn("cannot read the agent %s: new sandboxes run commands through Docker exec", binary);
     } else {

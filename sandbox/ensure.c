@@ -17,6 +17,7 @@
 #include "common/config.h"
 #include "common/convid.h"
 #include "common/log.h"
+#include "docker/claim.h"
 #include "docker/kept.h"
 #include "sandbox/caps.h"
 #include "sandbox/notices.h"
@@ -29,7 +30,7 @@
  * main process is the agent, reached over attach: stdin kept open across
  * attaches, and no log, since its stdout carries the protocol.  Without,
  * it idles on sleep with a bounded json-file log. */
-static json_t *container_template(const char *conv, const char *user, bool agent)
+json_t *manager_template(const char *conv, const char *user, bool agent)
 {
     char created[32];
     time_t now = time(NULL);
@@ -109,6 +110,16 @@ static void create_failed(long status, const char *msg, textbuf_t *err)
                        "ran. Tell the user the sandbox host has a problem.]", msg);
 }
 
+bool manager_agent_copy(agent_pool_t *agents, const char *id)
+{
+    const char *version = agent_pool_version(agents);
+    if (!agent_pool_enabled(agents) || kept_agent_is(id, version))
+        return false;
+    if (agent_install(agents, id) == DOCKER_OK && kept_agent_set(id, version) != 0)
+        log_warn("cannot write the agent record of %.12s in %s", id, config_str("state_dir"));
+    return true;
+}
+
 /* Start the chat's stopped container id (inspected as info), within the
  * caps (running.h); a resumed sandbox's notice goes into notice. */
 static ensure_t ensure_started(manager_t *m, const char *id, json_t *info, const char *label_user,
@@ -118,14 +129,23 @@ static ensure_t ensure_started(manager_t *m, const char *id, json_t *info, const
     int64_t finished = kept_parse_time(json_string_value(json_object_get(state, "FinishedAt")));
     if (!running_start_begin(m->running, label_user, id, err))
         return ENSURE_REFUSED;
-    /* Before every start: the sandbox then runs this manager's agent. */
-    if (agent_in_config(info))
-        agent_install(m->agents, id);
+    /* Before every start: the sandbox then runs this manager's agent
+     * (copied only when its record says another version is in there). */
+    bool copied = agent_in_config(info) && manager_agent_copy(m->agents, id);
     char path[200];
     long status;
     snprintf(path, sizeof path, "/containers/%s/start", id);
     json_t *ans = NULL;
     docker_err_t e = docker_call(m->d, "POST", path, NULL, &status, &ans);
+    if (e != DOCKER_OK && e != DOCKER_ENOTFOUND && agent_in_config(info) && !copied) {
+        /* The agent was not copied, and the start failed: maybe the
+         * sandbox removed it.  Copy it after all, and start once more. */
+        json_decref(ans);
+        ans = NULL;
+        kept_agent_set(id, ""); /* forget it: copy now */
+        manager_agent_copy(m->agents, id);
+        e = docker_call(m->d, "POST", path, NULL, &status, &ans);
+    }
     if (e == DOCKER_ENOTFOUND && strstr(docker_message(ans), "network")) {
         /* The sandbox network was removed and made again under the same
          * name: the container still points at the old network's id.
@@ -147,6 +167,47 @@ static ensure_t ensure_started(manager_t *m, const char *id, json_t *info, const
     int64_t started = kept_parse_time(json_string_value(json_object_get(state, "StartedAt")));
     if (!created_now && started > 0)
         notice_resumed(id, finished, notice);
+    return ENSURE_OK;
+}
+
+/* The chat's container (named name) does not exist: claim a spare from
+ * the warm pool (pool.h), or create it.  *created_now when this call made
+ * it, *raced when a racing call did; either way the caller inspects it
+ * next. */
+static ensure_t ensure_make(manager_t *m, const char *conv, const char *user, const char *name,
+                            bool *created_now, bool *raced, textbuf_t *err)
+{
+    /* A new sandbox is one more running: the caps first (running.h). */
+    if (!running_start_begin(m->running, user, NULL, err))
+        return ENSURE_REFUSED;
+    char sid[72];
+    pool_claim_t pc = pool_claim(m->pool, conv, user, name, sid);
+    if (pc != POOL_EMPTY) {
+        running_start_end(m->running, user, NULL, pc == POOL_CLAIMED ? sid : NULL);
+        *created_now = pc == POOL_CLAIMED;
+        *raced = pc == POOL_RACED;
+        return ENSURE_OK;
+    }
+    json_t *tmpl = manager_template(conv, user, agent_pool_enabled(m->agents));
+    disk_template(m->disk, json_object_get(tmpl, "HostConfig"));
+    json_t *ans = NULL;
+    char path[CONVID_NAME_MAX + 64];
+    long status;
+    snprintf(path, sizeof path, "/containers/create?name=%s", name);
+    docker_err_t e = docker_call(m->d, "POST", path, tmpl, &status, &ans);
+    json_decref(tmpl);
+    running_start_end(m->running, user, NULL, e == DOCKER_OK ? json_string_value(json_object_get(ans, "Id")) : NULL);
+    if (e == DOCKER_OK) {
+        *created_now = true;
+        log_info("created sandbox %s for conversation %s", name, conv);
+    } else if (e != DOCKER_ECONFLICT) {
+        create_failed(status, docker_message(ans), err);
+        json_decref(ans);
+        return ENSURE_FAILED;
+    }
+    if (e == DOCKER_ECONFLICT)
+        *raced = true;
+    json_decref(ans);
     return ENSURE_OK;
 }
 
@@ -183,27 +244,9 @@ ensure_t manager_ensure(manager_t *m, const char *conv, const char *user,
                            docker_strerror(e));
             return ENSURE_FAILED;
         }
-        /* A new sandbox is one more running: the caps first (running.h). */
-        if (!running_start_begin(m->running, user, NULL, err))
-            return ENSURE_REFUSED;
-        json_t *tmpl = container_template(conv, user, agent_pool_enabled(m->agents));
-        disk_template(m->disk, json_object_get(tmpl, "HostConfig"));
-        json_t *ans = NULL;
-        snprintf(path, sizeof path, "/containers/create?name=%s", name);
-        e = docker_call(m->d, "POST", path, tmpl, &status, &ans);
-        json_decref(tmpl);
-        running_start_end(m->running, user, NULL, e == DOCKER_OK ? json_string_value(json_object_get(ans, "Id")) : NULL);
-        if (e == DOCKER_OK) {
-            created_now = true;
-            log_info("created sandbox %s for conversation %s", name, conv);
-        } else if (e != DOCKER_ECONFLICT) {
-            create_failed(status, docker_message(ans), err);
-            json_decref(ans);
-            return ENSURE_FAILED;
-        }
-        if (e == DOCKER_ECONFLICT)
-            raced = true;
-        json_decref(ans);
+        ensure_t en = ensure_make(m, conv, user, name, &created_now, &raced, err);
+        if (en != ENSURE_OK)
+            return en;
         /* Created here or by a racing call: inspect on the next turn. */
     }
     if (!info) {
@@ -211,11 +254,12 @@ ensure_t manager_ensure(manager_t *m, const char *conv, const char *user,
         return ENSURE_FAILED;
     }
 
-    const char *label_conv = json_string_value(json_object_get(
-        json_object_get(json_object_get(info, "Config"), "Labels"), LABEL_CONV));
-    const char *label_user = json_string_value(json_object_get(
-        json_object_get(json_object_get(info, "Config"), "Labels"), LABEL_USER));
-    if (!label_conv || strcmp(label_conv, conv) != 0) {
+    /* Whose it is: its labels, or a claimed spare's record (claim.h). */
+    char label_conv[CONVID_MAX + 1], label_user[CLAIM_USER_MAX + 1];
+    if (!claim_identity(json_object_get(json_object_get(info, "Config"), "Labels"),
+                        json_string_value(json_object_get(info, "Id")),
+                        json_string_value(json_object_get(info, "Name")), label_conv, label_user) ||
+        strcmp(label_conv, conv) != 0) {
         log_error("container %s does not carry conversation %s: refusing", name, conv);
         textbuf_puts(err, "[talkback refused this call: the container under this chat's name belongs to "
                           "something else. Nothing ran. Tell the user.]");
@@ -249,7 +293,7 @@ ensure_t manager_ensure(manager_t *m, const char *conv, const char *user,
     /* Attach to its agent now: after a start, or for the first time since
      * this manager started. */
     agent_note(m->agents, id, has_agent, !running);
-    manager_cache_put(m, conv, id, label_user ? label_user : "");
+    manager_cache_put(m, conv, id, label_user);
     json_decref(info);
     return ENSURE_OK;
 }

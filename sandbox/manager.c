@@ -21,6 +21,7 @@
 #include "common/config.h"
 #include "common/convid.h"
 #include "common/log.h"
+#include "docker/claim.h"
 #include "docker/kept.h"
 #include "sandbox/agent_link.h"
 #include "sandbox/caps.h"
@@ -534,11 +535,12 @@ static proto_msg_t *tool_reset(manager_t *m, worker_job_t *job)
         return proto_reply_new(req, PROTO_ST_OK, true,
                                "[talkback: Docker did not answer, so nothing was reset. Try again.]");
     }
+    /* Whose it is: its labels, or a claimed spare's record (claim.h). */
     json_t *labels = json_object_get(json_object_get(info, "Config"), "Labels");
-    const char *label_conv = json_string_value(json_object_get(labels, LABEL_CONV));
-    const char *label_user = json_string_value(json_object_get(labels, LABEL_USER));
-    if (!label_conv || strcmp(label_conv, req->conv) != 0 ||
-        !convid_owner_ok(label_user, req->user)) {
+    char label_conv[CONVID_MAX + 1], label_user[CLAIM_USER_MAX + 1];
+    if (!claim_identity(labels, json_string_value(json_object_get(info, "Id")),
+                        json_string_value(json_object_get(info, "Name")), label_conv, label_user) ||
+        strcmp(label_conv, req->conv) != 0 || !convid_owner_ok(label_user, req->user)) {
         json_decref(info);
         return proto_reply_new(req, PROTO_ST_OK, true,
                                "[talkback refused this call: this chat's sandbox belongs to another user. "
@@ -612,6 +614,11 @@ proto_msg_t *manager_handle(worker_job_t *job, void *ctx)
     return proto_reply_new(req, PROTO_ST_BAD_REQUEST, true, "[talkback: unknown sandbox operation]");
 }
 
+int manager_spares(manager_t *m)
+{
+    return m ? pool_spares(m->pool) : 0;
+}
+
 /* ---- lifecycle ------------------------------------------------------------------- */
 
 static int ensure_network(docker_t *d)
@@ -682,6 +689,7 @@ manager_t *manager_new(docker_t *d)
         manager_destroy(&m);
         return NULL;
     }
+    m->pool = pool_new(d, m->agents, m->disk); /* NULL: no warm pool */
     return m;
 }
 
@@ -690,7 +698,8 @@ void manager_destroy(manager_t **self_p)
     if (!self_p || !*self_p)
         return;
     manager_t *m = *self_p;
-    disk_destroy(&m->disk); /* first: its thread may call forget_conv */
+    pool_destroy(&m->pool); /* first: its thread uses the agents and the disk */
+    disk_destroy(&m->disk); /* its thread may call forget_conv */
     running_destroy(&m->running);
     while (m->cache) {
         cache_entry_t *e = m->cache;

@@ -35,6 +35,9 @@ typedef struct manager manager_t;
 manager_t *manager_new(docker_t *d);
 void manager_destroy(manager_t **self_p);
 
+/* Spare sandboxes ready in the warm pool now (HELLO's `spares`). */
+int manager_spares(manager_t *m);
+
 /* The worker handler for kind "sandbox". */
 proto_msg_t *manager_handle(worker_job_t *job, void *ctx);
 

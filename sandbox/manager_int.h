@@ -15,6 +15,7 @@
 #include "sandbox/disk.h"
 #include "sandbox/hints.h"
 #include "sandbox/manager.h"
+#include "sandbox/pool.h"
 #include "sandbox/running.h"
 
 typedef struct cache_entry {
@@ -32,6 +33,7 @@ struct manager {
     disk_t *disk;             /* the disk cap (disk.h) */
     hints_retry_t *retry;     /* recent failed runs per chat (hints.h) */
     agent_pool_t *agents;     /* links to the agents in sandboxes (agent.h) */
+    pool_t *pool;             /* spare sandboxes for new chats (pool.h); NULL: none */
 };
 
 /* ---- the cache of chat -> running container (manager.c) ---- */
@@ -43,6 +45,15 @@ void manager_cache_put(manager_t *m, const char *conv, const char *id, const cha
 void manager_cache_drop(manager_t *m, const char *conv);
 
 /* ---- finding, making and starting a chat's container (ensure.c) ---- */
+
+/* The sandbox template (a new JSON object): labels for chat conv of user;
+ * with the agent as its main process when agent. */
+json_t *manager_template(const char *conv, const char *user, bool agent);
+
+/* Copy the agent into container id (created or stopped) unless its record
+ * in state_dir says this version is in there already; true when it was
+ * copied (or tried). */
+bool manager_agent_copy(agent_pool_t *agents, const char *id);
 
 typedef enum { ENSURE_OK, ENSURE_REFUSED, ENSURE_FAILED } ensure_t;
 

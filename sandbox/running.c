@@ -23,6 +23,7 @@
 
 #include "common/config.h"
 #include "common/log.h"
+#include "docker/claim.h"
 #include "docker/kept.h"
 #include "proto/proto.h"
 
@@ -166,35 +167,22 @@ int running_inflight(running_t *c, const char *conv)
  * good as running, and a racing start must see it. */
 static json_t *list_running(running_t *c, const char *user)
 {
-    json_t *f = json_pack("{s:[s], s:[s,s,s], s:[s]}", "label", KEPT_LABEL_CONV,
-                          "status", "running", "created", "paused", "network", config_str("network"));
-    if (f && user) {
-        char lab[600];
-        snprintf(lab, sizeof lab, "%s=%s", KEPT_LABEL_USER, user);
-        json_array_append_new(json_object_get(f, "label"), json_string(lab));
-    }
-    char *fs = f ? json_dumps(f, JSON_COMPACT) : NULL;
+    /* The chats' sandboxes: labelled ones and claimed spares (claim.h);
+     * spares nobody claimed are not chats and take no place. */
+    json_t *f = json_pack("{s:[s,s,s], s:[s]}", "status", "running", "created", "paused",
+                          "network", config_str("network"));
+    json_t *ans = f ? claim_list_chats(c->d, f, false) : NULL;
     json_decref(f);
-    if (!fs)
+    if (!ans) {
+        log_warn("cannot count running sandboxes: Docker did not list them");
         return NULL;
-    char path[2048];
-    size_t o = (size_t)snprintf(path, sizeof path, "/containers/json?all=1&filters=");
-    for (const unsigned char *p = (const unsigned char *)fs; *p && o + 4 < sizeof path; p++) {
-        if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || *p == '.' ||
-            *p == '_' || *p == '-')
-            path[o++] = (char)*p;
-        else
-            o += (size_t)snprintf(path + o, sizeof path - o, "%%%02X", *p);
     }
-    path[o] = '\0';
-    free(fs);
-    long st;
-    json_t *ans = NULL;
-    if (docker_call(c->d, "GET", path, NULL, &st, &ans) == DOCKER_OK && json_is_array(ans))
-        return ans;
-    log_warn("cannot count running sandboxes: %s", docker_message(ans));
-    json_decref(ans);
-    return NULL;
+    for (size_t i = json_array_size(ans); user && i-- > 0;) {
+        json_t *labels = json_object_get(json_array_get(ans, i), "Labels");
+        if (strcmp(json_string_value(json_object_get(labels, KEPT_LABEL_USER)) ?: "", user) != 0)
+            json_array_remove(ans, i);
+    }
+    return ans;
 }
 
 static bool listed(json_t *list, const char *id)
