@@ -8,6 +8,7 @@
  */
 #include "sandbox/manager_int.h"
 
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +18,7 @@
 #include "common/config.h"
 #include "common/convid.h"
 #include "common/log.h"
+#include "proto/proto.h"
 #include "docker/claim.h"
 #include "docker/kept.h"
 #include "sandbox/caps.h"
@@ -127,8 +129,10 @@ static ensure_t ensure_started(manager_t *m, const char *id, json_t *info, const
 {
     json_t *state = json_object_get(info, "State");
     int64_t finished = kept_parse_time(json_string_value(json_object_get(state, "FinishedAt")));
+    int64_t t0 = proto_mono_ms();
     if (!running_start_begin(m->running, label_user, id, err))
         return ENSURE_REFUSED;
+    int64_t t1 = proto_mono_ms();
     /* Before every start: the sandbox then runs this manager's agent
      * (copied only when its record says another version is in there). */
     bool copied = agent_in_config(info) && manager_agent_copy(m->agents, id);
@@ -136,7 +140,10 @@ static ensure_t ensure_started(manager_t *m, const char *id, json_t *info, const
     long status;
     snprintf(path, sizeof path, "/containers/%s/start", id);
     json_t *ans = NULL;
+    int64_t t2 = proto_mono_ms();
     docker_err_t e = docker_call(m->d, "POST", path, NULL, &status, &ans);
+    log_info("starting %.12s: caps %" PRId64 " ms, agent copy %" PRId64 " ms%s, docker start %" PRId64 " ms",
+             id, t1 - t0, t2 - t1, copied ? "" : " (this version is in there: skipped)", proto_mono_ms() - t2);
     if (e != DOCKER_OK && e != DOCKER_ENOTFOUND && agent_in_config(info) && !copied) {
         /* The agent was not copied, and the start failed: maybe the
          * sandbox removed it.  Copy it after all, and start once more. */
@@ -292,7 +299,10 @@ ensure_t manager_ensure(manager_t *m, const char *conv, const char *user,
         notice_gone(m->d, conv, name, notice);
     /* Attach to its agent now: after a start, or for the first time since
      * this manager started. */
+    int64_t ta = proto_mono_ms();
     agent_note(m->agents, id, has_agent, !running);
+    if (!running)
+        log_info("attached to the agent of %.12s in %" PRId64 " ms", id, proto_mono_ms() - ta);
     manager_cache_put(m, conv, id, label_user);
     json_decref(info);
     return ENSURE_OK;

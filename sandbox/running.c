@@ -161,11 +161,26 @@ int running_inflight(running_t *c, const char *conv)
 
 /* ---- caps ------------------------------------------------------------------------- */
 
-/* The ids of the running talkback sandboxes on this manager's network, of
- * user when not NULL; NULL when Docker cannot say.  Created and paused
- * ones count too: a sandbox made by a call that is about to start it is as
- * good as running, and a racing start must see it. */
-static json_t *list_running(running_t *c, const char *user)
+/* The entries of list (list_running's) whose sandbox is user's: a new
+ * array. */
+static json_t *of_user(json_t *list, const char *user)
+{
+    json_t *out = json_array();
+    size_t i;
+    json_t *x;
+    json_array_foreach(list, i, x) {
+        json_t *labels = json_object_get(x, "Labels");
+        if (out && strcmp(json_string_value(json_object_get(labels, KEPT_LABEL_USER)) ?: "", user) == 0)
+            json_array_append(out, x);
+    }
+    return out;
+}
+
+/* The running chats' sandboxes on this manager's network; NULL when
+ * Docker cannot say.  Created and paused ones count too: a sandbox made by
+ * a call that is about to start it is as good as running, and a racing
+ * start must see it. */
+static json_t *list_running(running_t *c)
 {
     /* The chats' sandboxes: labelled ones and claimed spares (claim.h);
      * spares nobody claimed are not chats and take no place. */
@@ -176,11 +191,6 @@ static json_t *list_running(running_t *c, const char *user)
     if (!ans) {
         log_warn("cannot count running sandboxes: Docker did not list them");
         return NULL;
-    }
-    for (size_t i = json_array_size(ans); user && i-- > 0;) {
-        json_t *labels = json_object_get(json_array_get(ans, i), "Labels");
-        if (strcmp(json_string_value(json_object_get(labels, KEPT_LABEL_USER)) ?: "", user) != 0)
-            json_array_remove(ans, i);
     }
     return ans;
 }
@@ -259,8 +269,9 @@ bool running_start_begin(running_t *c, const char *user, const char *id, textbuf
     const char *u = user ? user : "";
     bool by_user = max_user > 0 && *u;
     int64_t asked = proto_mono_ms();
-    json_t *all = max_all > 0 ? list_running(c, NULL) : NULL;
-    json_t *mine = by_user ? list_running(c, u) : NULL;
+    /* One listing (two Docker calls: claim_list_chats) serves both caps. */
+    json_t *all = max_all > 0 || by_user ? list_running(c) : NULL;
+    json_t *mine = by_user && all ? of_user(all, u) : NULL;
     hold_t *h = calloc(1, sizeof *h);
     if (h && !(h->user = strdup(u))) {
         free(h);
