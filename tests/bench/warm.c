@@ -9,11 +9,13 @@
  *      container of the same image (and the Engine API start alone),
  *      interleaved: p50s and ratio;
  *   4. the memory a spare costs: its cgroup's usage less inactive page
- *      cache, as `docker stats` shows it, per spare.
+ *      cache, as `docker stats` shows it, and the RSS and PSS of the
+ *      containerd shim Docker keeps on the host for it, per spare.
  * The image and network are the sandbox manager's defaults, or
  * TALKBACK_IMAGE / TALKBACK_NETWORK when set.  Every chat is reset at the
  * end; the plain container is removed.
  */
+#include <dirent.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -199,6 +201,49 @@ static void warm_resume(docker_t *d, const char *u, int n, const char *prefix)
     free(as);
 }
 
+/* The host-side process Docker keeps per running container (its
+ * containerd shim, found by "-id <id>" in its command line): RSS and PSS
+ * in KiB into rss, pss (0 when not found). */
+static void shim_mem(const char *id, int64_t *rss, int64_t *pss)
+{
+    *rss = *pss = 0;
+    DIR *dir = opendir("/proc");
+    struct dirent *de;
+    char want[700];
+    snprintf(want, sizeof want, "-id %s", id);
+    while (dir && (de = readdir(dir))) {
+        char path[300], cmd[4096];
+        if (de->d_name[0] < '0' || de->d_name[0] > '9')
+            continue;
+        snprintf(path, sizeof path, "/proc/%s/cmdline", de->d_name);
+        FILE *f = fopen(path, "r");
+        size_t n = f ? fread(cmd, 1, sizeof cmd - 1, f) : 0;
+        if (f)
+            fclose(f);
+        for (size_t i = 0; i < n; i++)
+            if (!cmd[i])
+                cmd[i] = ' ';
+        cmd[n] = '\0';
+        if (!strstr(cmd, "containerd-shim") || !strstr(cmd, want))
+            continue;
+        snprintf(path, sizeof path, "/proc/%s/smaps_rollup", de->d_name);
+        f = fopen(path, "r");
+        char line[256];
+        long long v;
+        while (f && fgets(line, sizeof line, f)) {
+            if (sscanf(line, "Rss: %lld", &v) == 1)
+                *rss = v;
+            else if (sscanf(line, "Pss: %lld", &v) == 1)
+                *pss = v;
+        }
+        if (f)
+            fclose(f);
+        break;
+    }
+    if (dir)
+        closedir(dir);
+}
+
 /* 4. */
 static void warm_memory(docker_t *d)
 {
@@ -217,8 +262,12 @@ static void warm_memory(docker_t *d)
         json_int_t cache = json_integer_value(json_object_get(s, "inactive_file"));
         if (!cache)
             cache = json_integer_value(json_object_get(s, "total_inactive_file"));
-        printf("memory of spare %.12s: %.1f MiB (cgroup usage %.1f MiB less %.1f MiB inactive page cache)\n",
-               ids[i], (double)(usage - cache) / 1048576.0, (double)usage / 1048576.0, (double)cache / 1048576.0);
+        int64_t rss, pss;
+        shim_mem(ids[i], &rss, &pss);
+        printf("memory of spare %.12s: %.1f MiB in its cgroup (usage %.1f MiB less %.1f MiB inactive page cache); "
+               "its containerd shim on the host: RSS %.1f MiB, PSS %.1f MiB\n", ids[i],
+               (double)(usage - cache) / 1048576.0, (double)usage / 1048576.0, (double)cache / 1048576.0,
+               rss / 1024.0, pss / 1024.0);
         json_decref(ans);
     }
     if (n == 0)
