@@ -218,10 +218,76 @@ static ensure_t ensure_make(manager_t *m, const char *conv, const char *user, co
     return ENSURE_OK;
 }
 
+/* The chats whose ensure runs now in this manager: calls of one chat wait
+ * for each other here, so a container is started, and its agent attached,
+ * by one call at a time (calls of another manager meet Docker's 409). */
+struct ensuring {
+    char conv[CONVID_MAX + 1];
+    struct ensuring *next;
+};
+
+/* Wait until no ensure of conv runs, then mark one as running.  True when
+ * another call's ensure ran meanwhile (the cache may hold its result). */
+static bool ensure_lock(manager_t *m, const char *conv, struct ensuring *me)
+{
+    bool waited = false;
+    snprintf(me->conv, sizeof me->conv, "%s", conv);
+    pthread_mutex_lock(&m->mu);
+    for (;;) {
+        struct ensuring *e = m->ensuring;
+        while (e && strcmp(e->conv, conv) != 0)
+            e = e->next;
+        if (!e)
+            break;
+        waited = true;
+        pthread_cond_wait(&m->ensure_cv, &m->mu);
+    }
+    me->next = m->ensuring;
+    m->ensuring = me;
+    pthread_mutex_unlock(&m->mu);
+    return waited;
+}
+
+static void ensure_unlock(manager_t *m, struct ensuring *me)
+{
+    pthread_mutex_lock(&m->mu);
+    for (struct ensuring **pp = &m->ensuring; *pp; pp = &(*pp)->next)
+        if (*pp == me) {
+            *pp = me->next;
+            break;
+        }
+    pthread_cond_broadcast(&m->ensure_cv);
+    pthread_mutex_unlock(&m->mu);
+}
+
+static ensure_t ensure_one(manager_t *m, const char *conv, const char *user,
+                           char id[72], textbuf_t *notice, textbuf_t *err);
+
 /* Make sure the chat's container exists and runs.  On success id holds its
  * id and notice may hold a line for the top of the result. */
 ensure_t manager_ensure(manager_t *m, const char *conv, const char *user,
                         char id[72], textbuf_t *notice, textbuf_t *err)
+{
+    struct ensuring me;
+    char *cached_user = NULL;
+    ensure_t en;
+    if (ensure_lock(m, conv, &me) && manager_cache_get(m, conv, id, &cached_user)) {
+        /* A call of this chat ahead of this one found or made it. */
+        en = convid_owner_ok(cached_user, user) ? ENSURE_OK : ENSURE_REFUSED;
+        if (en == ENSURE_REFUSED)
+            textbuf_puts(err, "[talkback refused this call: this chat's sandbox belongs to another user. "
+                              "Nothing ran.]");
+    } else {
+        en = ensure_one(m, conv, user, id, notice, err);
+    }
+    free(cached_user);
+    ensure_unlock(m, &me);
+    return en;
+}
+
+/* manager_ensure, for one call at a time per chat. */
+static ensure_t ensure_one(manager_t *m, const char *conv, const char *user,
+                           char id[72], textbuf_t *notice, textbuf_t *err)
 {
     char name[CONVID_NAME_MAX];
     convid_container_name(conv, name);

@@ -683,6 +683,7 @@ manager_t *manager_new(docker_t *d)
     m->agents = agent_pool_new(d, agent_find_binary(config_str("agent_path"), agent, sizeof agent) ? agent : NULL);
     run_use_agents(m->agents);
     pthread_mutex_init(&m->mu, NULL);
+    pthread_cond_init(&m->ensure_cv, NULL);
     m->disk = disk_new(d);
     disk_on_remove(m->disk, busy_conv, forget_conv, m);
     if (!m->running || !m->disk || ensure_network(d)) {
@@ -708,6 +709,7 @@ void manager_destroy(manager_t **self_p)
         free(e->user);
         free(e);
     }
+    pthread_cond_destroy(&m->ensure_cv);
     pthread_mutex_destroy(&m->mu);
     hints_retry_free(&m->retry);
     run_use_agents(NULL);

@@ -34,6 +34,8 @@ struct manager {
     hints_retry_t *retry;     /* recent failed runs per chat (hints.h) */
     agent_pool_t *agents;     /* links to the agents in sandboxes (agent.h) */
     pool_t *pool;             /* spare sandboxes for new chats (pool.h); NULL: none */
+    pthread_cond_t ensure_cv; /* with mu: an ensure of a chat ended */
+    struct ensuring *ensuring; /* with mu: chats whose ensure runs now (ensure.c) */
 };
 
 /* ---- the cache of chat -> running container (manager.c) ---- */
