@@ -1,8 +1,9 @@
 /* capacity.c -- measure this host's room for sandboxes, for the HELLO
  * (see capacity.h).
  *
- * One thread asks Docker for the talkback sandboxes (by their
- * conversation label) and counts running and kept ones, reads MemAvailable
+ * One thread asks Docker for the chats' sandboxes (by their conversation
+ * label, and the claimed spares: docker/claim.h) and counts running and
+ * kept ones, asks the manager how many spares its warm pool holds ready, reads MemAvailable
  * from /proc/meminfo and statvfs of Docker's data root (as /info names
  * it; state_dir when that path is not visible here), then sleeps one
  * interval.  Figures are kept under a mutex; the HELLO callback copies
@@ -20,6 +21,7 @@
 #include <unistd.h>
 
 #include "common/log.h"
+#include "docker/claim.h"
 #include "docker/kept.h"
 #include "proto/ops.h"
 
@@ -39,6 +41,8 @@ struct capacity {
     bool stop;
     bool started;
     bool draining;
+    int (*spares)(void *ctx);  /* the warm pool's ready spares; NULL: 0 */
+    void *spares_ctx;
     capacity_figures_t fig;
     char root[1024];         /* Docker's data root, "" until known */
 };
@@ -50,18 +54,14 @@ static int drain_path(char *out, size_t len)
     return n > 0 && (size_t)n < len ? 0 : -1;
 }
 
-/* Count talkback sandboxes by state; -1 figures when Docker cannot say. */
+/* Count the chats' sandboxes by state (spares nobody claimed are not
+ * chats'); -1 figures when Docker cannot say. */
 static void count_sandboxes(capacity_t *c, int64_t *running, int64_t *kept)
 {
-    /* filters={"label":["talkback.conversation"]} */
-    static const char path[] = "/containers/json?all=1&filters=%7B%22label%22%3A%5B%22"
-                               KEPT_LABEL_CONV "%22%5D%7D";
-    long st;
-    json_t *ans = NULL;
+    json_t *ans = claim_list_chats(c->d, NULL, false);
     *running = *kept = -1;
-    if (docker_call(c->d, "GET", path, NULL, &st, &ans) != DOCKER_OK || !json_is_array(ans)) {
-        log_debug("capacity: cannot list sandboxes: %s", docker_message(ans));
-        json_decref(ans);
+    if (!ans) {
+        log_debug("capacity: cannot list sandboxes: Docker did not answer");
         return;
     }
     *running = *kept = 0;
@@ -122,6 +122,11 @@ static void measure(capacity_t *c)
         learn_root(c);
     capacity_figures_t f = { .spares = 0 };
     count_sandboxes(c, &f.running, &f.kept);
+    pthread_mutex_lock(&c->mu);
+    int (*spares)(void *) = c->spares;
+    void *spares_ctx = c->spares_ctx;
+    pthread_mutex_unlock(&c->mu);
+    f.spares = spares ? spares(spares_ctx) : 0;
     f.mem_free_kb = mem_free_kb();
     f.disk_free_kb = disk_free_kb(c->root);
     if (f.disk_free_kb < 0)
@@ -200,6 +205,14 @@ void capacity_destroy(capacity_t **self_p)
     pthread_cond_destroy(&c->cv);
     free(c);
     *self_p = NULL;
+}
+
+void capacity_count_spares(capacity_t *c, int (*spares)(void *ctx), void *ctx)
+{
+    pthread_mutex_lock(&c->mu);
+    c->spares = spares;
+    c->spares_ctx = ctx;
+    pthread_mutex_unlock(&c->mu);
 }
 
 void capacity_fill(proto_map_t *data, const capacity_figures_t *f, bool draining)

@@ -48,11 +48,13 @@
  *  13. with --agent PATH, instead of all the above (no talkback, no
  *      Docker needed): the same on the agent program alone, started on
  *      this host (shepherd.c).
+ *  14. with --warm, instead of all the above: the warm pool and the resume
+ *      (warm.c), side by side in one run.
  * Every chat it makes is reset at the end.
  *
  * usage: talkback-bench [--url URL] [--exec-url URL] [--guard-url URL] [--n N] [--chats N] [--judge]
  *                       [--reaper N] [--pictures [--plain-url URL]] [--judge-only]
- *                       [--no-shepherd-url URL] [--agent PATH]
+ *                       [--no-shepherd-url URL] [--agent PATH] [--warm [--cold-url URL]]
  * (run it from the repository root: --reaper runs build/talkback-reaper)
  */
 #include <curl/curl.h>
@@ -128,6 +130,11 @@ static char *call_tool_at(const char *u, const char *conv, const char *tool, jso
     return text;
 }
 
+char *bench_call_at(const char *u, const char *conv, const char *tool, json_t *args)
+{
+    return call_tool_at(u, conv, tool, args, NULL);
+}
+
 static char *call_tool(const char *conv, const char *tool, json_t *args, bool *is_error)
 {
     return call_tool_at(url, conv, tool, args, is_error);
@@ -156,11 +163,16 @@ static double pct(int64_t *v, int n, double p)
     return bench_pct(v, n, p);
 }
 
-static int64_t now_us(void)
+int64_t bench_now_us(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+static int64_t now_us(void)
+{
+    return bench_now_us();
 }
 
 /* ---- resident memory of talkback processes ---------------------------------- */
@@ -763,7 +775,8 @@ static void bench_shepherd(int n)
 int main(int argc, char **argv)
 {
     int n = 100, nchats = 64, reap = 0;
-    bool judge = false, pictures = false, judge_only = false;
+    bool judge = false, pictures = false, judge_only = false, warm_only = false;
+    const char *cold_url = NULL;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--url") && i + 1 < argc) url = argv[++i];
         else if (!strcmp(argv[i], "--exec-url") && i + 1 < argc) exec_url = argv[++i];
@@ -777,10 +790,12 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "--no-shepherd-url") && i + 1 < argc) noshep_url = argv[++i];
         else if (!strcmp(argv[i], "--agent") && i + 1 < argc) agent_path = argv[++i];
         else if (!strcmp(argv[i], "--reaper") && i + 1 < argc) reap = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--warm")) warm_only = true;
+        else if (!strcmp(argv[i], "--cold-url") && i + 1 < argc) cold_url = argv[++i];
         else {
             fprintf(stderr, "usage: talkback-bench [--url URL] [--exec-url URL] [--guard-url URL] [--n N] "
                             "[--chats N] [--judge] [--reaper N] [--pictures [--plain-url URL]] [--judge-only] "
-                            "[--no-shepherd-url URL] [--agent PATH]\n");
+                            "[--no-shepherd-url URL] [--agent PATH] [--warm [--cold-url URL]]\n");
             return 2;
         }
     }
@@ -809,6 +824,12 @@ int main(int argc, char **argv)
     }
     if (pictures) {
         bench_pictures(n);
+        docker_destroy(&d);
+        curl_global_cleanup();
+        return 0;
+    }
+    if (warm_only) {
+        bench_warm(d, url, cold_url, n > 20 ? 20 : n);
         docker_destroy(&d);
         curl_global_cleanup();
         return 0;
