@@ -3,10 +3,12 @@
  *
  * One thread asks Docker for the chats' sandboxes (by their conversation
  * label, and the claimed spares: docker/claim.h) and counts running and
- * kept ones, asks the manager how many spares its warm pool holds ready, reads MemAvailable
- * from /proc/meminfo and statvfs of Docker's data root (as /info names
- * it; state_dir when that path is not visible here), then sleeps one
- * interval.  Figures are kept under a mutex; the HELLO callback copies
+ * kept ones, asks the manager how many spares its warm pool holds ready,
+ * reads MemAvailable from /proc/meminfo and statvfs of Docker's data root
+ * (state_dir when that path is not known or not visible here), then
+ * sleeps one interval.  The data root is read off a sandbox's inspect (its
+ * ResolvConfPath lies in <root>/containers/<id>/), not asked of /info,
+ * which the Docker guard refuses.  Figures are kept under a mutex; the HELLO callback copies
  * them.  A measurement that fails keeps the previous figure.
  */
 #include "sandbox/capacity.h"
@@ -55,9 +57,11 @@ static int drain_path(char *out, size_t len)
 }
 
 /* Count the chats' sandboxes by state (spares nobody claimed are not
- * chats'); -1 figures when Docker cannot say. */
-static void count_sandboxes(capacity_t *c, int64_t *running, int64_t *kept)
+ * chats'); -1 figures when Docker cannot say.  The id of one of them into
+ * one ("" with none). */
+static void count_sandboxes(capacity_t *c, int64_t *running, int64_t *kept, char one[72])
 {
+    one[0] = '\0';
     json_t *ans = claim_list_chats(c->d, NULL, false);
     *running = *kept = -1;
     if (!ans) {
@@ -69,6 +73,8 @@ static void count_sandboxes(capacity_t *c, int64_t *running, int64_t *kept)
     json_t *x;
     json_array_foreach(ans, i, x) {
         const char *state = json_string_value(json_object_get(x, "State"));
+        if (!one[0] && kept_id_ok(json_string_value(json_object_get(x, "Id")) ?: ""))
+            snprintf(one, 72, "%s", json_string_value(json_object_get(x, "Id")));
         if (state && (!strcmp(state, "exited") || !strcmp(state, "dead")))
             (*kept)++;
         else
@@ -101,16 +107,25 @@ static int64_t disk_free_kb(const char *path)
     return (int64_t)((unsigned long long)sv.f_bavail * sv.f_frsize / 1024);
 }
 
-/* Docker's data root, asked once (it changes only with a dockerd restart). */
-static void learn_root(capacity_t *c)
+/* Docker's data root, learnt once (it changes only with a dockerd
+ * restart) from sandbox id's ResolvConfPath, <root>/containers/<id>/...:
+ * the guard lets a sandbox's inspect through, and refuses /info. */
+static void learn_root(capacity_t *c, const char *id)
 {
+    char path[200];
     long st;
     json_t *info = NULL;
-    if (docker_call(c->d, "GET", "/info", NULL, &st, &info) == DOCKER_OK) {
-        const char *root = json_string_value(json_object_get(info, "DockerRootDir"));
-        pthread_mutex_lock(&c->mu);
-        snprintf(c->root, sizeof c->root, "%s", root ? root : "");
-        pthread_mutex_unlock(&c->mu);
+    snprintf(path, sizeof path, "/containers/%s/json", id);
+    if (docker_call(c->d, "GET", path, NULL, &st, &info) == DOCKER_OK) {
+        const char *rc = json_string_value(json_object_get(info, "ResolvConfPath"));
+        char want[100];
+        snprintf(want, sizeof want, "/containers/%s/", id);
+        const char *at = rc ? strstr(rc, want) : NULL;
+        if (at && at > rc && (size_t)(at - rc) < sizeof c->root) {
+            pthread_mutex_lock(&c->mu);
+            snprintf(c->root, sizeof c->root, "%.*s", (int)(at - rc), rc);
+            pthread_mutex_unlock(&c->mu);
+        }
     }
     json_decref(info);
 }
@@ -118,10 +133,11 @@ static void learn_root(capacity_t *c)
 /* One measurement, stored. */
 static void measure(capacity_t *c)
 {
-    if (!c->root[0])
-        learn_root(c);
     capacity_figures_t f = { .spares = 0 };
-    count_sandboxes(c, &f.running, &f.kept);
+    char one[72];
+    count_sandboxes(c, &f.running, &f.kept, one);
+    if (!c->root[0] && one[0])
+        learn_root(c, one);
     pthread_mutex_lock(&c->mu);
     int (*spares)(void *) = c->spares;
     void *spares_ctx = c->spares_ctx;
