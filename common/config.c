@@ -103,6 +103,8 @@ static config_entry_t config_table[] = {
     { "disk_call_interval", CT_DURATION, "5s", "where disk_cap is not enforced at write time: least time between two sizings of one sandbox after its calls (0 = only the reaper's)", NULL },
     { "max_running", CT_INT, "100", "most sandboxes running at once on this sandbox network; past it a new or stopped sandbox is not started (0 = no cap)", NULL },
     { "max_running_per_user", CT_INT, "20", "most sandboxes of one user (X-User-Id) running at once; past it one of theirs is not started (0 = no cap)", NULL },
+    { "warm_pool", CT_INT, "2", "spare sandboxes the sandbox manager keeps created, started and with their agent attached, for new chats to claim (0 = no pool)", NULL },
+    { "warm_pool_check", CT_DURATION, "10s", "how often the sandbox manager checks its spare sandboxes against the sandbox image and template, and retries making them after a failure", NULL },
     { "state_dir", CT_STR, "/var/lib/talkback/state", "folder on the Docker host, shared by the sandbox manager and the reaper, for what sandboxes must not change: last-call stamps and stop reasons", NULL },
     /* --- kept sandboxes (the reaper) --- */
     { "idle_stop", CT_DURATION, "60m", "a sandbox with no call for this long is stopped (not removed)", NULL },

@@ -163,12 +163,51 @@ char *kept_reason_take(const char *id, int64_t finished_at)
     return strdup(buf);
 }
 
+int kept_agent_set(const char *id, const char *version)
+{
+    char path[4200], tmp[4300];
+    if (record_path(id, KEPT_AGENT_SUFFIX, path, sizeof path))
+        return -1;
+    snprintf(tmp, sizeof tmp, "%s.%ld.tmp", path, (long)getpid());
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
+    if (fd < 0)
+        return -1;
+    size_t len = strlen(version);
+    bool ok = write(fd, version, len) == (ssize_t)len;
+    ok = close(fd) == 0 && ok;
+    if (!ok || rename(tmp, path)) {
+        unlink(tmp);
+        return -1;
+    }
+    return 0;
+}
+
+bool kept_agent_is(const char *id, const char *version)
+{
+    char path[4200], buf[80];
+    if (!version || !*version || record_path(id, KEPT_AGENT_SUFFIX, path, sizeof path))
+        return false;
+    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0)
+        return false;
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (n <= 0)
+        return false;
+    buf[n] = '\0';
+    return strcmp(buf, version) == 0;
+}
+
 void kept_record_drop(const char *id)
 {
     char path[4200];
     if (record_path(id, KEPT_STAMP_SUFFIX, path, sizeof path) == 0)
         unlink(path);
     if (record_path(id, KEPT_REASON_SUFFIX, path, sizeof path) == 0)
+        unlink(path);
+    if (record_path(id, KEPT_CLAIM_SUFFIX, path, sizeof path) == 0)
+        unlink(path);
+    if (record_path(id, KEPT_AGENT_SUFFIX, path, sizeof path) == 0)
         unlink(path);
 }
 
@@ -188,7 +227,8 @@ char **kept_record_ids(void)
             continue;
         memcpy(id, de->d_name, len);
         id[len] = '\0';
-        if (!kept_id_ok(id) || (strcmp(dot, KEPT_STAMP_SUFFIX) && strcmp(dot, KEPT_REASON_SUFFIX)))
+        if (!kept_id_ok(id) || (strcmp(dot, KEPT_STAMP_SUFFIX) && strcmp(dot, KEPT_REASON_SUFFIX) &&
+                                strcmp(dot, KEPT_CLAIM_SUFFIX) && strcmp(dot, KEPT_AGENT_SUFFIX)))
             continue;
         if (n == cap) {
             char **more = realloc(ids, (2 * cap + 1) * sizeof *ids);

@@ -14,6 +14,11 @@
  *               counts only when its mtime is close to the container's
  *               FinishedAt, so a later stop by a Docker or host restart is
  *               not blamed on idleness;
+ *   claim       <state_dir>/<container id>.claim: the chat of a claimed
+ *               spare sandbox (docker/claim.h);
+ *   agent       <state_dir>/<container id>.agent: the version of the agent
+ *               last copied into the sandbox, so a resume copies it only
+ *               when it changed;
  *   tombstones  a never-started container "talkback-gone-..." labelled
  *               talkback.tombstone=<conversation>, left when the reaper
  *               removes a sandbox, so the chat's next call can be told why
@@ -35,6 +40,8 @@
 #define KEPT_STAMP_SUFFIX  ".last-call"
 #define KEPT_REASON_SUFFIX ".stop-reason"
 #define KEPT_REASON_MAX    64
+#define KEPT_CLAIM_SUFFIX  ".claim" /* a claimed spare's chat (claim.h) */
+#define KEPT_AGENT_SUFFIX  ".agent"   /* the agent version copied in (sandbox/pool.h) */
 
 /* ---- records in state_dir (file names are the container id, checked to
  * be hex, so no id can name a path outside the folder) ---- */
@@ -61,6 +68,11 @@ int kept_reason_set(const char *id, const char *reason);
  * file goes), or NULL when none was left for that stop.  Only short
  * printable text is returned.  malloc'ed. */
 char *kept_reason_take(const char *id, int64_t finished_at);
+
+/* The agent version last copied into container id: set (0 or -1), and
+ * whether the record says version (a short printable string). */
+int kept_agent_set(const char *id, const char *version);
+bool kept_agent_is(const char *id, const char *version);
 
 /* Forget everything recorded of container id (it was removed). */
 void kept_record_drop(const char *id);

@@ -142,14 +142,16 @@ static int check_owner(const guard_t *g, int cfd, const groute_t *rt, json_t *ch
     } else {
         return 0;
     }
-    if (o == GOWN_SANDBOX || (o == GOWN_TOMBSTONE && rt->tomb) || (o == GOWN_PROBE && rt->probe))
+    if (rt->spare ? o == GOWN_SPARE
+                  : (o == GOWN_SANDBOX || o == GOWN_SPARE || (o == GOWN_TOMBSTONE && rt->tomb) ||
+                     (o == GOWN_PROBE && rt->probe)))
         return 0;
     if (o == GOWN_MISSING)
         refuse(cfd, 404, "No such %s: %s", rt->target == GT_EXEC ? "exec instance" : "container", ref);
     else if (o == GOWN_ERROR)
         refuse(cfd, 502, "cannot ask dockerd whose %s is", ref);
     else
-        refuse(cfd, 403, "%s is not a talkback sandbox", ref);
+        refuse(cfd, 403, "%s is not a talkback %s", ref, rt->spare ? "spare sandbox" : "sandbox");
     return -1;
 }
 
@@ -285,6 +287,13 @@ static char *checked_body(const guard_t *g, int cfd, const greq_t *r, const grou
         refuse(cfd, 403, "a storage probe whose query is not name=talkback-probe-...");
         free(out);
         out = NULL;
+    } else if (rt->body == GB_CREATE &&
+               !grules_create_query_fits(r->query,
+                                         json_object_get(json_object_get(checked, "Labels"), "talkback.spare"))) {
+        refuse(cfd, 403, "a create whose name does not fit its labels (a spare is named talkback-spare-..., "
+                         "nothing else is)");
+        free(out);
+        out = NULL;
     } else if (check_owner(g, cfd, rt, checked, id)) {
         free(out);
         out = NULL;
@@ -321,6 +330,10 @@ void gconn_serve(const guard_t *g, int cfd)
     }
     if (rt.body == GB_CREATE && !grules_create_query_ok(r.query)) {
         refuse(cfd, 403, "a create whose query is not name=talkback-...");
+        goto done;
+    }
+    if (rt.spare && !grules_rename_query_ok(r.query)) {
+        refuse(cfd, 403, "a rename whose query is not name=<a chat sandbox's name>");
         goto done;
     }
     char *body = checked_body(g, cfd, &r, &rt, early, early_len, id);

@@ -1,5 +1,6 @@
 /* owner.c -- whose a container is (see owner.h). */
 #include "guard/owner.h"
+#include "guard/rules.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -76,16 +77,10 @@ gowner_t gowner_container(const char *sock, const char *ref, char id[65])
     const char *name = json_string_value(json_object_get(j, "Name"));
     json_t *labels = json_object_get(json_object_get(j, "Config"), "Labels");
     gowner_t o = GOWN_FOREIGN;
-    if (!cid || strlen(cid) != 64 || strspn(cid, "0123456789abcdef") != 64 || !name) {
+    if (!cid || strlen(cid) != 64 || strspn(cid, "0123456789abcdef") != 64 || !name)
         o = GOWN_ERROR;
-    } else if (json_object_get(labels, "talkback.tombstone") && !strncmp(name, "/talkback-gone-", 15)) {
-        o = GOWN_TOMBSTONE;
-    } else if (json_object_get(labels, "talkback.probe")) {
-        o = strncmp(name, "/talkback-probe-", 16) ? GOWN_FOREIGN : GOWN_PROBE;
-    } else if (json_is_string(json_object_get(labels, "talkback.conversation")) &&
-               !strncmp(name, "/talkback-", 10)) {
-        o = GOWN_SANDBOX;
-    }
+    else
+        o = grules_owner(name, labels);
     if (o != GOWN_ERROR)
         memcpy(id, cid, 65);
     json_decref(j);

@@ -4,7 +4,9 @@
  * guard inspects that reference (GET /containers/REF/json, straight to
  * dockerd) and lets the call through only for talkback's own: a sandbox
  * (label talkback.conversation, name talkback-...) or a tombstone (label
- * talkback.tombstone, name talkback-gone-...), or the sandbox manager's
+ * talkback.tombstone, name talkback-gone-...), a spare sandbox of the warm
+ * pool (label talkback.spare: named talkback-spare-<24 hex> until a chat
+ * claims it, then a sandbox under the chat's name), or the sandbox manager's
  * storage probe (label talkback.probe, name talkback-probe-...), which the
  * rules let only be inspected and removed.  The call then goes to
  * the full id Docker answered, so a name cannot change hands in between.
@@ -16,6 +18,7 @@ typedef enum {
     GOWN_SANDBOX,
     GOWN_TOMBSTONE,
     GOWN_PROBE,       /* the manager's storage probe (sandbox/disk.c) */
+    GOWN_SPARE,       /* a spare sandbox nobody claimed (docker/claim.h) */
     GOWN_FOREIGN,     /* some other container */
     GOWN_MISSING,     /* Docker has none of that name */
     GOWN_ERROR,       /* dockerd could not be asked */

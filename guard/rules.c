@@ -11,34 +11,37 @@ typedef struct {
     const char *method, *pattern;
     gbody_kind_t body;
     gtarget_t target;
-    bool tomb, probe, hijack;
+    bool tomb, probe, hijack, spare;
 } grule_t;
 
 static const grule_t rules[] = {
-    { "GET", "/_ping", GB_NONE, GT_NONE, false, false, false },
-    { "HEAD", "/_ping", GB_NONE, GT_NONE, false, false, false },
-    { "GET", "/version", GB_NONE, GT_NONE, false, false, false },
-    { "GET", "/containers/json", GB_NONE, GT_NONE, false, false, false },
-    { "POST", "/containers/create", GB_CREATE, GT_NONE, false, false, false },
-    { "GET", "/containers/{id}/json", GB_NONE, GT_CONTAINER, true, true, false },
-    { "DELETE", "/containers/{id}", GB_NONE, GT_CONTAINER, true, true, false },
-    { "POST", "/containers/{id}/start", GB_NONE, GT_CONTAINER, false, false, false },
-    { "POST", "/containers/{id}/stop", GB_NONE, GT_CONTAINER, false, false, false },
-    { "POST", "/containers/{id}/kill", GB_NONE, GT_CONTAINER, false, false, false },
-    { "POST", "/containers/{id}/restart", GB_NONE, GT_CONTAINER, false, false, false },
-    { "POST", "/containers/{id}/wait", GB_NONE, GT_CONTAINER, false, false, false },
-    { "POST", "/containers/{id}/unpause", GB_NONE, GT_CONTAINER, false, false, false },
-    { "POST", "/containers/{id}/attach", GB_NONE, GT_CONTAINER, false, false, true },
-    { "PUT", "/containers/{id}/archive", GB_STREAM, GT_CONTAINER, false, false, false },
-    { "GET", "/containers/{id}/archive", GB_NONE, GT_CONTAINER, false, false, false },
-    { "HEAD", "/containers/{id}/archive", GB_NONE, GT_CONTAINER, false, false, false },
-    { "POST", "/containers/{id}/exec", GB_EXEC_CREATE, GT_CONTAINER, false, false, false },
-    { "POST", "/exec/{id}/start", GB_EXEC_START, GT_EXEC, false, false, true },
-    { "GET", "/exec/{id}/json", GB_NONE, GT_EXEC, false, false, false },
-    { "GET", "/networks/{net}", GB_NONE, GT_NONE, false, false, false },
-    { "POST", "/networks/{net}/connect", GB_NET_CONNECT, GT_NONE, false, false, false },
-    { "POST", "/networks/{net}/disconnect", GB_NET_DISCONNECT, GT_NONE, false, false, false },
-    { "POST", "/networks/create", GB_NET_CREATE, GT_NONE, false, false, false },
+    { "GET", "/_ping", GB_NONE, GT_NONE, false, false, false, false },
+    { "HEAD", "/_ping", GB_NONE, GT_NONE, false, false, false, false },
+    { "GET", "/version", GB_NONE, GT_NONE, false, false, false, false },
+    { "GET", "/containers/json", GB_NONE, GT_NONE, false, false, false, false },
+    { "POST", "/containers/create", GB_CREATE, GT_NONE, false, false, false, false },
+    { "GET", "/containers/{id}/json", GB_NONE, GT_CONTAINER, true, true, false, false },
+    { "DELETE", "/containers/{id}", GB_NONE, GT_CONTAINER, true, true, false, false },
+    { "POST", "/containers/{id}/start", GB_NONE, GT_CONTAINER, false, false, false, false },
+    { "POST", "/containers/{id}/stop", GB_NONE, GT_CONTAINER, false, false, false, false },
+    { "POST", "/containers/{id}/kill", GB_NONE, GT_CONTAINER, false, false, false, false },
+    { "POST", "/containers/{id}/restart", GB_NONE, GT_CONTAINER, false, false, false, false },
+    { "POST", "/containers/{id}/wait", GB_NONE, GT_CONTAINER, false, false, false, false },
+    { "POST", "/containers/{id}/unpause", GB_NONE, GT_CONTAINER, false, false, false, false },
+    { "POST", "/containers/{id}/attach", GB_NONE, GT_CONTAINER, false, false, true, false },
+    { "PUT", "/containers/{id}/archive", GB_STREAM, GT_CONTAINER, false, false, false, false },
+    { "GET", "/containers/{id}/archive", GB_NONE, GT_CONTAINER, false, false, false, false },
+    { "HEAD", "/containers/{id}/archive", GB_NONE, GT_CONTAINER, false, false, false, false },
+    { "POST", "/containers/{id}/exec", GB_EXEC_CREATE, GT_CONTAINER, false, false, false, false },
+    { "POST", "/exec/{id}/start", GB_EXEC_START, GT_EXEC, false, false, true, false },
+    { "GET", "/exec/{id}/json", GB_NONE, GT_EXEC, false, false, false, false },
+    { "GET", "/networks/{net}", GB_NONE, GT_NONE, false, false, false, false },
+    { "POST", "/networks/{net}/connect", GB_NET_CONNECT, GT_NONE, false, false, false, false },
+    { "POST", "/networks/{net}/disconnect", GB_NET_DISCONNECT, GT_NONE, false, false, false, false },
+    { "POST", "/networks/create", GB_NET_CREATE, GT_NONE, false, false, false, false },
+    /* The warm pool's claim: a spare renamed to a chat's name (the query
+     * is checked by grules_rename_query_ok). */
+    { "POST", "/containers/{id}/rename", GB_NONE, GT_CONTAINER, false, false, false, true },
 };
 
 /* Whether s[0..n) is a Docker id or name: [A-Za-z0-9][A-Za-z0-9_.-]*. */
@@ -110,6 +113,7 @@ int grules_match(const char *method, const char *path, const char *network, grou
         rt->tomb = rules[i].tomb;
         rt->probe = rules[i].probe;
         rt->hijack = rules[i].hijack;
+        rt->spare = rules[i].spare;
         return 0;
     }
     snprintf(why, whylen, "%.10s %.200s", method, path);
@@ -126,4 +130,49 @@ bool grules_create_query_ok(const char *query)
 bool grules_probe_query_ok(const char *query)
 {
     return strncmp(query, "name=talkback-probe-", 20) == 0 && grules_create_query_ok(query);
+}
+
+bool grules_spare_name_ok(const char *name)
+{
+    static const char pre[] = "talkback-spare-";
+    return strncmp(name, pre, sizeof pre - 1) == 0 && strlen(name) == sizeof pre - 1 + 24 &&
+           strspn(name + sizeof pre - 1, "0123456789abcdef") == 24;
+}
+
+bool grules_chat_name_ok(const char *name)
+{
+    size_t n = strlen(name);
+    if (n < 9 + 1 + 17 || n > 9 + 128 + 17 || strncmp(name, "talkback-", 9) != 0 || !is_id(name, n))
+        return false;
+    if (name[n - 17] != '-' || strspn(name + n - 16, "0123456789abcdef") != 16)
+        return false;
+    return !grules_spare_name_ok(name) && strncmp(name, "talkback-gone-", 14) != 0 &&
+           strncmp(name, "talkback-probe-", 15) != 0;
+}
+
+bool grules_rename_query_ok(const char *query)
+{
+    return strncmp(query, "name=", 5) == 0 && grules_chat_name_ok(query + 5);
+}
+
+bool grules_create_query_fits(const char *query, bool spare_labels)
+{
+    bool spare_name = strncmp(query, "name=", 5) == 0 && grules_spare_name_ok(query + 5);
+    return spare_labels == spare_name;
+}
+
+gowner_t grules_owner(const char *name, const json_t *labels)
+{
+    if (json_object_get(labels, "talkback.tombstone") && !strncmp(name, "/talkback-gone-", 15))
+        return GOWN_TOMBSTONE;
+    if (json_object_get(labels, "talkback.probe"))
+        return strncmp(name, "/talkback-probe-", 16) ? GOWN_FOREIGN : GOWN_PROBE;
+    if (json_is_string(json_object_get(labels, "talkback.spare")) && name[0] == '/') {
+        if (grules_spare_name_ok(name + 1))
+            return GOWN_SPARE;
+        return grules_chat_name_ok(name + 1) ? GOWN_SANDBOX : GOWN_FOREIGN;
+    }
+    if (json_is_string(json_object_get(labels, "talkback.conversation")) && !strncmp(name, "/talkback-", 10))
+        return GOWN_SANDBOX;
+    return GOWN_FOREIGN;
 }

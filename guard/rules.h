@@ -12,6 +12,9 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <jansson.h>
+
+#include "guard/owner.h"
 
 typedef enum {
     GB_NONE,          /* no body */
@@ -36,6 +39,7 @@ typedef struct {
     bool tomb;        /* a tombstone may be the target too */
     bool probe;       /* so may the manager's storage probe (inspect, remove) */
     bool hijack;      /* Docker may hand the connection over (attach, exec start) */
+    bool spare;       /* the target must be a spare nobody claimed (rename) */
     char id[129];     /* the {id} of the path */
     size_t id_at;     /* where the {id} starts in the path */
 } groute_t;
@@ -51,5 +55,23 @@ bool grules_create_query_ok(const char *query);
 /* Whether the query of the storage probe's create names a probe:
  * "name=talkback-probe-..." (owner.h tells probes by that name). */
 bool grules_probe_query_ok(const char *query);
+
+/* Whether name (no leading '/') is a spare sandbox's: "talkback-spare-" and
+ * 24 lowercase hex digits (docker/claim.h). */
+bool grules_spare_name_ok(const char *name);
+/* Whether name is a chat sandbox's: "talkback-", 1-128 of [A-Za-z0-9_.-],
+ * "-" and 16 lowercase hex digits (common/convid.h), and not a spare's, a
+ * tombstone's or a probe's. */
+bool grules_chat_name_ok(const char *name);
+/* Whether the query of a rename is exactly "name=<a chat sandbox's name>":
+ * the warm pool's claim, the only rename the guard lets through. */
+bool grules_rename_query_ok(const char *query);
+/* Whether the query of a create whose labels are a spare's names a spare,
+ * and that of any other sandbox does not. */
+bool grules_create_query_fits(const char *query, bool spare_labels);
+
+/* Whose a container is, from what Docker's inspect says: its name (with
+ * the leading '/') and Config.Labels.  Pure. */
+gowner_t grules_owner(const char *name, const json_t *labels);
 
 #endif

@@ -195,6 +195,7 @@ static json_t *check_sandbox(json_t **f, const gtemplate_t *t, char *why, size_t
     static const char *const sleep_cmd[] = { "sleep", "infinity" };
     static const char *const agent_cmd[] = { AGENT_CMD_PATH };
     static const char *const labels[] = { "talkback.conversation", "talkback.user", "talkback.created" };
+    static const char *const spare_labels[] = { "talkback.spare", "talkback.pool", "talkback.created" };
     const char *const any[] = { NULL, NULL, NULL };
     int agent = fields_strv_is(f[1], agent_cmd, 1);
     const struct { const char *what; int ok; } checks[] = {
@@ -206,7 +207,7 @@ static json_t *check_sandbox(json_t **f, const gtemplate_t *t, char *why, size_t
         { "OpenStdin", agent ? json_is_true(f[6]) : (!f[6] || json_is_false(f[6])) },
         { "StdinOnce", !f[7] || json_is_false(f[7]) },
         { "AttachStdin", agent ? json_is_true(f[8]) : (!f[8] || json_is_false(f[8])) },
-        { "Labels", fields_map_is(f[9], labels, any, 3) },
+        { "Labels", fields_map_is(f[9], labels, any, 3) || fields_map_is(f[9], spare_labels, any, 3) },
     };
     for (size_t i = 0; i < N(checks); i++)
         if (!checks[i].ok) {

@@ -2,7 +2,8 @@
  * reaper.h).
  *
  * Every decision is taken from what Docker reports at that moment: the
- * containers labelled talkback.conversation, their state, their writable
+ * containers labelled talkback.conversation and the claimed spares
+ * (docker/claim.h), their state, their writable
  * layer size, and each sandbox's last-call stamp (docker/kept.h).  Nothing
  * is remembered between sweeps, so restarting the reaper loses nothing.
  *
@@ -22,6 +23,7 @@
 #include <time.h>
 
 #include "common/log.h"
+#include "docker/claim.h"
 #include "docker/kept.h"
 #include "proto/ops.h"
 #include "reaper/plan.h"
@@ -84,9 +86,19 @@ static json_t *in_scope(const reaper_t *r, json_t *list, const char *label)
     return list;
 }
 
+/* The chats' sandboxes in a state: the labelled ones and the claimed
+ * spares, with labels filled in from their claim records (docker/claim.h).
+ * Spares nobody has claimed are not chats: never idled, sized or evicted
+ * here (the sandbox manager's pool owns them). */
 static json_t *list_sandboxes(reaper_t *r, const char *status, bool size)
 {
-    return in_scope(r, list_labelled(r, KEPT_LABEL_CONV, status, size), KEPT_LABEL_CONV);
+    json_t *f = status ? json_pack("{s:[s]}", "status", status) : json_object();
+    r->calls += 2;
+    json_t *list = f ? claim_list_chats(r->d, f, size) : NULL;
+    json_decref(f);
+    if (!list)
+        log_warn("cannot list sandboxes: Docker did not answer");
+    return in_scope(r, list, KEPT_LABEL_CONV);
 }
 
 static const char *label_of(json_t *c, const char *label)
@@ -366,6 +378,14 @@ int reaper_sweep_records(reaper_t *r)
         return 0;
     }
     json_t *all = list_labelled(r, KEPT_LABEL_CONV, NULL, false);
+    json_t *spares = all ? list_labelled(r, KEPT_LABEL_SPARE, NULL, false) : NULL;
+    if (spares)
+        json_array_extend(all, spares); /* spares have records too (claim, agent) */
+    if (all && !spares) {
+        json_decref(all);
+        all = NULL;
+    }
+    json_decref(spares);
     if (!all) {
         kept_record_ids_free(&ids);
         return -1;

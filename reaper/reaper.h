@@ -9,7 +9,9 @@
  *   evict    stopped sandboxes unused for keep_max_age, or past
  *            keep_max_count, or past keep_max_bytes together, are removed,
  *            oldest first, with tombstones (reaper/plan.c decides).
- * Only containers labelled talkback.conversation are ever touched, and
+ * Only chats' sandboxes are ever touched -- containers labelled
+ * talkback.conversation, and spares claimed by a chat (docker/claim.h);
+ * spares nobody has claimed belong to the sandbox manager's pool -- and
  * removal never touches a running sandbox except for the disk cap.
  */
 #ifndef TALKBACK_REAPER_H

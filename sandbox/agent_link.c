@@ -132,6 +132,7 @@ struct agent_pool {
     char *bin;                /* the agent program, read once */
     size_t bin_len;
     int64_t deadline_ms;      /* agent_frame_deadline */
+    char version[17];         /* a hash of it (agent_version) */
     pthread_mutex_t mu;
     entry_t *entries;
 };
@@ -141,6 +142,11 @@ struct agent_pool {
 bool agent_pool_enabled(const agent_pool_t *p)
 {
     return p && p->bin;
+}
+
+const char *agent_pool_version(const agent_pool_t *p)
+{
+    return agent_pool_enabled(p) ? p->version : "";
 }
 
 docker_err_t agent_install(agent_pool_t *p, const char *id)
@@ -587,7 +593,9 @@ agent_pool_t *agent_pool_new(docker_t *d, const char *binary, int64_t frame_dead
     if (binary && *binary) {
         p->bin = agent_binary_read(binary, &p->bin_len);
         if (p->bin)
-            log_info("in-sandbox agent: %s (%zu bytes)", binary, p->bin_len);
+            agent_version(p->bin, p->bin_len, p->version);
+        if (p->bin)
+            log_info("in-sandbox agent: %s (%zu bytes, version %s)", binary, p->bin_len, p->version);
         else
             log_warn("cannot read the agent %s: new sandboxes run commands through Docker exec", binary);
     } else {

@@ -50,6 +50,10 @@ char *agent_binary_read(const char *path, size_t *len);
 
 /* Whether new sandboxes get the agent. */
 bool agent_pool_enabled(const agent_pool_t *p);
+/* The version of the agent this pool copies into sandboxes ("" without). */
+const char *agent_pool_version(const agent_pool_t *p);
+/* A version for an agent program: 16 hex digits of a hash of its bytes. */
+void agent_version(const char *bin, size_t len, char out[17]);
 
 /* Whether an inspected container (GET /containers/{id}/json) was made to
  * run the agent. */

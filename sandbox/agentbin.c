@@ -5,6 +5,7 @@
 
 #include <fcntl.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -62,4 +63,15 @@ bool agent_in_config(const json_t *info)
     json_t *cmd = json_object_get(json_object_get(info, "Config"), "Cmd");
     const char *first = json_string_value(json_array_get(cmd, 0));
     return first && strcmp(first, AGENT_CMD_PATH) == 0;
+}
+
+/* See agent.h: FNV-1a 64 of the bytes. */
+void agent_version(const char *bin, size_t len, char out[17])
+{
+    uint64_t h = 1469598103934665603ULL;
+    for (size_t i = 0; i < len; i++) {
+        h ^= (unsigned char)bin[i];
+        h *= 1099511628211ULL;
+    }
+    snprintf(out, 17, "%016llx", (unsigned long long)h);
 }

@@ -1,11 +1,14 @@
 /* capacity.c -- measure this host's room for sandboxes, for the HELLO
  * (see capacity.h).
  *
- * One thread asks Docker for the talkback sandboxes (by their
- * conversation label) and counts running and kept ones, reads MemAvailable
- * from /proc/meminfo and statvfs of Docker's data root (as /info names
- * it; state_dir when that path is not visible here), then sleeps one
- * interval.  Figures are kept under a mutex; the HELLO callback copies
+ * One thread asks Docker for the chats' sandboxes (by their conversation
+ * label, and the claimed spares: docker/claim.h) and counts running and
+ * kept ones, asks the manager how many spares its warm pool holds ready,
+ * reads MemAvailable from /proc/meminfo and statvfs of Docker's data root
+ * (state_dir when that path is not known or not visible here), then
+ * sleeps one interval.  The data root is read off a sandbox's inspect (its
+ * ResolvConfPath lies in <root>/containers/<id>/), not asked of /info,
+ * which the Docker guard refuses.  Figures are kept under a mutex; the HELLO callback copies
  * them.  A measurement that fails keeps the previous figure.
  */
 #include "sandbox/capacity.h"
@@ -20,6 +23,7 @@
 #include <unistd.h>
 
 #include "common/log.h"
+#include "docker/claim.h"
 #include "docker/kept.h"
 #include "proto/ops.h"
 
@@ -40,6 +44,8 @@ struct capacity {
     bool stop;
     bool started;
     bool draining;
+    int (*spares)(void *ctx);  /* the warm pool's ready spares; NULL: 0 */
+    void *spares_ctx;
     capacity_figures_t fig;
     char root[1024];         /* Docker's data root, "" until known */
 };
@@ -51,25 +57,20 @@ static int drain_path(char *out, size_t len)
     return n > 0 && (size_t)n < len ? 0 : -1;
 }
 
-/* Count talkback sandboxes by state; -1 figures when Docker cannot say.
- * Only those on this manager's sandbox network, as max_running counts
- * them: another talkback on the same Docker (its own network) is not in
- * this host's load. */
-static void count_sandboxes(capacity_t *c, int64_t *running, int64_t *kept)
+/* Count the chats' sandboxes by state (spares nobody claimed are not
+ * chats'); -1 figures when Docker cannot say.  Only those on this
+ * manager's sandbox network, as max_running counts them: another talkback
+ * on the same Docker (its own network) is not in this host's load.  The
+ * id of one of them into one ("" with none). */
+static void count_sandboxes(capacity_t *c, int64_t *running, int64_t *kept, char one[72])
 {
-    /* filters={"label":["talkback.conversation"],"network":["NETWORK"]};
-     * a network name is letters, digits, '_', '.' and '-' only. */
-    char path[512];
-    static const char fmt[] = "/containers/json?all=1&filters="
-                              "%%7B%%22label%%22%%3A%%5B%%22" KEPT_LABEL_CONV "%%22%%5D%%2C"
-                              "%%22network%%22%%3A%%5B%%22%s%%22%%5D%%7D";
-    snprintf(path, sizeof path, fmt, c->network);
-    long st;
-    json_t *ans = NULL;
+    one[0] = '\0';
+    json_t *filters = c->network[0] ? json_pack("{s:[s]}", "network", c->network) : NULL;
+    json_t *ans = claim_list_chats(c->d, filters, false);
+    json_decref(filters);
     *running = *kept = -1;
-    if (docker_call(c->d, "GET", path, NULL, &st, &ans) != DOCKER_OK || !json_is_array(ans)) {
-        log_debug("capacity: cannot list sandboxes: %s", docker_message(ans));
-        json_decref(ans);
+    if (!ans) {
+        log_debug("capacity: cannot list sandboxes: Docker did not answer");
         return;
     }
     *running = *kept = 0;
@@ -77,6 +78,8 @@ static void count_sandboxes(capacity_t *c, int64_t *running, int64_t *kept)
     json_t *x;
     json_array_foreach(ans, i, x) {
         const char *state = json_string_value(json_object_get(x, "State"));
+        if (!one[0] && kept_id_ok(json_string_value(json_object_get(x, "Id")) ?: ""))
+            snprintf(one, 72, "%s", json_string_value(json_object_get(x, "Id")));
         if (state && (!strcmp(state, "exited") || !strcmp(state, "dead")))
             (*kept)++;
         else
@@ -109,16 +112,25 @@ static int64_t disk_free_kb(const char *path)
     return (int64_t)((unsigned long long)sv.f_bavail * sv.f_frsize / 1024);
 }
 
-/* Docker's data root, asked once (it changes only with a dockerd restart). */
-static void learn_root(capacity_t *c)
+/* Docker's data root, learnt once (it changes only with a dockerd
+ * restart) from sandbox id's ResolvConfPath, <root>/containers/<id>/...:
+ * the guard lets a sandbox's inspect through, and refuses /info. */
+static void learn_root(capacity_t *c, const char *id)
 {
+    char path[200];
     long st;
     json_t *info = NULL;
-    if (docker_call(c->d, "GET", "/info", NULL, &st, &info) == DOCKER_OK) {
-        const char *root = json_string_value(json_object_get(info, "DockerRootDir"));
-        pthread_mutex_lock(&c->mu);
-        snprintf(c->root, sizeof c->root, "%s", root ? root : "");
-        pthread_mutex_unlock(&c->mu);
+    snprintf(path, sizeof path, "/containers/%s/json", id);
+    if (docker_call(c->d, "GET", path, NULL, &st, &info) == DOCKER_OK) {
+        const char *rc = json_string_value(json_object_get(info, "ResolvConfPath"));
+        char want[100];
+        snprintf(want, sizeof want, "/containers/%s/", id);
+        const char *at = rc ? strstr(rc, want) : NULL;
+        if (at && at > rc && (size_t)(at - rc) < sizeof c->root) {
+            pthread_mutex_lock(&c->mu);
+            snprintf(c->root, sizeof c->root, "%.*s", (int)(at - rc), rc);
+            pthread_mutex_unlock(&c->mu);
+        }
     }
     json_decref(info);
 }
@@ -126,10 +138,16 @@ static void learn_root(capacity_t *c)
 /* One measurement, stored. */
 static void measure(capacity_t *c)
 {
-    if (!c->root[0])
-        learn_root(c);
     capacity_figures_t f = { .spares = 0 };
-    count_sandboxes(c, &f.running, &f.kept);
+    char one[72];
+    count_sandboxes(c, &f.running, &f.kept, one);
+    if (!c->root[0] && one[0])
+        learn_root(c, one);
+    pthread_mutex_lock(&c->mu);
+    int (*spares)(void *) = c->spares;
+    void *spares_ctx = c->spares_ctx;
+    pthread_mutex_unlock(&c->mu);
+    f.spares = spares ? spares(spares_ctx) : 0;
     f.mem_free_kb = mem_free_kb();
     f.disk_free_kb = disk_free_kb(c->root);
     if (f.disk_free_kb < 0)
@@ -210,6 +228,14 @@ void capacity_destroy(capacity_t **self_p)
     pthread_cond_destroy(&c->cv);
     free(c);
     *self_p = NULL;
+}
+
+void capacity_count_spares(capacity_t *c, int (*spares)(void *ctx), void *ctx)
+{
+    pthread_mutex_lock(&c->mu);
+    c->spares = spares;
+    c->spares_ctx = ctx;
+    pthread_mutex_unlock(&c->mu);
 }
 
 void capacity_fill(proto_map_t *data, const capacity_figures_t *f, bool draining)

@@ -26,7 +26,7 @@ typedef struct capacity capacity_t;
 typedef struct {
     int64_t running;       /* talkback sandboxes running (or created, paused) */
     int64_t kept;          /* stopped ones kept for their chat */
-    int64_t spares;        /* warm, not yet a chat's (0 until a warm pool exists) */
+    int64_t spares;        /* warm, not yet a chat's (the manager's warm pool) */
     int64_t mem_free_kb;   /* MemAvailable of this machine; -1 unknown */
     int64_t disk_free_kb;  /* free space of Docker's data root; -1 unknown */
     int64_t max_running;   /* the caps it runs under (config) */
@@ -37,6 +37,11 @@ typedef struct {
 capacity_t *capacity_new(docker_t *d, const char *network, int interval_ms, int64_t max_running,
                          int64_t keep_max_count);
 void capacity_destroy(capacity_t **self_p);
+
+/* Where the spares figure comes from: spares(ctx), asked at every
+ * measurement (e.g. manager_spares); ctx must outlive the measurer or be
+ * unset (NULL) first. */
+void capacity_count_spares(capacity_t *c, int (*spares)(void *ctx), void *ctx);
 
 /* worker_hello_fn: copy the last figures into a HELLO's data. */
 void capacity_hello(proto_map_t *data, void *ctx);

@@ -1,8 +1,11 @@
 /* hostops.c -- locate, list, drain, undrain, stop and rm (see hostops.h).
  *
- * A chat's container is looked up by its deterministic name and must carry
- * the chat in its label, as everywhere in the manager; a container under
- * the name that carries another chat is not this chat's.  Labels come from
+ * A chat's container is looked up by its deterministic name and must be
+ * the chat's, as everywhere in the manager: carry the chat in its label,
+ * or be a spare the chat claimed (its claim record names the chat,
+ * docker/claim.h); a container under the name that is another chat's is
+ * not this chat's.  Spares nobody claimed are no chat's: list leaves them
+ * out.  Labels come from
  * Docker and are printed in list's lines, so tabs and line ends in them are
  * replaced: one sandbox stays one line.
  */
@@ -17,12 +20,13 @@
 #include "common/convid.h"
 #include "common/log.h"
 #include "common/textbuf.h"
+#include "docker/claim.h"
 #include "docker/kept.h"
 #include "proto/ops.h"
 
-/* Inspect conv's container: its JSON (caller frees) when it exists and
- * carries conv, else NULL with *e saying why (DOCKER_ENOTFOUND when not
- * here, or not this chat's). */
+/* Inspect conv's container: its JSON (caller frees) when it exists and is
+ * conv's (its label, or its claim record), else NULL with *e saying why
+ * (DOCKER_ENOTFOUND when not here, or not this chat's). */
 static json_t *chat_container(const hostops_t *h, const char *conv, docker_err_t *e)
 {
     char name[CONVID_NAME_MAX], path[CONVID_NAME_MAX + 64];
@@ -36,8 +40,10 @@ static json_t *chat_container(const hostops_t *h, const char *conv, docker_err_t
         return NULL;
     }
     json_t *labels = json_object_get(json_object_get(info, "Config"), "Labels");
-    const char *label = json_string_value(json_object_get(labels, KEPT_LABEL_CONV));
-    if (!label || strcmp(label, conv) != 0) {
+    char owner[CONVID_MAX + 1], user[CLAIM_USER_MAX + 1];
+    if (!claim_identity(labels, json_string_value(json_object_get(info, "Id")),
+                        json_string_value(json_object_get(info, "Name")), owner, user) ||
+        strcmp(owner, conv) != 0) {
         json_decref(info);
         *e = DOCKER_ENOTFOUND;
         return NULL;
@@ -69,14 +75,12 @@ static void put_field(textbuf_t *t, const char *s)
     textbuf_append(t, "\t", 1);
 }
 
+/* One line per chat's sandbox: the labelled ones and the claimed spares,
+ * whose labels claim_list_chats fills in from their records. */
 static proto_msg_t *op_list(const hostops_t *h, worker_job_t *job)
 {
-    static const char path[] = "/containers/json?all=1&size=1&filters=%7B%22label%22%3A%5B%22"
-                               KEPT_LABEL_CONV "%22%5D%7D";
-    long st;
-    json_t *ans = NULL;
-    if (docker_call(h->d, "GET", path, NULL, &st, &ans) != DOCKER_OK || !json_is_array(ans)) {
-        json_decref(ans);
+    json_t *ans = claim_list_chats(h->d, NULL, true);
+    if (!ans) {
         return proto_reply_new(job->req, PROTO_ST_INTERNAL, true,
                                "[talkback: Docker did not list this host's sandboxes]");
     }

@@ -3,9 +3,11 @@
  *
  *   op       args    reply
  *   locate   conv    data {found, state}: whether this host's Docker holds
- *                      the chat's container (by its name and label)
- *   list     -       one line per sandbox, tab-separated: conversation,
- *                      user, host, state, idle_seconds, disk_bytes
+ *                      the chat's container (by its name, and its label or
+ *                      a claimed spare's record: docker/claim.h)
+ *   list     -       one line per chat's sandbox (spares nobody claimed
+ *                      are left out), tab-separated: conversation, user,
+ *                      host, state, idle_seconds, disk_bytes
  *   drain    -       this host takes no new chats (flag kept in state_dir)
  *   undrain  -       it takes new chats again
  *   stop     conv    stops that chat's sandbox; its files stay

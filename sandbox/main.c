@@ -43,6 +43,8 @@ static manager_t *manager_from_config(docker_t *d)
         .agent_path = config_str("agent_path"),
         .agent_shepherd = config_bool("agent_shepherd"),
         .agent_frame_deadline = config_int("agent_frame_deadline"),
+        .warm_pool = config_int("warm_pool"),
+        .warm_pool_check = config_int("warm_pool_check"),
         .running = {
             .network = config_str("network"),
             .max_running = config_int("max_running"),
@@ -61,6 +63,12 @@ static manager_t *manager_from_config(docker_t *d)
         },
     };
     return manager_new(d, &mo);
+}
+
+/* The spares figure of the HELLO: the manager's warm pool. */
+static int spares_of(void *ctx)
+{
+    return manager_spares(ctx);
 }
 
 int main(int argc, char **argv)
@@ -98,6 +106,7 @@ int main(int argc, char **argv)
         return 1;
     }
     manager_use_capacity(m, cap);
+    capacity_count_spares(cap, spares_of, m);
 
     worker_opts_t wo = {
         .endpoint = config_str("hub_endpoint"),
@@ -115,8 +124,8 @@ int main(int argc, char **argv)
     };
     worker_t *w = worker_new(&wo);
     if (!w) {
+        capacity_destroy(&cap); /* first: it asks the manager for spares */
         manager_destroy(&m);
-        capacity_destroy(&cap);
         docker_destroy(&d);
         return 1;
     }
@@ -124,8 +133,8 @@ int main(int argc, char **argv)
     log_info("stopping");
     worker_destroy(&w);
     if (!w) {
+        capacity_destroy(&cap); /* first: it asks the manager for spares */
         manager_destroy(&m);
-        capacity_destroy(&cap);
         docker_destroy(&d);
     }
     return rc;

@@ -4,11 +4,10 @@
  * Finding a chat's container costs nothing on the hot path: the id is
  * cached per conversation, and an exec that fails because the container is
  * gone (404) or stopped (409) drops the cache and goes through
- * manager_ensure, which asks Docker.  Two first calls of one chat racing
- * each other both try to create the same name; Docker's 409 on the second
- * is the lock, and the loser inspects and uses the winner's container.
+ * manager_ensure (ensure.c), which asks Docker.
  */
 #include "sandbox/manager.h"
+#include "sandbox/manager_int.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -21,6 +20,7 @@
 
 #include "common/convid.h"
 #include "common/log.h"
+#include "docker/claim.h"
 #include "docker/kept.h"
 #include "proto/ops.h"
 #include "sandbox/agent_link.h"
@@ -37,257 +37,6 @@
 #define LABEL_CONV KEPT_LABEL_CONV
 #define LABEL_USER KEPT_LABEL_USER
 #define LABEL_CREATED KEPT_LABEL_CREATED
-
-struct manager {
-    manager_opts_t o;
-    hints_limits_t hints_tmpl;  /* the template's limits, as hints.h says them */
-    docker_t *d;
-    cache_t *cache;           /* chat -> container id (cache.h) */
-    running_t *running;       /* calls in flight, last-call records, caps (running.h) */
-    disk_t *disk;             /* the disk cap (disk.h) */
-    hints_retry_t *retry;     /* recent failed runs per chat (hints.h) */
-    agent_pool_t *agents;     /* links to the agents in sandboxes (agent.h) */
-    hostops_t hostops;        /* locate, list, drain, stop, rm (hostops.h) */
-    run_via_t via;            /* Docker and agents, for run.h */
-};
-
-/* ---- containers ------------------------------------------------------------------ */
-
-/* The sandbox template.  With the agent (agents enabled) the container's
- * main process is the agent, reached over attach: stdin kept open across
- * attaches, and no log, since its stdout carries the protocol.  Without,
- * it idles on sleep with a bounded json-file log. */
-static json_t *container_template(const manager_opts_t *o, const char *conv, const char *user, bool agent)
-{
-    char created[32];
-    time_t now = time(NULL);
-    struct tm tm;
-    gmtime_r(&now, &tm);
-    strftime(created, sizeof created, "%Y-%m-%dT%H:%M:%SZ", &tm);
-    json_t *host = json_pack(
-        "{s:b, s:I, s:I, s:I, s:I, s:I, s:s, s:{s:s, s:{s:s, s:s}}, s:{s:s}}",
-        "Init", 1,
-        "Memory", (json_int_t)o->memory,
-        "MemorySwap", (json_int_t)o->memory_swap,
-        "NanoCpus", (json_int_t)o->nano_cpus,
-        "CpuShares", (json_int_t)o->cpu_shares,
-        "PidsLimit", (json_int_t)o->pids_limit,
-        "NetworkMode", o->network,
-        "LogConfig", "Type", "json-file", "Config", "max-size", o->log_max_size,
-        "max-file", "1",
-        "RestartPolicy", "Name", "no");
-    if (!host)
-        return NULL;
-    if (agent)
-        json_object_set_new(host, "LogConfig", json_pack("{s:s, s:{}}", "Type", "none", "Config"));
-    if (o->runtime && *o->runtime)
-        json_object_set_new(host, "Runtime", json_string(o->runtime));
-    json_object_set_new(host, "CapDrop", sandbox_cap_drop_json());
-    json_t *t = json_pack("{s:s, s:[s,s], s:s, s:s, s:s, s:b, s:b, s:{s:s, s:s, s:s}, s:o}",
-                          "Image", o->image,
-                          "Cmd", "sleep", "infinity",
-                          "WorkingDir", "/work",
-                          "User", "root",
-                          "Hostname", "sandbox",
-                          "Tty", 0,
-                          "OpenStdin", 0,
-                          "Labels", LABEL_CONV, conv, LABEL_USER, user ? user : "",
-                          LABEL_CREATED, created,
-                          "HostConfig", host);
-    if (t && agent) {
-        json_object_set_new(t, "Cmd", json_pack("[s]", AGENT_CMD_PATH));
-        json_object_set_new(t, "OpenStdin", json_true());
-        json_object_set_new(t, "StdinOnce", json_false());
-        json_object_set_new(t, "AttachStdin", json_true());
-    }
-    return t;
-}
-
-typedef enum { ENSURE_OK, ENSURE_REFUSED, ENSURE_FAILED } ensure_t;
-
-/* Reconnect a container to the sandbox network by name (see the network
- * note in README "Kept sandboxes"). */
-static void repair_network(docker_t *d, const char *net, const char *id)
-{
-    char path[512];
-    long st;
-    json_t *body = json_pack("{s:s, s:b}", "Container", id, "Force", 1);
-    snprintf(path, sizeof path, "/networks/%s/disconnect", net);
-    docker_call(d, "POST", path, body, &st, NULL);
-    json_decref(body);
-    body = json_pack("{s:s, s:{}}", "Container", id, "EndpointConfig");
-    snprintf(path, sizeof path, "/networks/%s/connect", net);
-    docker_err_t e = docker_call(d, "POST", path, body, &st, NULL);
-    json_decref(body);
-    log_info("reattached %.12s to network %s: %s", id, net, docker_strerror(e));
-}
-
-/* Why Docker would not create a sandbox, as the call's text. */
-static void create_failed(const manager_opts_t *o, long status, const char *msg, textbuf_t *err)
-{
-    if (status == 404 && strstr(msg, "image"))
-        textbuf_printf(err, "[talkback: the sandbox image %s is missing on the host, so no sandbox "
-                       "could be made and nothing ran. Tell the user to build it (deploy/image/build).]",
-                       o->image);
-    else if (strncmp(msg, "Unknown runtime", 15) == 0)
-        textbuf_printf(err, "[talkback: the sandbox runtime `%s` (setting `runtime`) is not registered "
-                       "with Docker (daemon.json \"runtimes\"), so no sandbox could be made and nothing "
-                       "ran. Tell the user the sandbox host has a problem.]", o->runtime);
-    else
-        textbuf_printf(err, "[talkback: Docker refused to create this chat's sandbox (%s), so nothing "
-                       "ran. Tell the user the sandbox host has a problem.]", msg);
-}
-
-/* Start the chat's stopped container id (inspected as info), within the
- * caps (running.h); a resumed sandbox's notice goes into notice.
- * *started_ms: when this start began, or 0 when a racing call of the same
- * chat had started it already (Docker answered 304). */
-static ensure_t ensure_started(manager_t *m, const char *id, json_t *info, const char *label_user,
-                               bool created_now, textbuf_t *notice, textbuf_t *err,
-                               int64_t *started_ms)
-{
-    json_t *state = json_object_get(info, "State");
-    int64_t finished = kept_parse_time(json_string_value(json_object_get(state, "FinishedAt")));
-    if (!running_start_begin(m->running, label_user, id, err))
-        return ENSURE_REFUSED;
-    /* Before every start: the sandbox then runs this manager's agent. */
-    if (agent_in_config(info))
-        agent_install(m->agents, id);
-    char path[200];
-    long status;
-    snprintf(path, sizeof path, "/containers/%s/start", id);
-    json_t *ans = NULL;
-    int64_t t_start = proto_mono_ms();
-    docker_err_t e = docker_call(m->d, "POST", path, NULL, &status, &ans);
-    if (e == DOCKER_ENOTFOUND && strstr(docker_message(ans), "network")) {
-        /* The sandbox network was removed and made again under the same
-         * name: the container still points at the old network's id.
-         * Attach it to the network of that name now, then start. */
-        json_decref(ans);
-        ans = NULL;
-        repair_network(m->d, m->o.network, id);
-        e = docker_call(m->d, "POST", path, NULL, &status, &ans);
-    }
-    running_start_end(m->running, label_user, id, e == DOCKER_OK ? id : NULL);
-    if (e != DOCKER_OK) {
-        textbuf_printf(err, "[talkback: this chat's sandbox exists but would not start (%s). Nothing ran. "
-                       "Tell the user the sandbox host has a problem.]", docker_message(ans));
-        json_decref(ans);
-        return ENSURE_FAILED;
-    }
-    json_decref(ans);
-    *started_ms = status == 304 ? 0 : t_start;
-    /* Never started before (a racing call made it): nothing to resume. */
-    int64_t started = kept_parse_time(json_string_value(json_object_get(state, "StartedAt")));
-    if (!created_now && started > 0)
-        notice_resumed(id, finished, notice);
-    return ENSURE_OK;
-}
-
-/* Make sure the chat's container exists and runs.  On success id holds its
- * id and notice may hold a line for the top of the result. */
-static ensure_t manager_ensure(manager_t *m, const char *conv, const char *user,
-                               char id[72], textbuf_t *notice, textbuf_t *err)
-{
-    char name[CONVID_NAME_MAX];
-    convid_container_name(conv, name);
-    char path[CONVID_NAME_MAX + 64];
-    json_t *info = NULL;
-    long status;
-    bool created_now = false;
-
-    /* A call that loses the race to create gets 409, and for a moment the
-     * winner's container is not yet visible by name: wait for it, up to
-     * about 15 s, rather than fail the call. */
-    bool raced = false;
-    for (int attempt = 0; attempt < 60; attempt++) {
-        if (raced)
-            usleep(attempt < 10 ? 50000 : 250000);
-        snprintf(path, sizeof path, "/containers/%s/json", name);
-        docker_err_t e = docker_call(m->d, "GET", path, NULL, &status, &info);
-        if (e == DOCKER_OK)
-            break;
-        json_decref(info);
-        info = NULL;
-        if (raced && e == DOCKER_ENOTFOUND)
-            continue;
-        if (e != DOCKER_ENOTFOUND) {
-            textbuf_printf(err, "[talkback: Docker did not answer (%s), so nothing ran. Try again in a minute; "
-                           "if it keeps failing, tell the user the sandbox host has a problem.]",
-                           docker_strerror(e));
-            return ENSURE_FAILED;
-        }
-        /* A new sandbox is one more running: the caps first (running.h). */
-        if (!running_start_begin(m->running, user, NULL, err))
-            return ENSURE_REFUSED;
-        json_t *tmpl = container_template(&m->o, conv, user, agent_pool_enabled(m->agents));
-        disk_template(m->disk, json_object_get(tmpl, "HostConfig"));
-        json_t *ans = NULL;
-        snprintf(path, sizeof path, "/containers/create?name=%s", name);
-        e = docker_call(m->d, "POST", path, tmpl, &status, &ans);
-        json_decref(tmpl);
-        running_start_end(m->running, user, NULL, e == DOCKER_OK ? json_string_value(json_object_get(ans, "Id")) : NULL);
-        if (e == DOCKER_OK) {
-            created_now = true;
-            log_info("created sandbox %s for conversation %s", name, conv);
-        } else if (e != DOCKER_ECONFLICT) {
-            create_failed(&m->o, status, docker_message(ans), err);
-            json_decref(ans);
-            return ENSURE_FAILED;
-        }
-        if (e == DOCKER_ECONFLICT)
-            raced = true;
-        json_decref(ans);
-        /* Created here or by a racing call: inspect on the next turn. */
-    }
-    if (!info) {
-        textbuf_puts(err, "[talkback: this chat's sandbox could not be found or made. Try again.]");
-        return ENSURE_FAILED;
-    }
-
-    const char *label_conv = json_string_value(json_object_get(
-        json_object_get(json_object_get(info, "Config"), "Labels"), LABEL_CONV));
-    const char *label_user = json_string_value(json_object_get(
-        json_object_get(json_object_get(info, "Config"), "Labels"), LABEL_USER));
-    if (!label_conv || strcmp(label_conv, conv) != 0) {
-        log_error("container %s does not carry conversation %s: refusing", name, conv);
-        textbuf_puts(err, "[talkback refused this call: the container under this chat's name belongs to "
-                          "something else. Nothing ran. Tell the user.]");
-        json_decref(info);
-        return ENSURE_REFUSED;
-    }
-    if (!convid_owner_ok(label_user, user)) {
-        textbuf_puts(err, "[talkback refused this call: this chat's sandbox belongs to another user. "
-                          "Nothing ran.]");
-        json_decref(info);
-        return ENSURE_REFUSED;
-    }
-    snprintf(id, 72, "%s", json_string_value(json_object_get(info, "Id")) ?: "");
-    json_t *state = json_object_get(info, "State");
-    bool running = json_is_true(json_object_get(state, "Running"));
-    bool paused = json_is_true(json_object_get(state, "Paused"));
-    if (paused) {
-        snprintf(path, sizeof path, "/containers/%s/unpause", id);
-        docker_call(m->d, "POST", path, NULL, &status, NULL);
-    }
-    bool has_agent = agent_in_config(info);
-    int64_t started_ms = 0;
-    if (!running) {
-        ensure_t en = ensure_started(m, id, info, label_user, created_now, notice, err, &started_ms);
-        if (en != ENSURE_OK) {
-            json_decref(info);
-            return en;
-        }
-    }
-    if (created_now)
-        notice_gone(m->d, conv, name, notice);
-    /* Attach to its agent now: after a start, or for the first time since
-     * this manager started. */
-    agent_note(m->agents, id, has_agent, started_ms);
-    cache_put(m->cache, conv, id, label_user ? label_user : "");
-    json_decref(info);
-    return ENSURE_OK;
-}
 
 /* ---- tools ----------------------------------------------------------------------- */
 
@@ -778,11 +527,12 @@ static proto_msg_t *tool_reset(manager_t *m, worker_job_t *job)
         return proto_reply_new(req, PROTO_ST_OK, true,
                                "[talkback: Docker did not answer, so nothing was reset. Try again.]");
     }
+    /* Whose it is: its labels, or a claimed spare's record (claim.h). */
     json_t *labels = json_object_get(json_object_get(info, "Config"), "Labels");
-    const char *label_conv = json_string_value(json_object_get(labels, LABEL_CONV));
-    const char *label_user = json_string_value(json_object_get(labels, LABEL_USER));
-    if (!label_conv || strcmp(label_conv, req->conv) != 0 ||
-        !convid_owner_ok(label_user, req->user)) {
+    char label_conv[CONVID_MAX + 1], label_user[CLAIM_USER_MAX + 1];
+    if (!claim_identity(labels, json_string_value(json_object_get(info, "Id")),
+                        json_string_value(json_object_get(info, "Name")), label_conv, label_user) ||
+        strcmp(label_conv, req->conv) != 0 || !convid_owner_ok(label_user, req->user)) {
         json_decref(info);
         return proto_reply_new(req, PROTO_ST_OK, true,
                                "[talkback refused this call: this chat's sandbox belongs to another user. "
@@ -864,6 +614,11 @@ proto_msg_t *manager_handle(worker_job_t *job, void *ctx)
     return proto_reply_new(req, PROTO_ST_BAD_REQUEST, true, "[talkback: unknown sandbox operation]");
 }
 
+int manager_spares(manager_t *m)
+{
+    return m ? pool_spares(m->pool) : 0;
+}
+
 /* ---- lifecycle ------------------------------------------------------------------- */
 
 static int ensure_network(docker_t *d, const char *net)
@@ -936,12 +691,15 @@ manager_t *manager_new(docker_t *d, const manager_opts_t *o)
     m->via = (run_via_t){ .d = d, .agents = m->agents, .shepherd = m->o.agent_shepherd };
     /* Twice the cap: room for sandboxes stopped behind our back (cache.h). */
     m->cache = cache_new(o->running.max_running > 0 ? 2 * o->running.max_running : 1024);
+    pthread_mutex_init(&m->mu, NULL);
+    pthread_cond_init(&m->ensure_cv, NULL);
     m->disk = disk_new(d, &m->o.disk);
     m->hostops = (hostops_t){ .d = d, .image = m->o.image, .forget = forget_conv, .ctx = m };
     if (!m->running || !m->cache || !m->disk || ensure_network(d, m->o.network)) {
         manager_destroy(&m);
         return NULL;
     }
+    m->pool = pool_new(d, &m->o, m->agents, m->disk); /* NULL: no warm pool */
     return m;
 }
 
@@ -950,9 +708,12 @@ void manager_destroy(manager_t **self_p)
     if (!self_p || !*self_p)
         return;
     manager_t *m = *self_p;
-    disk_destroy(&m->disk); /* first: its thread may call forget_conv */
+    pool_destroy(&m->pool); /* first: its thread uses the agents and the disk */
+    disk_destroy(&m->disk); /* its thread may call forget_conv */
     running_destroy(&m->running);
     cache_destroy(&m->cache);
+    pthread_cond_destroy(&m->ensure_cv);
+    pthread_mutex_destroy(&m->mu);
     hints_retry_free(&m->retry);
     agent_pool_destroy(&m->agents);
     free(m);

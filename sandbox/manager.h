@@ -2,9 +2,10 @@
  *
  * The only talkback code that creates, starts, execs into and removes
  * sandboxes.  A chat's container is found by its deterministic name
- * (convid_container_name) and checked by its label talkback.conversation;
- * Docker is the only record, so a restarted manager finds every chat's
- * container again.  The manager serves the worker kind "sandbox"
+ * (convid_container_name) and checked by its label talkback.conversation,
+ * or for a spare of the warm pool the chat claimed, by its claim record
+ * (docker/claim.h, sandbox/pool.h); Docker and those records are the only
+ * record, so a restarted manager finds every chat's container again.  The manager serves the worker kind "sandbox"
  * (KIND_SANDBOX); its operations, their arguments and what each reply
  * carries are listed in proto/ops.h:
  *
@@ -44,6 +45,9 @@ typedef struct {
     const char *agent_path;
     bool agent_shepherd;
     int64_t agent_frame_deadline;           /* s */
+    /* the warm pool (pool.h) */
+    int64_t warm_pool;                      /* spares kept ready; 0 = none */
+    int64_t warm_pool_check;                /* s between checks of the spares */
     /* the helpers' own */
     running_opts_t running;
     disk_opts_t disk;
@@ -59,6 +63,9 @@ void manager_destroy(manager_t **self_p);
  * host operations set.  Not owned. */
 struct capacity;
 void manager_use_capacity(manager_t *m, struct capacity *cap);
+
+/* Spare sandboxes ready in the warm pool now (HELLO's `spares`). */
+int manager_spares(manager_t *m);
 
 /* The worker handler for kind "sandbox". */
 proto_msg_t *manager_handle(worker_job_t *job, void *ctx);

@@ -22,6 +22,7 @@
 #include <time.h>
 
 #include "common/log.h"
+#include "docker/claim.h"
 #include "docker/kept.h"
 #include "proto/proto.h"
 
@@ -161,41 +162,38 @@ int running_inflight(running_t *c, const char *conv)
 
 /* ---- caps ------------------------------------------------------------------------- */
 
-/* The ids of the running talkback sandboxes on this manager's network, of
- * user when not NULL; NULL when Docker cannot say.  Created and paused
- * ones count too: a sandbox made by a call that is about to start it is as
- * good as running, and a racing start must see it. */
-static json_t *list_running(running_t *c, const char *user)
+/* The entries of list (list_running's) whose sandbox is user's: a new
+ * array. */
+static json_t *of_user(json_t *list, const char *user)
 {
-    json_t *f = json_pack("{s:[s], s:[s,s,s], s:[s]}", "label", KEPT_LABEL_CONV,
-                          "status", "running", "created", "paused", "network", c->o.network);
-    if (f && user) {
-        char lab[600];
-        snprintf(lab, sizeof lab, "%s=%s", KEPT_LABEL_USER, user);
-        json_array_append_new(json_object_get(f, "label"), json_string(lab));
+    json_t *out = json_array();
+    size_t i;
+    json_t *x;
+    json_array_foreach(list, i, x) {
+        json_t *labels = json_object_get(x, "Labels");
+        if (out && strcmp(json_string_value(json_object_get(labels, KEPT_LABEL_USER)) ?: "", user) == 0)
+            json_array_append(out, x);
     }
-    char *fs = f ? json_dumps(f, JSON_COMPACT) : NULL;
+    return out;
+}
+
+/* The running chats' sandboxes on this manager's network; NULL when
+ * Docker cannot say.  Created and paused ones count too: a sandbox made by
+ * a call that is about to start it is as good as running, and a racing
+ * start must see it. */
+static json_t *list_running(running_t *c)
+{
+    /* The chats' sandboxes: labelled ones and claimed spares (claim.h);
+     * spares nobody claimed are not chats and take no place. */
+    json_t *f = json_pack("{s:[s,s,s], s:[s]}", "status", "running", "created", "paused",
+                          "network", c->o.network);
+    json_t *ans = f ? claim_list_chats(c->d, f, false) : NULL;
     json_decref(f);
-    if (!fs)
+    if (!ans) {
+        log_warn("cannot count running sandboxes: Docker did not list them");
         return NULL;
-    char path[2048];
-    size_t o = (size_t)snprintf(path, sizeof path, "/containers/json?all=1&filters=");
-    for (const unsigned char *p = (const unsigned char *)fs; *p && o + 4 < sizeof path; p++) {
-        if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || *p == '.' ||
-            *p == '_' || *p == '-')
-            path[o++] = (char)*p;
-        else
-            o += (size_t)snprintf(path + o, sizeof path - o, "%%%02X", *p);
     }
-    path[o] = '\0';
-    free(fs);
-    long st;
-    json_t *ans = NULL;
-    if (docker_call(c->d, "GET", path, NULL, &st, &ans) == DOCKER_OK && json_is_array(ans))
-        return ans;
-    log_warn("cannot count running sandboxes: %s", docker_message(ans));
-    json_decref(ans);
-    return NULL;
+    return ans;
 }
 
 static bool listed(json_t *list, const char *id)
@@ -272,8 +270,9 @@ bool running_start_begin(running_t *c, const char *user, const char *id, textbuf
     const char *u = user ? user : "";
     bool by_user = max_user > 0 && *u;
     int64_t asked = proto_mono_ms();
-    json_t *all = max_all > 0 ? list_running(c, NULL) : NULL;
-    json_t *mine = by_user ? list_running(c, u) : NULL;
+    /* One listing (two Docker calls: claim_list_chats) serves both caps. */
+    json_t *all = max_all > 0 || by_user ? list_running(c) : NULL;
+    json_t *mine = by_user && all ? of_user(all, u) : NULL;
     hold_t *h = calloc(1, sizeof *h);
     if (h && !(h->user = strdup(u))) {
         free(h);

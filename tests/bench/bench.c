@@ -53,12 +53,14 @@
  *      DOCKER2 (multihost.c; tests/bench/multihost.mjs sets it up): run
  *      ("true") by host, placement of 40 new chats, and how long the hub
  *      takes to find a chat after a gateway restart.
+ *  15. with --warm, instead of all the above: the warm pool and the resume
+ *      (warm.c), side by side in one run.
  * Every chat it makes is reset at the end.
  *
  * usage: talkback-bench [--url URL] [--exec-url URL] [--guard-url URL] [--n N] [--chats N] [--judge]
  *                       [--reaper N] [--pictures [--plain-url URL]] [--judge-only]
  *                       [--no-shepherd-url URL] [--agent PATH]
- *                       [--multihost DOCKER2 [--restart-cmd CMD]]
+ *                       [--multihost DOCKER2 [--restart-cmd CMD]] [--warm [--cold-url URL]]
  * (run it from the repository root: --reaper runs build/talkback-reaper)
  */
 #include <curl/curl.h>
@@ -167,11 +169,16 @@ static double pct(int64_t *v, int n, double p)
     return bench_pct(v, n, p);
 }
 
-static int64_t now_us(void)
+int64_t bench_now_us(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+static int64_t now_us(void)
+{
+    return bench_now_us();
 }
 
 /* ---- resident memory of talkback processes ---------------------------------- */
@@ -774,8 +781,8 @@ static void bench_shepherd(int n)
 int main(int argc, char **argv)
 {
     int n = 100, nchats = 64, reap = 0;
-    bool judge = false, pictures = false, judge_only = false;
-    const char *docker2 = NULL, *restart_cmd = NULL;
+    bool judge = false, pictures = false, judge_only = false, warm_only = false;
+    const char *docker2 = NULL, *restart_cmd = NULL, *cold_url = NULL;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--url") && i + 1 < argc) url = argv[++i];
         else if (!strcmp(argv[i], "--exec-url") && i + 1 < argc) exec_url = argv[++i];
@@ -791,11 +798,13 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "--reaper") && i + 1 < argc) reap = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--multihost") && i + 1 < argc) docker2 = argv[++i];
         else if (!strcmp(argv[i], "--restart-cmd") && i + 1 < argc) restart_cmd = argv[++i];
+        else if (!strcmp(argv[i], "--warm")) warm_only = true;
+        else if (!strcmp(argv[i], "--cold-url") && i + 1 < argc) cold_url = argv[++i];
         else {
             fprintf(stderr, "usage: talkback-bench [--url URL] [--exec-url URL] [--guard-url URL] [--n N] "
                             "[--chats N] [--judge] [--reaper N] [--pictures [--plain-url URL]] [--judge-only] "
                             "[--no-shepherd-url URL] [--agent PATH] "
-                            "[--multihost DOCKER2 [--restart-cmd CMD]]\n");
+                            "[--multihost DOCKER2 [--restart-cmd CMD]] [--warm [--cold-url URL]]\n");
             return 2;
         }
     }
@@ -829,6 +838,12 @@ int main(int argc, char **argv)
     }
     if (pictures) {
         bench_pictures(n);
+        docker_destroy(&d);
+        curl_global_cleanup();
+        return 0;
+    }
+    if (warm_only) {
+        bench_warm(d, url, cold_url, n > 20 ? 20 : n);
         docker_destroy(&d);
         curl_global_cleanup();
         return 0;

@@ -5,6 +5,9 @@
 #include <jansson.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <jansson.h>
+
+#include "docker/docker.h"
 
 /* The p-th percentile (0..1) of n microsecond figures, in milliseconds
  * (sorts v). */
@@ -21,5 +24,13 @@ char *bench_call(const char *u, const char *conv, const char *tool, json_t *args
 /* --multihost DOCKER2: a gateway with sandbox managers on this machine's
  * dockerd and on DOCKER2 (multihost.c); restart_cmd may be NULL. */
 int bench_multihost(const char *url, const char *docker2, const char *restart_cmd, int n);
+
+/* A monotonic clock, microseconds. */
+int64_t bench_now_us(void);
+
+/* --warm: the warm pool and the resume at u (warm.c), next to `docker run
+ * --rm` and `docker start`; cold_url (may be NULL): a talkback without the
+ * pool (warm_pool 0), measured alongside. */
+void bench_warm(docker_t *d, const char *u, const char *cold_url, int n);
 
 #endif

@@ -94,6 +94,9 @@ after(async () => {
   if (compose && up) await dc('down', '-v', '--remove-orphans').catch(() => {});
   const ids = (await run('docker', ['ps', '-aq', '--filter', `label=talkback.conversation=${conv}`]).catch(() => ''))
     .split('\n').filter(Boolean);
+  // A spare the chat claimed (warm pool) carries its name, not its label.
+  ids.push(...(await run('docker', ['ps', '-aq', '--filter', 'label=talkback.spare', '--filter',
+    `name=^talkback-${conv}-`]).catch(() => '')).split('\n').filter(Boolean));
   if (ids.length) await run('docker', ['rm', '-f', ...ids]).catch(() => {});
 });
 

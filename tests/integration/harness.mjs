@@ -133,14 +133,52 @@ export async function docker(...args) {
   return stdout;
 }
 
-/** Every talkback container: [{id, conv}] from its talkback.conversation label. */
+/** Every chat's container: [{id, conv}] from its talkback.conversation label,
+ *  and the spares a chat claimed (label talkback.spare, renamed to the chat's
+ *  name "talkback-<conv>-<16 hex>": the tests' ids need no escaping). */
 export async function talkbackContainers() {
   const out = await docker('ps', '-a', '--no-trunc', '--filter', 'label=talkback.conversation',
     '--format', '{{.ID}} {{.Label "talkback.conversation"}}');
-  return out.split('\n').filter(Boolean).map((line) => {
+  const chats = out.split('\n').filter(Boolean).map((line) => {
     const sp = line.indexOf(' ');
     return { id: line.slice(0, sp), conv: line.slice(sp + 1) };
   });
+  const claimed = await docker('ps', '-a', '--no-trunc', '--filter', 'label=talkback.spare',
+    '--format', '{{.ID}} {{.Names}}');
+  for (const line of claimed.split('\n').filter(Boolean)) {
+    const [id, name] = line.split(' ');
+    if (!name || name.startsWith('talkback-spare-') || !/^talkback-.+-[0-9a-f]{16}$/.test(name)) continue;
+    chats.push({ id, conv: name.slice('talkback-'.length, -17) });
+  }
+  return chats;
+}
+
+/** The talkback.pool label of an instance's spares: sandbox/pool.c's hash of its state_dir
+ *  (FNV-1a 64 with the starting value common/convid.c uses). */
+export function poolScope(tb) {
+  let h = 1469598103934665603n;
+  for (const b of Buffer.from(tb.stateDir)) {
+    h ^= BigInt(b);
+    h = (h * 0x100000001b3n) & 0xffffffffffffffffn;
+  }
+  return h.toString(16).padStart(16, '0');
+}
+
+/** The spares of an instance nobody claimed: [{id, name, state, hash}]. */
+export async function sparesOf(tb) {
+  const out = await docker('ps', '-a', '--no-trunc', '--filter', `label=talkback.pool=${poolScope(tb)}`,
+    '--format', '{{.ID}} {{.Names}} {{.State}} {{.Label "talkback.spare"}}');
+  return out.split('\n').filter(Boolean).map((line) => {
+    const [id, name, state, hash] = line.split(' ');
+    return { id, name, state, hash };
+  }).filter((c) => c.name.startsWith('talkback-spare-'));
+}
+
+/** Remove an instance's spares (left by a manager that was killed). */
+export async function removeSpares(tb) {
+  const ids = (await sparesOf(tb)).map((c) => c.id);
+  if (ids.length) await docker('rm', '-f', '-v', ...ids).catch(() => {});
+  return ids.length;
 }
 
 /** Containers whose label equals conv exactly. */
@@ -348,6 +386,7 @@ export class Talkback {
   async cleanup() {
     await Promise.all([this.gateway?.stop(), this.sandbox?.stop(), ...this.judges.map((j) => j.stop())]);
     await removeContainers(this.prefix);
+    await removeSpares(this);
     if (this.failed) {
       process.stderr.write(`talkback logs kept in ${this.dir}\n`);
     } else {

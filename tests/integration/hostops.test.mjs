@@ -5,7 +5,10 @@
 //     host, state, idle seconds, disk bytes);
 //   - drain and undrain keep their flag in state_dir;
 //   - stop keeps the chat's files, rm removes them (and the chat is told);
-//   - a request naming another host reaches no worker.
+//   - a request naming another host reaches no worker;
+//   - a spare of the warm pool a chat claimed (renamed, its chat in a claim
+//     record, no conversation label) is that chat's sandbox for locate,
+//     list, stop and rm, and spares nobody claimed are not listed.
 // These operations are no MCP tools: they are reached with
 // talkback-hubcall, which binds the hub while the gateway is stopped.
 
@@ -15,7 +18,9 @@ import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 
-import { Talkback, BUILD, withLogs, connect, run, runOk, containersOf } from './harness.mjs';
+import {
+  Talkback, BUILD, withLogs, connect, run, runOk, containersOf, containerIdFromInside, docker, waitFor, sparesOf,
+} from './harness.mjs';
 
 const HUBCALL = path.join(BUILD, 'talkback-hubcall');
 const HOST = 'hostops-alpha';
@@ -124,3 +129,52 @@ test('locate, list, drain, stop and rm on one host', withLogs(tb, async () => {
     await c3.close();
   }
 }));
+
+test('a claimed spare is its chat\'s sandbox for locate, list, stop and rm; unclaimed spares are not listed',
+  withLogs(tb, async () => {
+    let spares = [];
+    await waitFor(async () => {
+      spares = (await sparesOf(tb)).filter((x) => x.state === 'running').map((x) => x.id);
+      return spares.length >= 1;
+    }, { timeoutMs: 60000, what: 'a running spare' });
+    const conv = tb.chat('claimed');
+    const c = await connect(tb, { conv, user: USER });
+    let id;
+    try {
+      id = await containerIdFromInside(c);
+      await runOk(c, 'echo kept > /work/mark.txt');
+    } finally {
+      await c.close();
+    }
+    assert.ok(spares.includes(id), `the chat got one of the spares ${spares} (got ${id})`);
+    const labels = JSON.parse(await docker('inspect', '--format', '{{json .Config.Labels}}', id));
+    assert.equal(labels['talkback.conversation'], undefined, 'a claimed spare has no conversation label');
+    // The pool makes the next spare: list must leave it out.
+    await waitFor(async () => (await sparesOf(tb)).some((x) => x.state === 'running'),
+      { timeoutMs: 60000, what: 'a new running spare' });
+    await withoutGateway(async () => {
+      let r = await hubcall('locate', conv);
+      assert.equal(r.data.found, true, JSON.stringify(r));
+      assert.equal(r.data.state, 'running');
+
+      r = await hubcall('list', '', [`@${HOST}`]);
+      assert.equal(r.is_error, false, r.text);
+      const lines = r.text.split('\n').filter(Boolean);
+      const line = lines.find((l) => l.startsWith(`${conv}\t`));
+      assert.ok(line, `no line for ${conv} in:\n${r.text}`);
+      assert.deepEqual(line.split('\t').slice(0, 4), [conv, USER, HOST, 'running']);
+      for (const l of lines) assert.notEqual(l.split('\t')[0], '', `a spare nobody claimed is listed:\n${r.text}`);
+
+      r = await hubcall('stop', conv);
+      assert.equal(r.is_error, false, r.text);
+      assert.match(r.text, /files are kept/);
+      assert.equal((await hubcall('locate', conv)).data.state, 'exited');
+
+      r = await hubcall('rm', conv);
+      assert.equal(r.is_error, false, r.text);
+      assert.match(r.text, /with all its files/);
+      assert.equal((await hubcall('locate', conv)).data.found, false);
+    });
+    assert.deepEqual(await containersOf(conv), []);
+    assert.ok(!fs.existsSync(path.join(tb.stateDir, `${id}.claim`)), 'rm drops the claim record');
+  }));

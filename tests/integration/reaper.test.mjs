@@ -236,11 +236,15 @@ test('network removed and re-created under the same name: a stopped sandbox stil
   const c = await connect(tb, { conv });
   await runOk(c, 'echo still-here > /work/n.txt');
   // Every sandbox of this file stops (a network with running members
-  // cannot be removed); only this chat is resumed below.
+  // cannot be removed); only this chat is resumed below.  The sandbox
+  // manager stops too, so its spares (warm pool) leave the network.
+  await tb.stopSandbox();
   const all = (await containersWithPrefix(tb.prefix)).map((x) => x.id);
   await docker('stop', '-t', '1', ...all);
   await docker('network', 'rm', net);
   await docker('network', 'create', net);
+  tb.startSandbox();
+  await tb.waitReady();
   const r = await run(c, 'cat /work/n.txt; ip -o -4 addr show | grep -v " lo " | wc -l');
   assert.equal(r.isError, false, r.text);
   assert.match(r.text, /\nstill-here\n1\n$/);

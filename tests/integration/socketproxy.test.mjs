@@ -228,6 +228,10 @@ async function removeOurContainers() {
     '--format', '{{.ID}} {{.Label "talkback.conversation"}}').catch(() => '');
   const ids = out.split('\n').filter(Boolean).map((l) => l.split(' ')).filter(([, c]) => c && c.startsWith(prefix))
     .map(([id]) => id);
+  // Spares a chat claimed carry the chat's name, not its label.
+  const claimed = await docker('ps', '-aq', '--no-trunc', '--filter', 'label=talkback.spare',
+    '--filter', `name=^talkback-${prefix}`).catch(() => '');
+  ids.push(...claimed.split('\n').filter(Boolean));
   if (ids.length) await docker('rm', '-f', '-v', ...ids).catch(() => {});
   await docker('rm', '-f', FOREIGN, FAKE, PROBE, `${PROBE}-sized`).catch(() => {});
 }
@@ -754,7 +758,7 @@ test('talkback works through the guard: new chat, run, write_file, reset, resume
   assert.doesNotMatch(r3.text, /a\.txt/);
 
   // A stopped sandbox is started again (a resume) through the guard.
-  const id = (await docker('ps', '-q', '--no-trunc', '--filter', `label=talkback.conversation=${prefix}`)).trim();
+  const id = (await docker('ps', '-q', '--no-trunc', '--filter', `name=^talkback-${prefix}-[0-9a-f]{16}$`)).trim();
   assert.ok(id, 'the chat has a running sandbox');
   await docker('stop', '-t', '1', id);
   const r4 = await callTool('run', { command: 'echo resumed' });
@@ -762,7 +766,8 @@ test('talkback works through the guard: new chat, run, write_file, reset, resume
 
   // None of talkback-sandbox's calls was refused.
   const glog = fs.readFileSync(proxy.log).subarray(logFrom).toString('utf8');
-  assert.match(glog, /POST \/v1\.\d+\/containers\/create\?name=talkback-sp-/);
+  // Made on its call, or a spare of the warm pool made and claimed (renamed).
+  assert.match(glog, /POST \/v1\.\d+\/containers\/(create\?name=talkback-sp-|[0-9a-f]{64}\/rename\?name=talkback-sp-)/);
   const refusedLines = glog.split('\n').filter((l) => / (403|400|502) /.test(l));
   assert.deepEqual(refusedLines, [], 'no call of talkback-sandbox was refused');
 }));

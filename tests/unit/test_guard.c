@@ -239,12 +239,86 @@ static void test_rules(void **state)
     }
 }
 
+/* The warm pool's calls: a spare's create (its own labels, its own kind of
+ * name), and its claim, a rename of a spare to a chat's name -- nothing
+ * else is renamed, and to nothing else. */
+static void test_spare(void **state)
+{
+    char why[256], b[4096];
+    groute_t rt;
+    (void)state;
+    const char *conv = "\"talkback.conversation\":\"c\",\"talkback.user\":\"\",\"talkback.created\":\"t\"";
+    const char *spare = "\"talkback.spare\":\"0123456789abcdef\",\"talkback.pool\":\"fedcba9876543210\","
+                        "\"talkback.created\":\"t\"";
+    snprintf(b, sizeof b, "%s", body("", ""));
+    char *at = strstr(b, conv);
+    assert_non_null(at);
+    char sb[4096];
+    snprintf(sb, sizeof sb, "%.*s%s%s", (int)(at - b), b, spare, at + strlen(conv));
+    assert_true(passes(sb));
+    /* A spare's labels and a chat's together, or a spare's without its pool: refused. */
+    snprintf(sb, sizeof sb, "%.*s%s,%s%s", (int)(at - b), b, spare, "\"talkback.user\":\"\"", at + strlen(conv));
+    assert_false(passes(sb));
+    snprintf(sb, sizeof sb, "%.*s%s%s", (int)(at - b), b,
+             "\"talkback.spare\":\"0123456789abcdef\",\"talkback.created\":\"t\"", at + strlen(conv));
+    assert_false(passes(sb));
+
+    /* Names: a spare's is never a chat's, and the other way round. */
+    assert_true(grules_spare_name_ok("talkback-spare-0123456789abcdef01234567"));
+    assert_false(grules_spare_name_ok("talkback-spare-0123456789abcdef0123456"));
+    assert_false(grules_spare_name_ok("talkback-spare-0123456789ABCDEF01234567"));
+    assert_false(grules_spare_name_ok("talkback-spare-x-0123456789abcdef"));
+    assert_true(grules_chat_name_ok("talkback-it-1-chat-0-0123456789abcdef"));
+    assert_true(grules_chat_name_ok("talkback-spare-x-0123456789abcdef"));
+    assert_false(grules_chat_name_ok("talkback-spare-0123456789abcdef01234567"));
+    assert_false(grules_chat_name_ok("talkback-gone-c-0123456789abcdef"));
+    assert_false(grules_chat_name_ok("talkback-probe-c-0123456789abcdef"));
+    assert_false(grules_chat_name_ok("talkback-c-0123456789abcdeg"));
+    assert_false(grules_chat_name_ok("talkback-c_0123456789abcdef"));
+    assert_false(grules_chat_name_ok("other-c-0123456789abcdef"));
+    assert_false(grules_chat_name_ok("talkback--0123456789abcdef"));
+
+    /* The rename rule: only with a chat's name, only of a spare. */
+    assert_int_equal(grules_match("POST", "/v1.41/containers/abc/rename", "net", &rt, why, sizeof why), 0);
+    assert_true(rt.spare);
+    assert_int_equal(rt.target, GT_CONTAINER);
+    assert_true(grules_rename_query_ok("name=talkback-c-0123456789abcdef"));
+    assert_false(grules_rename_query_ok("name=talkback-spare-0123456789abcdef01234567"));
+    assert_false(grules_rename_query_ok("name=talkback-c-0123456789abcdef&x=1"));
+    assert_false(grules_rename_query_ok("name=evil"));
+    assert_false(grules_rename_query_ok(""));
+    assert_int_equal(grules_match("POST", "/containers/abc/start", "net", &rt, why, sizeof why), 0);
+    assert_false(rt.spare);
+    assert_int_equal(grules_match("POST", "/containers/abc/update", "net", &rt, why, sizeof why), -1);
+    assert_int_equal(grules_match("POST", "/containers/abc/commit", "net", &rt, why, sizeof why), -1);
+
+    /* A create's name fits its labels. */
+    assert_true(grules_create_query_fits("name=talkback-spare-0123456789abcdef01234567", true));
+    assert_false(grules_create_query_fits("name=talkback-c-0123456789abcdef", true));
+    assert_false(grules_create_query_fits("name=talkback-spare-0123456789abcdef01234567", false));
+    assert_true(grules_create_query_fits("name=talkback-c-0123456789abcdef", false));
+
+    /* Whose: a spare under its own name, claimed under a chat's; the spare
+     * label under any other name is not talkback's. */
+    json_t *sl = json_pack("{s:s, s:s, s:s}", "talkback.spare", "0123456789abcdef", "talkback.pool", "p",
+                           "talkback.created", "t");
+    json_t *cl = json_pack("{s:s}", "talkback.conversation", "c");
+    assert_int_equal(grules_owner("/talkback-spare-0123456789abcdef01234567", sl), GOWN_SPARE);
+    assert_int_equal(grules_owner("/talkback-c-0123456789abcdef", sl), GOWN_SANDBOX);
+    assert_int_equal(grules_owner("/postgres", sl), GOWN_FOREIGN);
+    assert_int_equal(grules_owner("/talkback-gone-c-0123456789abcdef", sl), GOWN_FOREIGN);
+    assert_int_equal(grules_owner("/talkback-c-0123456789abcdef", cl), GOWN_SANDBOX);
+    assert_int_equal(grules_owner("/postgres", cl), GOWN_FOREIGN);
+    json_decref(sl);
+    json_decref(cl);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_fold),     cmocka_unit_test(test_template), cmocka_unit_test(test_rebuilt),
         cmocka_unit_test(test_storage),  cmocka_unit_test(test_probe),
-        cmocka_unit_test(test_request),  cmocka_unit_test(test_rules),
+        cmocka_unit_test(test_request),  cmocka_unit_test(test_rules),    cmocka_unit_test(test_spare),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

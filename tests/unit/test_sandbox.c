@@ -1,5 +1,6 @@
 /* test_sandbox.c -- pure parts of the sandbox manager: write_file path
- * resolution and human ages. */
+ * resolution, human ages, the warm pool's hashes, and whose a claimed spare
+ * is (claim records in a temporary state_dir). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -8,9 +9,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "docker/claim.h"
 #include "docker/kept.h"
 #include "sandbox/cache.h"
 #include "sandbox/manager.h"
+#include "sandbox/pool.h"
 
 static void paths(void **state)
 {
@@ -101,12 +108,96 @@ static void cache(void **state)
     assert_null(c);
 }
 
+/* The template hash ignores the labels and follows everything else and
+ * the agent version; the scope hash is the one tests/integration's
+ * harness computes. */
+static void pool_hashes(void **state)
+{
+    (void)state;
+    char a[17], b[17], c[17], d[17];
+    json_t *t = json_pack("{s:s, s:{s:s}, s:{s:I}}", "Image", "img", "Labels", "talkback.conversation", "x",
+                          "HostConfig", "Memory", (json_int_t)1024);
+    pool_template_hash(t, "v1", a);
+    json_object_set_new(t, "Labels", json_pack("{s:s}", "talkback.spare", "y"));
+    pool_template_hash(t, "v1", b);
+    assert_string_equal(a, b);
+    pool_template_hash(t, "v2", c);
+    assert_string_not_equal(a, c);
+    json_object_set_new(json_object_get(t, "HostConfig"), "Memory", json_integer(2048));
+    pool_template_hash(t, "v1", d);
+    assert_string_not_equal(a, d);
+    json_decref(t);
+    pool_scope_hash("/tmp/s", a);
+    pool_scope_hash("/tmp/t", b);
+    assert_int_equal(strlen(a), 16);
+    assert_string_not_equal(a, b);
+}
+
+/* A spare is the chat's only when its record names the chat whose name it
+ * carries; records are exclusive and checked when read. */
+static void claims(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/talkback-unit-claim-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    kept_init(dir);
+    const char *id = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
+    char conv[CONVID_MAX + 1], user[CLAIM_USER_MAX + 1], name[CONVID_NAME_MAX + 1];
+    json_t *spare = json_pack("{s:s, s:s}", "talkback.spare", "0123456789abcdef", "talkback.pool", "p");
+    assert_true(claim_spare_name_ok("/talkback-spare-0123456789abcdef01234567"));
+    assert_false(claim_spare_name_ok("talkback-spare-x-0123456789abcdef"));
+    /* Unclaimed: nobody's. */
+    assert_true(claim_is_unclaimed(spare, "/talkback-spare-0123456789abcdef01234567"));
+    assert_false(claim_identity(spare, id, "/talkback-spare-0123456789abcdef01234567", conv, user));
+    assert_int_equal(claim_record_set(id, "chat-1", "u1"), 0);
+    assert_int_equal(claim_record_set(id, "chat-2", "u2"), -1); /* exclusive */
+    assert_int_equal(claim_record_get(id, conv, user), 0);
+    assert_string_equal(conv, "chat-1");
+    assert_string_equal(user, "u1");
+    /* Still under its spare name (a claim under way): nobody's. */
+    assert_false(claim_identity(spare, id, "/talkback-spare-0123456789abcdef01234567", conv, user));
+    name[0] = '/';
+    convid_container_name("chat-1", name + 1);
+    assert_true(claim_identity(spare, id, name, conv, user));
+    assert_string_equal(conv, "chat-1");
+    convid_container_name("chat-2", name + 1);
+    assert_false(claim_identity(spare, id, name, conv, user)); /* the record names another chat */
+    /* Labels say it when there are some. */
+    json_t *lab = json_pack("{s:s, s:s}", "talkback.conversation", "c3", "talkback.user", "u3");
+    assert_true(claim_identity(lab, id, "/whatever", conv, user));
+    assert_string_equal(conv, "c3");
+    assert_string_equal(user, "u3");
+    /* A record that is not one: refused. */
+    char path[600];
+    snprintf(path, sizeof path, "%s/%s.claim", dir, id);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs("new\nu\n", f);
+    fclose(f);
+    assert_int_equal(claim_record_get(id, conv, user), -1);
+    claim_record_drop(id);
+    assert_int_equal(claim_record_get(id, conv, user), -1);
+    assert_int_equal(claim_record_set("../x", "chat-1", ""), -1);
+    /* The agent record. */
+    assert_false(kept_agent_is(id, "v1"));
+    assert_int_equal(kept_agent_set(id, "v1"), 0);
+    assert_true(kept_agent_is(id, "v1"));
+    assert_false(kept_agent_is(id, "v2"));
+    kept_record_drop(id);
+    assert_false(kept_agent_is(id, "v1"));
+    json_decref(spare);
+    json_decref(lab);
+    rmdir(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(paths),
         cmocka_unit_test(cache),
         cmocka_unit_test(ages),
+        cmocka_unit_test(pool_hashes),
+        cmocka_unit_test(claims),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,378 @@
+/* ensure.c -- a chat's container: the sandbox template, and finding,
+ * making and starting the container of a chat (manager_int.h).
+ *
+ * A chat's container is found by its deterministic name and checked by its
+ * labels.  Two first calls of one chat racing each other both try to
+ * create the same name; Docker's 409 on the second is the lock, and the
+ * loser inspects and uses the winner's container.
+ */
+#include "sandbox/manager_int.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "common/convid.h"
+#include "common/log.h"
+#include "proto/proto.h"
+#include "docker/claim.h"
+#include "docker/kept.h"
+#include "sandbox/caps.h"
+#include "sandbox/notices.h"
+
+#define LABEL_CONV KEPT_LABEL_CONV
+#define LABEL_USER KEPT_LABEL_USER
+#define LABEL_CREATED KEPT_LABEL_CREATED
+
+/* The sandbox template.  With the agent (agents enabled) the container's
+ * main process is the agent, reached over attach: stdin kept open across
+ * attaches, and no log, since its stdout carries the protocol.  Without,
+ * it idles on sleep with a bounded json-file log. */
+json_t *manager_template(const manager_opts_t *o, const char *conv, const char *user, bool agent)
+{
+    char created[32];
+    time_t now = time(NULL);
+    struct tm tm;
+    gmtime_r(&now, &tm);
+    strftime(created, sizeof created, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    json_t *host = json_pack(
+        "{s:b, s:I, s:I, s:I, s:I, s:I, s:s, s:{s:s, s:{s:s, s:s}}, s:{s:s}}",
+        "Init", 1,
+        "Memory", (json_int_t)o->memory,
+        "MemorySwap", (json_int_t)o->memory_swap,
+        "NanoCpus", (json_int_t)o->nano_cpus,
+        "CpuShares", (json_int_t)o->cpu_shares,
+        "PidsLimit", (json_int_t)o->pids_limit,
+        "NetworkMode", o->network,
+        "LogConfig", "Type", "json-file", "Config", "max-size", o->log_max_size,
+        "max-file", "1",
+        "RestartPolicy", "Name", "no");
+    if (!host)
+        return NULL;
+    if (agent)
+        json_object_set_new(host, "LogConfig", json_pack("{s:s, s:{}}", "Type", "none", "Config"));
+    if (o->runtime && *o->runtime)
+        json_object_set_new(host, "Runtime", json_string(o->runtime));
+    json_object_set_new(host, "CapDrop", sandbox_cap_drop_json());
+    json_t *t = json_pack("{s:s, s:[s,s], s:s, s:s, s:s, s:b, s:b, s:{s:s, s:s, s:s}, s:o}",
+                          "Image", o->image,
+                          "Cmd", "sleep", "infinity",
+                          "WorkingDir", "/work",
+                          "User", "root",
+                          "Hostname", "sandbox",
+                          "Tty", 0,
+                          "OpenStdin", 0,
+                          "Labels", LABEL_CONV, conv, LABEL_USER, user ? user : "",
+                          LABEL_CREATED, created,
+                          "HostConfig", host);
+    if (t && agent) {
+        json_object_set_new(t, "Cmd", json_pack("[s]", AGENT_CMD_PATH));
+        json_object_set_new(t, "OpenStdin", json_true());
+        json_object_set_new(t, "StdinOnce", json_false());
+        json_object_set_new(t, "AttachStdin", json_true());
+    }
+    return t;
+}
+
+/* Reconnect a container to the sandbox network by name (see the network
+ * note in README "Kept sandboxes"). */
+static void repair_network(docker_t *d, const char *net, const char *id)
+{
+    char path[512];
+    long st;
+    json_t *body = json_pack("{s:s, s:b}", "Container", id, "Force", 1);
+    snprintf(path, sizeof path, "/networks/%s/disconnect", net);
+    docker_call(d, "POST", path, body, &st, NULL);
+    json_decref(body);
+    body = json_pack("{s:s, s:{}}", "Container", id, "EndpointConfig");
+    snprintf(path, sizeof path, "/networks/%s/connect", net);
+    docker_err_t e = docker_call(d, "POST", path, body, &st, NULL);
+    json_decref(body);
+    log_info("reattached %.12s to network %s: %s", id, net, docker_strerror(e));
+}
+
+/* Why Docker would not create a sandbox, as the call's text. */
+static void create_failed(const manager_opts_t *o, long status, const char *msg, textbuf_t *err)
+{
+    if (status == 404 && strstr(msg, "image"))
+        textbuf_printf(err, "[talkback: the sandbox image %s is missing on the host, so no sandbox "
+                       "could be made and nothing ran. Tell the user to build it (deploy/image/build).]",
+                       o->image);
+    else if (strncmp(msg, "Unknown runtime", 15) == 0)
+        textbuf_printf(err, "[talkback: the sandbox runtime `%s` (setting `runtime`) is not registered "
+                       "with Docker (daemon.json \"runtimes\"), so no sandbox could be made and nothing "
+                       "ran. Tell the user the sandbox host has a problem.]", o->runtime);
+    else
+        textbuf_printf(err, "[talkback: Docker refused to create this chat's sandbox (%s), so nothing "
+                       "ran. Tell the user the sandbox host has a problem.]", msg);
+}
+
+bool manager_agent_copy(agent_pool_t *agents, const char *id)
+{
+    const char *version = agent_pool_version(agents);
+    if (!agent_pool_enabled(agents) || kept_agent_is(id, version))
+        return false;
+    if (agent_install(agents, id) == DOCKER_OK && kept_agent_set(id, version) != 0)
+        log_warn("cannot write the agent record of %.12s in %s", id, kept_state_dir());
+    return true;
+}
+
+/* Start the chat's stopped container id (inspected as info), within the
+ * caps (running.h); a resumed sandbox's notice goes into notice.
+ * *started_ms: when this start began, or 0 when a racing call of the same
+ * chat had started it already (Docker answered 304). */
+static ensure_t ensure_started(manager_t *m, const char *id, json_t *info, const char *label_user,
+                               bool created_now, textbuf_t *notice, textbuf_t *err,
+                               int64_t *started_ms)
+{
+    json_t *state = json_object_get(info, "State");
+    int64_t finished = kept_parse_time(json_string_value(json_object_get(state, "FinishedAt")));
+    int64_t t0 = proto_mono_ms();
+    if (!running_start_begin(m->running, label_user, id, err))
+        return ENSURE_REFUSED;
+    int64_t t1 = proto_mono_ms();
+    /* Before every start: the sandbox then runs this manager's agent
+     * (copied only when its record says another version is in there). */
+    bool copied = agent_in_config(info) && manager_agent_copy(m->agents, id);
+    char path[200];
+    long status;
+    snprintf(path, sizeof path, "/containers/%s/start", id);
+    json_t *ans = NULL;
+    int64_t t2 = proto_mono_ms();
+    docker_err_t e = docker_call(m->d, "POST", path, NULL, &status, &ans);
+    log_info("starting %.12s: caps %" PRId64 " ms, agent copy %" PRId64 " ms%s, docker start %" PRId64 " ms",
+             id, t1 - t0, t2 - t1, copied ? "" : " (this version is in there: skipped)", proto_mono_ms() - t2);
+    if (e != DOCKER_OK && e != DOCKER_ENOTFOUND && agent_in_config(info) && !copied) {
+        /* The agent was not copied, and the start failed: maybe the
+         * sandbox removed it.  Copy it after all, and start once more. */
+        json_decref(ans);
+        ans = NULL;
+        kept_agent_set(id, ""); /* forget it: copy now */
+        manager_agent_copy(m->agents, id);
+        e = docker_call(m->d, "POST", path, NULL, &status, &ans);
+    }
+    if (e == DOCKER_ENOTFOUND && strstr(docker_message(ans), "network")) {
+        /* The sandbox network was removed and made again under the same
+         * name: the container still points at the old network's id.
+         * Attach it to the network of that name now, then start. */
+        json_decref(ans);
+        ans = NULL;
+        repair_network(m->d, m->o.network, id);
+        e = docker_call(m->d, "POST", path, NULL, &status, &ans);
+    }
+    running_start_end(m->running, label_user, id, e == DOCKER_OK ? id : NULL);
+    if (e != DOCKER_OK) {
+        textbuf_printf(err, "[talkback: this chat's sandbox exists but would not start (%s). Nothing ran. "
+                       "Tell the user the sandbox host has a problem.]", docker_message(ans));
+        json_decref(ans);
+        return ENSURE_FAILED;
+    }
+    json_decref(ans);
+    *started_ms = status == 304 ? 0 : t2;
+    /* Never started before (a racing call made it): nothing to resume. */
+    int64_t started = kept_parse_time(json_string_value(json_object_get(state, "StartedAt")));
+    if (!created_now && started > 0)
+        notice_resumed(id, finished, notice);
+    return ENSURE_OK;
+}
+
+/* The chat's container (named name) does not exist: claim a spare from
+ * the warm pool (pool.h), or create it.  *created_now when this call made
+ * it, *raced when a racing call did; either way the caller inspects it
+ * next. */
+static ensure_t ensure_make(manager_t *m, const char *conv, const char *user, const char *name,
+                            bool *created_now, bool *raced, textbuf_t *err)
+{
+    /* A new sandbox is one more running: the caps first (running.h). */
+    if (!running_start_begin(m->running, user, NULL, err))
+        return ENSURE_REFUSED;
+    char sid[72];
+    pool_claim_t pc = pool_claim(m->pool, conv, user, name, sid);
+    if (pc != POOL_EMPTY) {
+        running_start_end(m->running, user, NULL, pc == POOL_CLAIMED ? sid : NULL);
+        *created_now = pc == POOL_CLAIMED;
+        *raced = pc == POOL_RACED;
+        return ENSURE_OK;
+    }
+    json_t *tmpl = manager_template(&m->o, conv, user, agent_pool_enabled(m->agents));
+    disk_template(m->disk, json_object_get(tmpl, "HostConfig"));
+    json_t *ans = NULL;
+    char path[CONVID_NAME_MAX + 64];
+    long status;
+    snprintf(path, sizeof path, "/containers/create?name=%s", name);
+    docker_err_t e = docker_call(m->d, "POST", path, tmpl, &status, &ans);
+    json_decref(tmpl);
+    running_start_end(m->running, user, NULL, e == DOCKER_OK ? json_string_value(json_object_get(ans, "Id")) : NULL);
+    if (e == DOCKER_OK) {
+        *created_now = true;
+        log_info("created sandbox %s for conversation %s", name, conv);
+    } else if (e != DOCKER_ECONFLICT) {
+        create_failed(&m->o, status, docker_message(ans), err);
+        json_decref(ans);
+        return ENSURE_FAILED;
+    }
+    if (e == DOCKER_ECONFLICT)
+        *raced = true;
+    json_decref(ans);
+    return ENSURE_OK;
+}
+
+/* The chats whose ensure runs now in this manager: calls of one chat wait
+ * for each other here, so a container is started, and its agent attached,
+ * by one call at a time (calls of another manager meet Docker's 409). */
+struct ensuring {
+    char conv[CONVID_MAX + 1];
+    struct ensuring *next;
+};
+
+/* Wait until no ensure of conv runs, then mark one as running.  True when
+ * another call's ensure ran meanwhile (the cache may hold its result). */
+static bool ensure_lock(manager_t *m, const char *conv, struct ensuring *me)
+{
+    bool waited = false;
+    snprintf(me->conv, sizeof me->conv, "%s", conv);
+    pthread_mutex_lock(&m->mu);
+    for (;;) {
+        struct ensuring *e = m->ensuring;
+        while (e && strcmp(e->conv, conv) != 0)
+            e = e->next;
+        if (!e)
+            break;
+        waited = true;
+        pthread_cond_wait(&m->ensure_cv, &m->mu);
+    }
+    me->next = m->ensuring;
+    m->ensuring = me;
+    pthread_mutex_unlock(&m->mu);
+    return waited;
+}
+
+static void ensure_unlock(manager_t *m, struct ensuring *me)
+{
+    pthread_mutex_lock(&m->mu);
+    for (struct ensuring **pp = &m->ensuring; *pp; pp = &(*pp)->next)
+        if (*pp == me) {
+            *pp = me->next;
+            break;
+        }
+    pthread_cond_broadcast(&m->ensure_cv);
+    pthread_mutex_unlock(&m->mu);
+}
+
+static ensure_t ensure_one(manager_t *m, const char *conv, const char *user,
+                           char id[72], textbuf_t *notice, textbuf_t *err);
+
+/* Make sure the chat's container exists and runs.  On success id holds its
+ * id and notice may hold a line for the top of the result. */
+ensure_t manager_ensure(manager_t *m, const char *conv, const char *user,
+                        char id[72], textbuf_t *notice, textbuf_t *err)
+{
+    struct ensuring me;
+    char *cached_user = NULL;
+    ensure_t en;
+    if (ensure_lock(m, conv, &me) && cache_get(m->cache, conv, id, &cached_user)) {
+        /* A call of this chat ahead of this one found or made it. */
+        en = convid_owner_ok(cached_user, user) ? ENSURE_OK : ENSURE_REFUSED;
+        if (en == ENSURE_REFUSED)
+            textbuf_puts(err, "[talkback refused this call: this chat's sandbox belongs to another user. "
+                              "Nothing ran.]");
+    } else {
+        en = ensure_one(m, conv, user, id, notice, err);
+    }
+    free(cached_user);
+    ensure_unlock(m, &me);
+    return en;
+}
+
+/* manager_ensure, for one call at a time per chat. */
+static ensure_t ensure_one(manager_t *m, const char *conv, const char *user,
+                           char id[72], textbuf_t *notice, textbuf_t *err)
+{
+    char name[CONVID_NAME_MAX];
+    convid_container_name(conv, name);
+    char path[CONVID_NAME_MAX + 64];
+    json_t *info = NULL;
+    long status;
+    bool created_now = false;
+
+    /* A call that loses the race to create gets 409, and for a moment the
+     * winner's container is not yet visible by name: wait for it, up to
+     * about 15 s, rather than fail the call. */
+    bool raced = false;
+    for (int attempt = 0; attempt < 60; attempt++) {
+        if (raced)
+            usleep(attempt < 10 ? 50000 : 250000);
+        snprintf(path, sizeof path, "/containers/%s/json", name);
+        docker_err_t e = docker_call(m->d, "GET", path, NULL, &status, &info);
+        if (e == DOCKER_OK)
+            break;
+        json_decref(info);
+        info = NULL;
+        if (raced && e == DOCKER_ENOTFOUND)
+            continue;
+        if (e != DOCKER_ENOTFOUND) {
+            textbuf_printf(err, "[talkback: Docker did not answer (%s), so nothing ran. Try again in a minute; "
+                           "if it keeps failing, tell the user the sandbox host has a problem.]",
+                           docker_strerror(e));
+            return ENSURE_FAILED;
+        }
+        ensure_t en = ensure_make(m, conv, user, name, &created_now, &raced, err);
+        if (en != ENSURE_OK)
+            return en;
+        /* Created here or by a racing call: inspect on the next turn. */
+    }
+    if (!info) {
+        textbuf_puts(err, "[talkback: this chat's sandbox could not be found or made. Try again.]");
+        return ENSURE_FAILED;
+    }
+
+    /* Whose it is: its labels, or a claimed spare's record (claim.h). */
+    char label_conv[CONVID_MAX + 1], label_user[CLAIM_USER_MAX + 1];
+    if (!claim_identity(json_object_get(json_object_get(info, "Config"), "Labels"),
+                        json_string_value(json_object_get(info, "Id")),
+                        json_string_value(json_object_get(info, "Name")), label_conv, label_user) ||
+        strcmp(label_conv, conv) != 0) {
+        log_error("container %s does not carry conversation %s: refusing", name, conv);
+        textbuf_puts(err, "[talkback refused this call: the container under this chat's name belongs to "
+                          "something else. Nothing ran. Tell the user.]");
+        json_decref(info);
+        return ENSURE_REFUSED;
+    }
+    if (!convid_owner_ok(label_user, user)) {
+        textbuf_puts(err, "[talkback refused this call: this chat's sandbox belongs to another user. "
+                          "Nothing ran.]");
+        json_decref(info);
+        return ENSURE_REFUSED;
+    }
+    snprintf(id, 72, "%s", json_string_value(json_object_get(info, "Id")) ?: "");
+    json_t *state = json_object_get(info, "State");
+    bool running = json_is_true(json_object_get(state, "Running"));
+    bool paused = json_is_true(json_object_get(state, "Paused"));
+    if (paused) {
+        snprintf(path, sizeof path, "/containers/%s/unpause", id);
+        docker_call(m->d, "POST", path, NULL, &status, NULL);
+    }
+    bool has_agent = agent_in_config(info);
+    int64_t started_ms = 0;
+    if (!running) {
+        ensure_t en = ensure_started(m, id, info, label_user, created_now, notice, err, &started_ms);
+        if (en != ENSURE_OK) {
+            json_decref(info);
+            return en;
+        }
+    }
+    if (created_now)
+        notice_gone(m->d, conv, name, notice);
+    /* Attach to its agent now: after a start, or for the first time since
+     * this manager started. */
+    int64_t ta = proto_mono_ms();
+    agent_note(m->agents, id, has_agent, started_ms);
+    if (!running)
+        log_info("attached to the agent of %.12s in %" PRId64 " ms", id, proto_mono_ms() - ta);
+    cache_put(m->cache, conv, id, label_user);
+    json_decref(info);
+    return ENSURE_OK;
+}
