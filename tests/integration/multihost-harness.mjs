@@ -25,7 +25,7 @@ import { promisify } from 'node:util';
 import fs from 'node:fs';
 import path from 'node:path';
 
-import { BUILD, BIN, ROOT, Proc, freePort, randomTag, waitFor } from './harness.mjs';
+import { BUILD, BIN, ROOT, Proc, freePort, randomTag, waitFor, poolScope } from './harness.mjs';
 
 const execFileP = promisify(execFile);
 
@@ -234,24 +234,36 @@ export class Cluster {
     }
   }
 
+  /** The chats' containers on host h: [{id, conv}], by their
+   *  talkback.conversation label or, for a spare a chat claimed (no such
+   *  label), by its name "talkback-<conv>-<16 hex>". */
+  async chatsAt(h) {
+    const out = await dockerAt(h.dockerHost, 'ps', '-a', '--no-trunc', '--filter', 'label=talkback.conversation',
+      '--format', '{{.ID}} {{.Label "talkback.conversation"}}').catch(() => '');
+    const chats = out.split('\n').filter(Boolean).map((l) => ({ id: l.split(' ')[0], conv: l.slice(l.indexOf(' ') + 1) }));
+    const claimed = await dockerAt(h.dockerHost, 'ps', '-a', '--no-trunc', '--filter', 'label=talkback.spare',
+      '--format', '{{.ID}} {{.Names}}').catch(() => '');
+    for (const l of claimed.split('\n').filter(Boolean)) {
+      const [id, name] = l.split(' ');
+      if (name && !name.startsWith('talkback-spare-') && /^talkback-.+-[0-9a-f]{16}$/.test(name))
+        chats.push({ id, conv: name.slice('talkback-'.length, -17) });
+    }
+    return chats;
+  }
+
   /** The hosts whose Docker holds a container of conversation conv. */
   async whereIs(conv) {
     const out = [];
-    for (const h of this.hosts) {
-      const ids = await dockerAt(h.dockerHost, 'ps', '-aq', '--filter', `label=talkback.conversation=${conv}`);
-      for (const id of ids.split('\n').filter(Boolean)) out.push(h.name);
-    }
+    for (const h of this.hosts)
+      for (const c of await this.chatsAt(h)) if (c.conv === conv) out.push(h.name);
     return out;
   }
 
   /** {host: number of this cluster's containers there}. */
   async countByHost() {
     const counts = {};
-    for (const h of this.hosts) {
-      const out = await dockerAt(h.dockerHost, 'ps', '-a', '--filter', 'label=talkback.conversation',
-        '--format', '{{.Label "talkback.conversation"}}');
-      counts[h.name] = out.split('\n').filter((c) => c.startsWith(this.prefix)).length;
-    }
+    for (const h of this.hosts)
+      counts[h.name] = (await this.chatsAt(h)).filter((c) => c.conv.startsWith(this.prefix)).length;
     return counts;
   }
 
@@ -284,8 +296,12 @@ export class Cluster {
     await Promise.all(procs.map((p) => p?.stop()));
     for (const h of this.hosts) {
       // Sandboxes, and the tombstones of removed ones (talkbackctl rm).
-      const ids = [];
-      for (const label of ['talkback.conversation', 'talkback.tombstone']) {
+      const ids = (await this.chatsAt(h)).filter((c) => c.conv.startsWith(this.prefix)).map((c) => c.id);
+      // The spares of this host's manager nobody claimed.
+      const spares = await dockerAt(h.dockerHost, 'ps', '-aq', '--no-trunc', '--filter',
+        `label=talkback.pool=${poolScope(h)}`).catch(() => '');
+      ids.push(...spares.split('\n').filter(Boolean));
+      for (const label of ['talkback.tombstone']) {
         const out = await dockerAt(h.dockerHost, 'ps', '-a', '--no-trunc', '--filter', `label=${label}`,
           '--format', `{{.ID}} {{.Label "${label}"}}`).catch(() => '');
         for (const l of out.split('\n')) if (l.split(' ')[1]?.startsWith(this.prefix)) ids.push(l.split(' ')[0]);

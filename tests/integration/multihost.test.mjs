@@ -148,9 +148,8 @@ test('run and run_code reach the host that holds the chat', withLogs(cl, async (
     try {
       // The container a command runs in is the one on the chat's host.
       const id = await containerIdFromInside(c);
-      const ids = await dockerAt(cl.host(host).dockerHost, 'ps', '-q', '--no-trunc',
-        '--filter', `label=talkback.conversation=${p.conv}`);
-      assert.equal(ids.trim(), id, `${p.conv} on ${host}`);
+      const ids = (await cl.chatsAt(cl.host(host))).filter((x) => x.conv === p.conv).map((x) => x.id);
+      assert.deepEqual(ids, [id], `${p.conv} on ${host}`);
       // run_code goes through the judge, whose put/exec carry the chat.
       const r = await call(c, 'run_code', {
         language: 'python', code: "print(open('/work/marker').read(), end='')\n", expected: `${p.conv}\n`,
@@ -276,8 +275,8 @@ test('talkbackctl sandboxes, stop and rm reach the chat\'s own host', withLogs(c
 
   const s = await cl.ctl('stop', p.conv);
   assert.equal(s.code, 0, s.stderr + s.stdout);
-  const state = await dockerAt(cl.host('beta').dockerHost, 'ps', '-a', '--filter',
-    `label=talkback.conversation=${p.conv}`, '--format', '{{.State}}');
+  const [mine] = (await cl.chatsAt(cl.host('beta'))).filter((x) => x.conv === p.conv);
+  const state = await dockerAt(cl.host('beta').dockerHost, 'inspect', '-f', '{{.State.Status}}', mine.id);
   assert.equal(state.trim(), 'exited');
   // The next call starts it again, on beta, with its files.
   const back = await rawRun(cl, p.conv, USER, 'cat /work/marker');
@@ -313,8 +312,8 @@ test('a gateway restarted while a host is down makes no new sandbox elsewhere fo
     // comes back with its files once beta's manager returns.
     if (where.includes('alpha')) {
       const alpha = cl.host('alpha').dockerHost;
-      const ids = await dockerAt(alpha, 'ps', '-aq', '--filter', `label=talkback.conversation=${p.conv}`);
-      await dockerAt(alpha, 'rm', '-f', ...ids.split('\n').filter(Boolean));
+      const ids = (await cl.chatsAt(cl.host('alpha'))).filter((x) => x.conv === p.conv).map((x) => x.id);
+      await dockerAt(alpha, 'rm', '-f', ...ids);
       await cl.restartGateway();
     }
     await cl.startManager('beta');
