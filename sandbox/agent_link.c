@@ -45,6 +45,7 @@
 
 #include "common/log.h"
 #include "proto/frame.h"
+#include "sandbox/probes_embedded.h"
 #include "proto/proto.h"
 
 /* How long a command may wait for the agent's STARTED (or FAIL). */
@@ -665,18 +666,11 @@ static void entry_remove(agent_pool_t *p, const char *id)
     link_unref(p, old);
 }
 
-/* Kill the agent's worker so its supervisor starts a fresh one: the
- * processes named talkback-agent whose parent is the one named so whose
- * parent is the sandbox's init.  Bash builtins only, like the kill pass. */
+/* Kill the agent's worker so its supervisor starts a fresh one
+ * (sandbox/probes/agent-worker-restart.sh). */
 static void restart_worker(agent_pool_t *p, const char *id)
 {
-    const char *argv[] = { "bash", "-c",
-        "s=; w=; for d in /proc/[0-9]*; do "
-        "read -r pid comm _ ppid _ < \"$d/stat\" 2>/dev/null || continue; "
-        "[ \"$comm\" = '(talkback-agent)' ] || continue; "
-        "if [ \"$ppid\" = 1 ]; then s=\"$s $pid\"; else w=\"$w $pid:$ppid\"; fi; done; "
-        "for e in $w; do for k in $s; do [ \"${e#*:}\" = \"$k\" ] && kill -9 \"${e%%:*}\"; done; done; exit 0",
-        NULL };
+    const char *argv[] = { "bash", "-c", PROBE_AGENT_WORKER_RESTART, NULL };
     docker_exec_t x = { .argv = argv, .workdir = "/" };
     int code;
     docker_err_t e = docker_exec(p->d, id, &x, &code);

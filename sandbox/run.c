@@ -138,6 +138,59 @@ void run_kill_marker(docker_t *d, const char *id, const char *marker)
     json_decref(ans);
 }
 
+/* Run through the sandbox's agent when a link to it is up.  True when
+ * that settled the run (res filled); false when it must go through Docker
+ * exec (no link, or the agent never started it). */
+static bool run_via_agent(const run_via_t *v, const char *id, const run_opts_t *o, const char **env,
+                          const char *marker, run_ctx_t *ctx)
+{
+    run_result_t *res = ctx->res;
+    agent_link_t *link = agent_get(v->agents, id);
+    if (!link)
+        return false;
+    agent_exit_t ax;
+    int code;
+    /* The agent does the timeout and the 2>&1 itself: two fewer
+     * processes to start, each a few milliseconds. */
+    const char *direct[] = { "bash", "-c", o->command, NULL };
+    agent_run_t ar = {
+        .argv = direct, .env = env, .workdir = "/work", .marker = marker,
+        .stdin_data = o->stdin_data, .stdin_len = o->stdin_len,
+        .timeout_ms = ((int64_t)o->timeout_s + 2) * 1000, .merge_stderr = !o->separate_stderr,
+        .no_shepherd = !v->shepherd, .output_limit = o->output_limit,
+        .on_output = on_output, .cancelled = should_stop, .ctx = ctx,
+    };
+    agent_err_t ae = agent_run(link, &ar, &ax);
+    agent_release(&link);
+    code = ax.exit_code;
+    res->cpu_ms = ax.cpu_ms;
+    res->max_rss_kb = ax.max_rss_kb;
+    res->output_limited |= ax.output_limited;
+    if (res->cancelled || res->timed_out || (res->output_limited && ae != AGENT_OK)) {
+        /* The agent's kill pass ran unless it said otherwise. */
+        if (ae != AGENT_CANCELLED)
+            run_kill_marker(v->d, id, marker);
+        res->err = DOCKER_OK;
+        res->exit_code = res->output_limited ? 137 : -1;
+        return true;
+    }
+    if (ae == AGENT_OK) {
+        res->exit_code = code;
+        if (code == 137 && !res->output_limited && proto_mono_ms() - ctx->start_ms >= (int64_t)o->timeout_s * 1000)
+            res->timed_out = true;
+        return true;
+    }
+    if (ae == AGENT_LOST || ae == AGENT_UNKNOWN)
+        run_kill_marker(v->d, id, marker);
+    if (ae == AGENT_LOST) {
+        res->agent_lost = true;   /* what was left is killed by the pass just made */
+        res->exit_code = -1;
+        return true;
+    }
+    /* Not started (or killed before it could do anything): exec. */
+    return false;
+}
+
 docker_err_t run_command(const run_via_t *v, const char *id, const run_opts_t *o, run_result_t *res)
 {
     docker_t *d = v->d;
@@ -169,48 +222,8 @@ docker_err_t run_command(const run_via_t *v, const char *id, const run_opts_t *o
         .on_output = on_output, .cancelled = should_stop, .ctx = &ctx,
     };
     int code = -1;
-    agent_exit_t ax;
-    agent_link_t *link = agent_get(v->agents, id);
-    if (link) {
-        /* The agent does the timeout and the 2>&1 itself: two fewer
-         * processes to start, each a few milliseconds. */
-        const char *direct[] = { "bash", "-c", o->command, NULL };
-        agent_run_t ar = {
-            .argv = direct, .env = env, .workdir = "/work", .marker = marker,
-            .stdin_data = o->stdin_data, .stdin_len = o->stdin_len,
-            .timeout_ms = ((int64_t)o->timeout_s + 2) * 1000, .merge_stderr = !o->separate_stderr,
-            .no_shepherd = !v->shepherd, .output_limit = o->output_limit,
-            .on_output = on_output, .cancelled = should_stop, .ctx = &ctx,
-        };
-        agent_err_t ae = agent_run(link, &ar, &ax);
-        agent_release(&link);
-        code = ax.exit_code;
-        res->cpu_ms = ax.cpu_ms;
-        res->max_rss_kb = ax.max_rss_kb;
-        res->output_limited |= ax.output_limited;
-        if (res->cancelled || res->timed_out || (res->output_limited && ae != AGENT_OK)) {
-            /* The agent's kill pass ran unless it said otherwise. */
-            if (ae != AGENT_CANCELLED)
-                run_kill_marker(d, id, marker);
-            res->err = DOCKER_OK;
-            res->exit_code = res->output_limited ? 137 : -1;
-            goto done;
-        }
-        if (ae == AGENT_OK) {
-            res->exit_code = code;
-            if (code == 137 && !res->output_limited && proto_mono_ms() - ctx.start_ms >= (int64_t)o->timeout_s * 1000)
-                res->timed_out = true;
-            goto done;
-        }
-        if (ae == AGENT_LOST || ae == AGENT_UNKNOWN)
-            run_kill_marker(d, id, marker);
-        if (ae == AGENT_LOST) {
-            res->agent_lost = true;   /* what was left is killed by the pass just made */
-            res->exit_code = -1;
-            goto done;
-        }
-        /* Not started (or killed before it could do anything): exec. */
-    }
+    if (run_via_agent(v, id, o, env, marker, &ctx))
+        goto done;
     res->err = docker_exec(d, id, &x, &code);
     if (res->err == DOCKER_ECANCELLED) {
         run_kill_marker(d, id, marker);

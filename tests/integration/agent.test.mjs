@@ -25,7 +25,12 @@ import {
 
 const AGENT = path.join(BUILD, 'talkback-agent');
 const fast = new Talkback({ name: 'agent', sandboxEnv: { TALKBACK_AGENT_PATH: AGENT }, judges: 1 });
-const slow = new Talkback({ name: 'exec', sandboxEnv: { TALKBACK_AGENT_PATH: '/nonexistent' }, judges: 1 });
+// The exec-only instance stands for a manager of before the agent: it made
+// its sandboxes itself, with no warm pool (a claimed spare's record would be
+// in its own state_dir, which the agent instance does not read).
+const slow = new Talkback({
+  name: 'exec', sandboxEnv: { TALKBACK_AGENT_PATH: '/nonexistent', TALKBACK_WARM_POOL: '0' }, judges: 1,
+});
 const USER = 'user-agent';
 let cf; // client of the agent instance
 let cs; // client of the exec instance
