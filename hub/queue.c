@@ -316,6 +316,23 @@ static void worker_entry_free(worker_entry_t *w)
     free(w);
 }
 
+/* A sandbox manager w said HELLO anew: any other manager entry of its host
+ * is an earlier run of it (one manager per Docker host), so it is retired
+ * now rather than when its heartbeats run out; what it held ends on the
+ * next tick as worker-lost. */
+static void retire_old_managers(queue_t *q, const worker_entry_t *w)
+{
+    if (!w->kind || strcmp(w->kind, KIND_SANDBOX) != 0 || !w->host || !*w->host)
+        return;
+    for (worker_entry_t *o = q->workers; o; o = o->next)
+        if (o != w && !o->dead && o->kind && strcmp(o->kind, KIND_SANDBOX) == 0 && o->host &&
+            strcmp(o->host, w->host) == 0) {
+            o->dead = true;
+            log_info("worker %s (sandbox) on host %s is replaced by %s: retired", o->name, o->host,
+                     w->name);
+        }
+}
+
 static void on_hello(queue_t *q, zframe_t *identity, const proto_msg_t *m,
                      const hubauth_peer_t *peer)
 {
@@ -337,6 +354,7 @@ static void on_hello(queue_t *q, zframe_t *identity, const proto_msg_t *m,
         q->workers = w;
         w->last_seen = proto_mono_ms();
         worker_keep_data(w, m);
+        retire_old_managers(q, w);
         pthread_mutex_unlock(&q->wmu);
         log_info("worker %s (%s) joined (host %s)", w->name, w->kind, *w->host ? w->host : "?");
         /* Requests that were waiting for this kind go now. */
