@@ -12,8 +12,8 @@
  * by the hub itself from its workers' HELLOs; `sandboxes` asks each host's
  * sandbox manager for its `list` (a host-targeted request); drain and
  * undrain go to the named host's manager; stop and rm go wherever the hub
- * routes the chat; forget is answered by the hub (forget_host).  Exit status: 0 done, 1 the hub, a host or the
- * operation failed (the reason on stderr), 2 a usage error.
+ * routes the chat; forget is answered by the hub (forget_host).  Exit
+ * status: 0 done, 1 the hub, a host or the operation failed (the reason on stderr), 2 a usage error.
  */
 #include <stdbool.h>
 #include <stdio.h>

@@ -239,7 +239,8 @@ static void queue_forget_host(queue_t *q, pending_t *p)
         return;
     }
     if (!known_forget(q->known, host)) {
-        snprintf(text, sizeof text, "[talkback: host %.64s is not among the hosts the hub knows]", host);
+        snprintf(text, sizeof text, "[talkback: host %.64s is not among the hosts the hub knows]",
+                 host);
         pending_fail(q, p, PROTO_ST_OK, text);
         return;
     }
