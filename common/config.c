@@ -42,6 +42,7 @@ static config_entry_t config_table[] = {
     { "host_name", CT_STR, "", "the name this host goes by in a cluster (sandbox manager, reaper, judges); empty = the machine's host name", NULL },
     { "on_host_lost", CT_STR, "refuse", "what the gateway does with a chat whose host is not reachable: refuse (the call says so; its files stay there) or place (a new sandbox on another host; its files are lost)", NULL },
     { "locate_wait_ms", CT_INT, "3000", "how long the gateway waits for the sandbox managers to say which of them holds a chat (once per chat per gateway life), milliseconds", NULL },
+    { "hub_hosts_file", CT_STR, "/var/lib/talkback/hub/hosts", "file where the gateway keeps the names of the hosts it has seen a worker on, so that after a restart a chat found on no live host is refused while one of them has no sandbox manager (`talkbackctl forget HOST` drops a retired one); empty: kept in memory only", NULL },
     { "route_cache_max", CT_INT, "100000", "chats whose host the gateway remembers; past it the memory starts again empty and each chat is found again", NULL },
     { "max_jobs", CT_INT, "256", "requests a worker runs at once; more wait", NULL },
     /* --- the hub's keys and bounds (hub/hubkeys.c) --- */

@@ -6,13 +6,14 @@
  *   talkbackctl drain HOST | undrain HOST    no new chats placed on HOST / again
  *   talkbackctl stop CONV | rm CONV          stop one chat's sandbox / remove it
  *                                            (rm removes its files)
+ *   talkbackctl forget HOST                  the hub forgets a host retired for good
  *
  * It is a client of the hub like a judge (client.h): `hosts` is answered
  * by the hub itself from its workers' HELLOs; `sandboxes` asks each host's
  * sandbox manager for its `list` (a host-targeted request); drain and
  * undrain go to the named host's manager; stop and rm go wherever the hub
- * routes the chat.  Exit status: 0 done, 1 the hub, a host or the
- * operation failed (the reason on stderr), 2 a usage error.
+ * routes the chat; forget is answered by the hub (forget_host).  Exit
+ * status: 0 done, 1 the hub, a host or the operation failed (the reason on stderr), 2 a usage error.
  */
 #include <stdbool.h>
 #include <stdio.h>
@@ -26,6 +27,9 @@
 #include "ctl/client.h"
 #include "ctl/show.h"
 #include "proto/ops.h"
+
+/* The command word of forget_host (the hub operation has its own name). */
+#define CTL_FORGET "forget"
 
 typedef struct {
     const char *cmd;       /* hosts, sandboxes, drain, undrain, stop, rm */
@@ -44,6 +48,7 @@ static int ctl_usage(void)
             "       talkbackctl [--json] sandboxes [--host HOST]\n"
             "       talkbackctl drain HOST | undrain HOST\n"
             "       talkbackctl stop CONVERSATION | rm CONVERSATION\n"
+            "       talkbackctl forget HOST\n"
             "options: --config FILE and --KEY VALUE for any config key (hub_endpoint, hub_keys,\n"
             "hub_cert, ctl_timeout, ...); talkbackctl --help-config lists them.\n");
     return 2;
@@ -82,7 +87,8 @@ static int ctl_args(ctl_t *c, int *argc, char **argv)
     if (!c->cmd)
         return -1;
     bool one = strcmp(c->cmd, OP_DRAIN) == 0 || strcmp(c->cmd, OP_UNDRAIN) == 0 ||
-               strcmp(c->cmd, OP_STOP) == 0 || strcmp(c->cmd, OP_RM) == 0;
+               strcmp(c->cmd, OP_STOP) == 0 || strcmp(c->cmd, OP_RM) == 0 ||
+               strcmp(c->cmd, CTL_FORGET) == 0;
     bool none = strcmp(c->cmd, OP_HOSTS) == 0 || strcmp(c->cmd, "sandboxes") == 0;
     if ((one && (!c->arg || !*c->arg)) || (none && c->arg) || (!one && !none))
         return -1;
@@ -107,12 +113,16 @@ static proto_msg_t *ctl_request(const char *kind, const char *op, const char *co
 }
 
 /* Send a request and judge its reply: the reply when it is a result, NULL
- * (and a sentence on stderr) when it is not. */
+ * (and a sentence on stderr) when it is not.  A forget_host request names
+ * its host in the argument host, not as a target. */
 static proto_msg_t *ctl_ask(ctl_t *c, const char *kind, const char *op, const char *conv,
                             const char *host)
 {
     char err[1024];
-    proto_msg_t *req = ctl_request(kind, op, conv, host);
+    bool forget = strcmp(op, OP_FORGET_HOST) == 0;
+    proto_msg_t *req = ctl_request(kind, op, conv, forget ? NULL : host);
+    if (req && forget && proto_map_set_cstr(&req->args, ARG_HOST, host) != 0)
+        proto_msg_destroy(&req);
     proto_msg_t *r = req ? ctl_client_call(c->client, req, c->timeout_ms, err, sizeof err) : NULL;
     if (!req)
         snprintf(err, sizeof err, "out of memory");
@@ -198,11 +208,13 @@ out:
     return rc;
 }
 
-/* drain, undrain (to a host), stop, rm (to a chat): print what it says. */
+/* drain, undrain (to a host), forget (to the hub), stop, rm (to a chat): print what it says. */
 static int ctl_one(ctl_t *c)
 {
-    bool to_host = strcmp(c->cmd, OP_DRAIN) == 0 || strcmp(c->cmd, OP_UNDRAIN) == 0;
-    proto_msg_t *r = ctl_ask(c, KIND_SANDBOX, c->cmd, to_host ? NULL : c->arg, to_host ? c->arg : NULL);
+    bool forget = strcmp(c->cmd, CTL_FORGET) == 0;
+    bool to_host = forget || strcmp(c->cmd, OP_DRAIN) == 0 || strcmp(c->cmd, OP_UNDRAIN) == 0;
+    proto_msg_t *r = ctl_ask(c, forget ? KIND_HUB : KIND_SANDBOX, forget ? OP_FORGET_HOST : c->cmd,
+                             to_host ? NULL : c->arg, to_host ? c->arg : NULL);
     if (!r)
         return 1;
     if (r->text && r->text_len)

@@ -42,6 +42,7 @@ static queue_t *gateway_hub(void)
         .on_host_lost = config_str("on_host_lost"),
         .locate_wait_ms = (int)config_int("locate_wait_ms"),
         .route_cache_max = config_int("route_cache_max"),
+        .hosts_file = config_str("hub_hosts_file"),
         .record_path = record[0] ? record : NULL,
     };
     return queue_new(&o);

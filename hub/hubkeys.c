@@ -26,7 +26,8 @@ const hubkeys_role_t hubkeys_roles[] = {
     { KIND_SANDBOX, "" },
     { KIND_JUDGE, KIND_SANDBOX ":" OP_PUT "," KIND_SANDBOX ":" OP_EXEC },
     { KIND_REAPER, KIND_SANDBOX ":" OP_BUSY "," KIND_SANDBOX ":" OP_FORGET },
-    { KIND_CTL, KIND_HUB ":" OP_HOSTS "," KIND_SANDBOX ":" OP_LIST "," KIND_SANDBOX ":" OP_DRAIN ","
+    { KIND_CTL, KIND_HUB ":" OP_HOSTS "," KIND_HUB ":" OP_FORGET_HOST ","
+                KIND_SANDBOX ":" OP_LIST "," KIND_SANDBOX ":" OP_DRAIN ","
                 KIND_SANDBOX ":" OP_UNDRAIN "," KIND_SANDBOX ":" OP_STOP "," KIND_SANDBOX ":" OP_RM ","
                 KIND_SANDBOX ":" OP_LOCATE },
     { NULL, NULL },

@@ -228,10 +228,41 @@ static void queue_hosts_add(const char *kind, const char *name, const char *host
         h->oom = true;
 }
 
+/* forget_host: drop a host from the hosts the hub remembers (an operator
+ * retired it for good), so its absence no longer stops new chats. */
+static void queue_forget_host(queue_t *q, pending_t *p)
+{
+    const char *host = proto_map_str(&p->req->args, ARG_HOST, NULL);
+    char text[256];
+    if (!host || !*host) {
+        pending_fail(q, p, PROTO_ST_OK, "[talkback: forget_host needs the argument host]");
+        return;
+    }
+    if (!known_forget(q->known, host)) {
+        snprintf(text, sizeof text, "[talkback: host %.64s is not among the hosts the hub knows]",
+                 host);
+        pending_fail(q, p, PROTO_ST_OK, text);
+        return;
+    }
+    log_info("host %s forgotten by the operator", host);
+    snprintf(text, sizeof text, "Forgot host %.64s: chats found on no live host are no longer "
+             "refused for it.", host);
+    proto_msg_t *r = proto_reply_new(p->req, PROTO_ST_OK, false, text);
+    if (!r) {
+        pending_fail(q, p, PROTO_ST_INTERNAL, "[talkback: the hub ran out of memory]");
+        return;
+    }
+    pending_finish(q, p, r);
+}
+
 /* A request of kind `hub`: the hub answers it itself, at once, from what
  * its workers said in their HELLOs (never waits on a worker). */
 static void queue_answer_hub(queue_t *q, pending_t *p)
 {
+    if (p->req->name && strcmp(p->req->name, OP_FORGET_HOST) == 0) {
+        queue_forget_host(q, p);
+        return;
+    }
     hosts_t h = { 0 };
     queue_workers_each(q, queue_hosts_add, &h);
     proto_msg_t *r = h.oom ? NULL : hosts_answer(p->req, &h);
@@ -316,6 +347,23 @@ static void worker_entry_free(worker_entry_t *w)
     free(w);
 }
 
+/* A sandbox manager w said HELLO anew: any other manager entry of its host
+ * is an earlier run of it (one manager per Docker host), so it is retired
+ * now rather than when its heartbeats run out; what it held ends on the
+ * next tick as worker-lost. */
+static void retire_old_managers(queue_t *q, const worker_entry_t *w)
+{
+    if (!w->kind || strcmp(w->kind, KIND_SANDBOX) != 0 || !w->host || !*w->host)
+        return;
+    for (worker_entry_t *o = q->workers; o; o = o->next)
+        if (o != w && !o->dead && o->kind && strcmp(o->kind, KIND_SANDBOX) == 0 && o->host &&
+            strcmp(o->host, w->host) == 0) {
+            o->dead = true;
+            log_info("worker %s (sandbox) on host %s is replaced by %s: retired", o->name, o->host,
+                     w->name);
+        }
+}
+
 static void on_hello(queue_t *q, zframe_t *identity, const proto_msg_t *m,
                      const hubauth_peer_t *peer)
 {
@@ -337,8 +385,14 @@ static void on_hello(queue_t *q, zframe_t *identity, const proto_msg_t *m,
         q->workers = w;
         w->last_seen = proto_mono_ms();
         worker_keep_data(w, m);
+        retire_old_managers(q, w);
         pthread_mutex_unlock(&q->wmu);
         log_info("worker %s (%s) joined (host %s)", w->name, w->kind, *w->host ? w->host : "?");
+        if (*w->host && (strcmp(w->kind, KIND_SANDBOX) == 0 || strcmp(w->kind, KIND_REAPER) == 0) &&
+            known_add(q->known, w->host))
+            log_info("host %s is new to the hub: remembered", w->host);
+        if (*w->host && strcmp(w->kind, KIND_SANDBOX) == 0)
+            known_managed(q->known, w->host);
         /* Requests that were waiting for this kind go now. */
         for (pending_t *p = q->pending; p; p = p->next)
             if (!p->worker && p->req->kind && strcmp(p->req->kind, w->kind) == 0)
@@ -647,7 +701,8 @@ static int queue_route(queue_t *q)
     int64_t cache_max = q->opts.route_cache_max > 0 ? q->opts.route_cache_max : 100000;
     q->route = route_new(wait_ms, q->opts.heartbeat_timeout_ms, strcmp(lost, "place") == 0,
                          (size_t)cache_max);
-    return q->route ? 0 : -1;
+    q->known = known_new(q->opts.hosts_file);
+    return q->route && q->known ? 0 : -1;
 }
 
 queue_t *queue_new(const queue_opts_t *opts)
@@ -684,6 +739,7 @@ queue_t *queue_new(const queue_opts_t *opts)
     return q;
 err:
     route_destroy(&q->route);
+    known_destroy(&q->known);
     zsock_destroy(&q->router);
     hubauth_destroy(&q->auth);
     record_close(&q->record);
@@ -711,6 +767,7 @@ void queue_destroy(queue_t **self_p)
     hubauth_destroy(&q->auth);
     record_close(&q->record);
     route_destroy(&q->route);
+    known_destroy(&q->known);
     mailbox_destroy(&q->inbox);
     free(q->endpoint);
     pthread_mutex_destroy(&q->wmu);

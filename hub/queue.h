@@ -47,6 +47,8 @@ typedef struct {
     const char *on_host_lost;      /* "refuse" or "place"; NULL: refuse (route.h) */
     int locate_wait_ms;            /* locate_wait_ms; 0: 3000 */
     int64_t route_cache_max;       /* route_cache_max; 0: 100000 */
+    const char *hosts_file;        /* hub_hosts_file: the hosts seen (known.h);
+                                      NULL or "": kept in memory only */
 } queue_opts_t;
 
 /* Bind and start the hub thread.  NULL (and a log line) on failure. */

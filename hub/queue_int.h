@@ -15,6 +15,7 @@
 
 #include "common/mailbox.h"
 #include "hub/hubauth.h"
+#include "hub/known.h"
 #include "hub/queue.h"
 #include "hub/record.h"
 #include "hub/route.h"
@@ -86,6 +87,7 @@ struct queue {
     worker_entry_t *workers;
     pending_t *pending;
     route_t *route;              /* which host holds each chat (route.h) */
+    known_t *known;              /* the hosts a worker was seen on (known.h) */
     int64_t open_requests;       /* length of pending, recounted each turn (atomic: /metrics) */
 };
 

@@ -177,6 +177,21 @@ void route_text_moved(char *out, size_t len, const char *old_host, const char *n
              "before are not here.]", old_host, new_host);
 }
 
+void route_text_unknown(char *out, size_t len, const char *host)
+{
+    snprintf(out, len, "[talkback: this chat's machine may be on host %s, which is not reachable now. "
+             "Nothing ran, and no new sandbox was made elsewhere: if the chat is there, its files are "
+             "kept there. Try again in a minute; if it stays unreachable, ask the operator (an operator "
+             "who retired host %s for good removes it with `talkbackctl forget %s`).]", host, host, host);
+}
+
+void route_text_maybe_moved(char *out, size_t len, const char *old_host, const char *new_host)
+{
+    snprintf(out, len, "[talkback: this chat's machine may have been on host %s, which is not "
+             "reachable now, so this chat starts on host %s (setting `on_host_lost` = place): files "
+             "made before, if any, are not here.]", old_host, new_host);
+}
+
 void route_text_full(char *out, size_t len, size_t n_full, size_t n_draining)
 {
     if (n_full == 0)
@@ -207,6 +222,7 @@ typedef struct locating {
     char *found;                 /* a host that holds it */
     char *silent;                /* a host that did not answer */
     char *lost;                  /* on_host_lost = place: the host it was on */
+    bool maybe;                  /* ... or may have been on (known.h) */
     bool placing;                /* the first request may make a sandbox */
     int64_t retry_at;            /* found nowhere while young: ask again then */
     bool done;
@@ -441,7 +457,7 @@ bool route_admit(queue_t *q, pending_t *p)
         route_cache_drop(r->cache, req->conv);
     }
     const char *only = only_host(q, now);
-    if (only && now - r->born >= r->grace_ms) {
+    if (only && now - r->born >= r->grace_ms && !known_unmanaged(q->known)) {
         /* One host: nowhere else to look or to place. */
         if (route_cache_put(r->cache, req->conv, only) != 0)
             log_warn("cannot cache the host of chat %s (out of memory)", req->conv);
@@ -543,7 +559,21 @@ static void locate_resolve(queue_t *q, locating_t *l)
         route_text_unanswered(text, sizeof text, l->silent);
         l->text = strdup(text);
         return;
+    } else if (l->placing && known_unmanaged(q->known) && !r->place_on_lost) {
+        /* A host the hub remembers has had no manager since it started:
+         * it may hold this chat. */
+        char text[ROUTE_TEXT_MAX];
+        route_text_unknown(text, sizeof text, known_unmanaged(q->known));
+        l->text = strdup(text);
+        log_warn("chat %s found on no live host while host %s is unreachable: refused", l->conv,
+                 known_unmanaged(q->known));
+        return;
     } else if (l->placing) {
+        const char *gone = known_unmanaged(q->known);
+        if (gone && !l->lost) {
+            l->lost = strdup(gone);
+            l->maybe = true;
+        }
         place(q, l, now);
     }
     if (l->host && route_cache_put(q->route->cache, l->conv, l->host) != 0)
@@ -585,7 +615,10 @@ static void release(queue_t *q, pending_t *p, locating_t *l, int64_t now)
         p->host = strdup(l->host);
         if (l->lost && !p->note) {
             char text[ROUTE_TEXT_MAX];
-            route_text_moved(text, sizeof text, l->lost, l->host);
+            if (l->maybe)
+                route_text_maybe_moved(text, sizeof text, l->lost, l->host);
+            else
+                route_text_moved(text, sizeof text, l->lost, l->host);
             p->note = strdup(text);
             free(l->lost);
             l->lost = NULL;   /* told once */

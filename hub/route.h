@@ -71,6 +71,11 @@ size_t route_cache_size(const route_cache_t *c);
 /* The texts a call gets (exact sentences; tests match their starts). */
 void route_text_lost(char *out, size_t len, const char *host);
 void route_text_moved(char *out, size_t len, const char *old_host, const char *new_host);
+/* A chat found on no live host while host (remembered, known.h) has had
+ * no manager since the hub started: refused (on_host_lost = refuse)... */
+void route_text_unknown(char *out, size_t len, const char *host);
+/* ... or placed elsewhere (place): the note before its reply. */
+void route_text_maybe_moved(char *out, size_t len, const char *old_host, const char *new_host);
 void route_text_full(char *out, size_t len, size_t n_full, size_t n_draining);
 void route_text_unanswered(char *out, size_t len, const char *host);
 

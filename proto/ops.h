@@ -234,12 +234,21 @@
  *             keep_max_count=, mem_free_kb=, disk_free_kb=, draining=yes|no,
  *             workers=KIND:N,...  (from the workers' last HELLO data)
  *
+ * forget_host kind hub, from talkbackctl: drop a host from the hosts the
+ *             hub remembers (hub_hosts_file; hub/known.h), for a host
+ *             retired for good.
+ *   args      host (str, required)
+ *   text      "Forgot host H: ..." or why not (is_error)
+ *
  * A request the hub could not hand to a worker (no worker of that kind,
  * the worker lost, the deadline passed) is answered by the hub with that
  * status, an is_error text and
  *   data      kind (str): the worker kind the request was for
  */
-#define OP_HOSTS "hosts"
+#define OP_HOSTS       "hosts"
+#define OP_FORGET_HOST "forget_host"
+
+#define ARG_HOST "host" /* str (forget_host) */
 
 #define DATA_KIND "kind" /* str */
 

@@ -154,7 +154,10 @@ test('an unreachable host or hub, and usage errors, say so and fail', withLogs(t
     TALKBACK_HUB_INSECURE: '1' } });
   assert.equal(r.code, 1);
   assert.match(r.stderr, /is not reachable/);
-  for (const bad of [['drain'], ['hosts', 'extra'], ['stop', 'a', 'b'], ['frobnicate'], []]) {
+  r = await ctl(['forget', `${HOST}-nowhere`]);
+  assert.equal(r.code, 1);
+  assert.match(r.stderr, new RegExp(`host ${HOST}-nowhere is not among the hosts the hub knows`));
+  for (const bad of [['drain'], ['forget'], ['forget', 'a', 'b'], ['hosts', 'extra'], ['stop', 'a', 'b'], ['frobnicate'], []]) {
     r = await ctl(bad);
     assert.equal(r.code, 2, `${bad.join(' ')}: ${r.stderr}`);
     assert.match(r.stderr, /usage: talkbackctl/);
@@ -165,7 +168,7 @@ test('on a keyed tcp:// hub: the ctl key works, a judge key and a stranger\'s ct
   withLogs(keyed, async () => {
     const allowed = fs.readFileSync(path.join(keys, 'allowed/ctl.key'), 'utf8');
     assert.match(allowed, /kinds = "ctl"/);
-    assert.match(allowed, /submit = "hub:hosts,sandbox:list,sandbox:drain,sandbox:undrain,sandbox:stop,sandbox:rm,sandbox:locate"/);
+    assert.match(allowed, /submit = "hub:hosts,hub:forget_host,sandbox:list,sandbox:drain,sandbox:undrain,sandbox:stop,sandbox:rm,sandbox:locate"/);
     assert.equal(fs.statSync(path.join(keys, 'ctl.key_secret')).mode & 0o777, 0o600);
     const env = { TALKBACK_HUB_KEYS: keys };
     const hosts = await waitFor(async () => {
@@ -176,6 +179,13 @@ test('on a keyed tcp:// hub: the ctl key works, a judge key and a stranger\'s ct
     assert.equal(hosts.draining, false);
     let r = await ctl(['sandboxes', '--host', `${HOST}-keyed`], { t: keyed, env });
     assert.equal(r.code, 0, r.stderr);
+    // forget: the hub drops a host it remembers, once.
+    r = await ctl(['forget', `${HOST}-keyed`], { t: keyed, env });
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, new RegExp(`^Forgot host ${HOST}-keyed`));
+    r = await ctl(['forget', `${HOST}-keyed`], { t: keyed, env });
+    assert.equal(r.code, 1);
+    assert.match(r.stderr, /is not among the hosts the hub knows/);
 
     r = await ctl(['hosts'], { t: keyed, env: { ...env, TALKBACK_HUB_CERT: path.join(keys, 'judge.key_secret') } });
     assert.equal(r.code, 1);

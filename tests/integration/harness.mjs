@@ -249,6 +249,7 @@ export class Talkback {
       TALKBACK_LISTEN: `127.0.0.1:${this.port}`,
       TALKBACK_HUB_ENDPOINT: this.hub,
       TALKBACK_STATE_DIR: this.stateDir,
+      TALKBACK_HUB_HOSTS_FILE: path.join(this.dir, 'hub-hosts'),
       // Instances share one dockerd, one sandbox network and user ids such
       // as user-1 across test files: the running caps are set per test.
       TALKBACK_MAX_RUNNING: '0',

@@ -122,6 +122,7 @@ export class Cluster {
       TALKBACK_LISTEN: `127.0.0.1:${this.port}`,
       TALKBACK_HUB_ENDPOINT: this.hub,
       TALKBACK_HUB_KEYS: this.keys,
+      TALKBACK_HUB_HOSTS_FILE: path.join(this.dir, 'hub-hosts'),
       TALKBACK_MAX_RUNNING_PER_USER: '0',
       TALKBACK_LOG_LEVEL: 'debug',
       ...(process.env.TALKBACK_TEST_IMAGE ? { TALKBACK_IMAGE: process.env.TALKBACK_TEST_IMAGE } : {}),

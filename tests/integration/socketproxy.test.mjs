@@ -712,6 +712,7 @@ async function startTalkback() {
     TALKBACK_DOCKER_HOST: `tcp://127.0.0.1:${proxyPort}`,
     TALKBACK_NETWORK: NET,
     TALKBACK_LOG_LEVEL: 'debug',
+    TALKBACK_HUB_HOSTS_FILE: `${dir}/hub-hosts`,
   });
   startProc('gateway', path.join(BUILD, 'talkback-gateway'), [], env);
   startProc('sandbox', path.join(BUILD, 'talkback-sandbox'), [], env);

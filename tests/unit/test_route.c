@@ -109,6 +109,16 @@ static void texts(void **state)
     assert_non_null(strstr(t, "every sandbox host is draining"));
     route_text_moved(t, sizeof t, "beta", "alpha");
     assert_non_null(strstr(t, "starts over on host alpha"));
+    /* A host the hub remembers but has not heard from since it started. */
+    route_text_unknown(t, sizeof t, "beta");
+    const char *maybe = "[talkback: this chat's machine may be on host beta, which is not reachable now.";
+    assert_memory_equal(t, maybe, strlen(maybe));
+    assert_non_null(strstr(t, "Nothing ran"));
+    assert_non_null(strstr(t, "files are kept there"));
+    assert_non_null(strstr(t, "`talkbackctl forget beta`"));
+    route_text_maybe_moved(t, sizeof t, "beta", "alpha");
+    assert_non_null(strstr(t, "starts on host alpha"));
+    assert_non_null(strstr(t, "`on_host_lost` = place"));
 }
 
 int main(void)
