@@ -70,19 +70,19 @@
 
 /* How long output is still read after a command's exit: dockerd waits as
  * long for an exec's stream before closing it. */
-#define AGENT_DRAIN_MS    2000
+#define AGENT_DRAIN_MS       2000
 /* How long the report of a command whose leftovers held its output waits
  * for its shepherd's verdict on them (a bomb is killed first): longer than
  * the shepherd's own bound, shorter than any call's patience. */
-#define AGENT_VERDICT_MS  5000
+#define AGENT_VERDICT_MS     5000
 /* A half frame on stdin that has not completed for this long, while no
  * frame got through, was left by a manager that died mid-write (a live one
  * writes a whole frame in one go): skip it and look for the next frame.
  * Counted from when it started, not from the last byte, since the next
  * manager's hellos keep feeding it. */
-#define AGENT_PARTIAL_MS  5000
+#define AGENT_PARTIAL_MS     5000
 /* Output read per OUT frame, and stdin read per feed. */
-#define AGENT_CHUNK       16384
+#define AGENT_CHUNK          16384
 /* Restart delays of the worker: from 100 ms, doubling up to 5 s while it
  * keeps dying within a second. */
 #define AGENT_BACKOFF_MIN_MS 100
@@ -92,29 +92,29 @@ extern char **environ;
 
 typedef struct job {
     uint64_t id;
-    pid_t pid;             /* the shepherd's, or the command's without one */
+    pid_t pid; /* the shepherd's, or the command's without one */
     bool shepherd;
-    bool alive;            /* pid not reaped yet */
-    int ctl;               /* the shepherd's records, -1 once it ended */
-    int out, err;          /* read ends of stdout/stderr, -1 once closed */
-    int in;                /* write end of stdin, -1 when none or done */
+    bool alive;   /* pid not reaped yet */
+    int ctl;      /* the shepherd's records, -1 once it ended */
+    int out, err; /* read ends of stdout/stderr, -1 once closed */
+    int in;       /* write end of stdin, -1 when none or done */
     char *in_data;
     size_t in_len, in_off;
-    char *marker;          /* K=V, or NULL */
-    int64_t kill_at;       /* mono ms of the timeout's SIGKILL, 0: none */
-    int64_t out_limit;     /* output bytes allowed, 0: no limit */
-    int64_t out_total;     /* output bytes sent */
-    bool limited;          /* killed at the output limit */
-    bool stopping;         /* a kill was ordered */
-    bool kill_reply;       /* a KILL waits for its DONE */
-    bool released;         /* the shepherd was told the command is done */
-    bool held;             /* ... while what it left still held its output */
-    bool exited;           /* the command ended */
-    bool failed;           /* it could not be exec'd: FAIL was sent, no EXIT */
-    int status;            /* its wait status */
-    int64_t cpu_ms, rss_kb;  /* -1: unknown */
+    char *marker;           /* K=V, or NULL */
+    int64_t kill_at;        /* mono ms of the timeout's SIGKILL, 0: none */
+    int64_t out_limit;      /* output bytes allowed, 0: no limit */
+    int64_t out_total;      /* output bytes sent */
+    bool limited;           /* killed at the output limit */
+    bool stopping;          /* a kill was ordered */
+    bool kill_reply;        /* a KILL waits for its DONE */
+    bool released;          /* the shepherd was told the command is done */
+    bool held;              /* ... while what it left still held its output */
+    bool exited;            /* the command ended */
+    bool failed;            /* it could not be exec'd: FAIL was sent, no EXIT */
+    int status;             /* its wait status */
+    int64_t cpu_ms, rss_kb; /* -1: unknown */
     int64_t drain_until;
-    uint64_t img_mark;     /* images.h: images written since this are its */
+    uint64_t img_mark; /* images.h: images written since this are its */
     struct job *next;
 } job_t;
 
@@ -300,7 +300,8 @@ static void do_run(const frame_msg_t *m)
     j->cpu_ms = j->rss_kb = -1;
     j->id = m->id;
     j->out_limit = frame_num(m, FN_OUTPUT_LIMIT, 0);
-    if (frame_has_str(m, FS_MARKER) && !(j->marker = dup_view(m->str[FS_MARKER], m->str_len[FS_MARKER])))
+    if (frame_has_str(m, FS_MARKER) &&
+        !(j->marker = dup_view(m->str[FS_MARKER], m->str_len[FS_MARKER])))
         goto fail;
     if (frame_has_str(m, FS_STDIN)) {
         j->in_len = m->str_len[FS_STDIN];
@@ -313,7 +314,8 @@ static void do_run(const frame_msg_t *m)
         goto fail;
     for (char **e = environ; e && *e; e++)
         vec_push(&envv, *e);
-    if (frame_list_each(envbytes, frame_has_str(m, FS_ENV) ? m->str_len[FS_ENV] : 0, env_merge, &envv) < 0 ||
+    if (frame_list_each(envbytes, frame_has_str(m, FS_ENV) ? m->str_len[FS_ENV] : 0, env_merge,
+                        &envv) < 0 ||
         envv.oom || !envv.v)
         goto fail;
 
@@ -326,8 +328,12 @@ static void do_run(const frame_msg_t *m)
     }
     what = "spawn";
     j->img_mark = images_mark();
-    shep_cmd_t sc = { .argv = argv.v, .envp = envv.v, .cwd = cwd, .in = j->in_data ? pin[0] : -1,
-                      .out = pout[1], .err = merge ? pout[1] : perr[1] };
+    shep_cmd_t sc = { .argv = argv.v,
+                      .envp = envv.v,
+                      .cwd = cwd,
+                      .in = j->in_data ? pin[0] : -1,
+                      .out = pout[1],
+                      .err = merge ? pout[1] : perr[1] };
     j->shepherd = frame_num(m, FN_SHEPHERD, 1) != 0;
     if ((j->pid = shep_spawn(&sc, j->shepherd, &j->ctl, &err)) < 0)
         goto fail;
@@ -446,7 +452,7 @@ static void do_kill(const frame_msg_t *m)
 {
     job_t *j = job_find(m->id);
     if (j && j->shepherd && j->alive) {
-        j->kill_reply = true;   /* DONE once the shepherd ended the tree */
+        j->kill_reply = true; /* DONE once the shepherd ended the tree */
         job_stop(j);
         return;
     }
@@ -469,7 +475,7 @@ static void expire_jobs(void)
     for (job_t *j = jobs; j; j = j->next)
         if (j->kill_at && now >= j->kill_at) {
             j->kill_at = 0;
-            if (!j->exited)   /* timeout -s KILL leaves what outlived it too */
+            if (!j->exited) /* timeout -s KILL leaves what outlived it too */
                 job_stop(j);
         }
 }
@@ -495,7 +501,7 @@ static void job_read(job_t *j, int *fd, int stream)
             send_msg(&m);
         }
         if (j->limited)
-            job_stop(j);   /* even after it exited: what it left writes */
+            job_stop(j); /* even after it exited: what it left writes */
     } else if (n == 0 || (errno != EAGAIN && errno != EINTR)) {
         close_fd(fd);
     }
@@ -507,7 +513,7 @@ static void job_write_stdin(job_t *j)
     if (n > 0)
         j->in_off += (size_t)n;
     else if (n < 0 && errno != EAGAIN && errno != EINTR)
-        j->in_off = j->in_len;   /* the reader is gone (EPIPE) */
+        j->in_off = j->in_len; /* the reader is gone (EPIPE) */
     if (j->in_off == j->in_len) {
         close_fd(&j->in);
         free(j->in_data);
@@ -534,7 +540,7 @@ static void reap(void)
                             (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1000;
                 j->rss_kb = ru.ru_maxrss;
             }
-            job_exited(j, st);   /* a shepherd that died without a word: its status */
+            job_exited(j, st); /* a shepherd that died without a word: its status */
             if (j->kill_reply)
                 send_killed(j);
         }
@@ -589,7 +595,7 @@ static void finish_jobs(void)
             frame_set_num(&m, FN_LIMITED, 1);
         images_attach(&m, j->img_mark);
         send_msg(&m);
-free_job:
+    free_job:
         *pp = j->next;
         free(j->in_data);
         free(j->marker);
@@ -732,11 +738,11 @@ static void handle(const frame_msg_t *m)
     if (link_nonce == 0 || frame_num(m, FN_NONCE, 0) != link_nonce)
         return;
     switch (m->type) {
-    case FRAME_RUN:    do_run(m); break;
-    case FRAME_KILL:   do_kill(m); break;
-    case FRAME_WRITE:  do_write(m); break;
+    case FRAME_RUN: do_run(m); break;
+    case FRAME_KILL: do_kill(m); break;
+    case FRAME_WRITE: do_write(m); break;
     case FRAME_LIMITS: do_limits(m); break;
-    default: break;    /* an agent -> manager type: not for us */
+    default: break; /* an agent -> manager type: not for us */
     }
 }
 
@@ -788,18 +794,17 @@ static int worker_pollset(struct pollfd *pf, job_t **owner, size_t *np, bool std
  * and handle every whole frame.  A half frame that stays incomplete for
  * AGENT_PARTIAL_MS is skipped so one bad writer cannot wedge the link.
  */
-static void worker_link(frame_reader_t *rd, bool readable, bool *stdin_open,
-                        int64_t *partial_since)
+static void worker_link(frame_reader_t *rd, bool readable, bool *stdin_open, int64_t *partial_since)
 {
     if (readable) {
         ssize_t got = read(STDIN_FILENO, chunk, sizeof chunk);
         if (got > 0) {
             if (frame_reader_feed(rd, chunk, (size_t)got) != 0) {
-                frame_reader_free(rd);   /* out of memory: start over */
+                frame_reader_free(rd); /* out of memory: start over */
                 frame_reader_init(rd, FRAME_MAX, true);
             }
         } else if (got == 0 || (errno != EAGAIN && errno != EINTR)) {
-            *stdin_open = false;   /* nobody can reach us any more */
+            *stdin_open = false; /* nobody can reach us any more */
         }
     }
     if (*partial_since && mono_ms() - *partial_since >= AGENT_PARTIAL_MS) {
@@ -835,7 +840,7 @@ static int worker(void)
     frame_reader_t rd;
     frame_reader_init(&rd, FRAME_MAX, true);
     bool stdin_open = true;
-    int64_t partial_since = 0;   /* 0: no half frame waiting */
+    int64_t partial_since = 0; /* 0: no half frame waiting */
     struct pollfd *pf = NULL;
     job_t **owner = NULL;
     size_t pf_cap = 0;
@@ -964,8 +969,9 @@ int main(void)
                 break;
             left -= k;
         }
-        backoff = mono_ms() - born > 1000 ? AGENT_BACKOFF_MIN_MS
-                : backoff * 2 > AGENT_BACKOFF_MAX_MS ? AGENT_BACKOFF_MAX_MS : backoff * 2;
+        backoff = mono_ms() - born > 1000              ? AGENT_BACKOFF_MIN_MS
+                  : backoff * 2 > AGENT_BACKOFF_MAX_MS ? AGENT_BACKOFF_MAX_MS
+                                                       : backoff * 2;
         sleep_ms(backoff);
     }
     return 0;

@@ -52,8 +52,9 @@
  * follow metadata). */
 #define IMAGES_HEAD        65536
 
-#define IMAGES_DIR_MASK (IN_MODIFY | IN_CLOSE_WRITE | IN_MOVED_TO | IN_CREATE | IN_ONLYDIR | IN_DONT_FOLLOW | \
-                         IN_EXCL_UNLINK)
+#define IMAGES_DIR_MASK                                                                            \
+    (IN_MODIFY | IN_CLOSE_WRITE | IN_MOVED_TO | IN_CREATE | IN_ONLYDIR | IN_DONT_FOLLOW |          \
+     IN_EXCL_UNLINK)
 
 typedef struct {
     uint64_t seq;
@@ -63,15 +64,15 @@ typedef struct {
 static int ifd = -1;
 static bool ifd_tried;
 static int root_wd = -1;
-static char **wd_path;         /* folder of each watch, by wd */
+static char **wd_path; /* folder of each watch, by wd */
 static size_t wd_cap, watches;
 static note_t notes[IMAGES_MAX_NOTES];
 static size_t nnotes;
 static uint64_t next_seq = 1;
-static char *list_buf;         /* the last EXIT's FS_IMAGES */
-static char *dirty[IMAGES_MAX_DIRTY];   /* written to, not closed yet */
+static char *list_buf;                /* the last EXIT's FS_IMAGES */
+static char *dirty[IMAGES_MAX_DIRTY]; /* written to, not closed yet */
 static size_t ndirty;
-static bool dirty_full;        /* one did not fit: every close counts */
+static bool dirty_full; /* one did not fit: every close counts */
 
 static char *join(const char *dir, const char *name)
 {
@@ -100,7 +101,7 @@ static void note(const char *path)
             nnotes--;
             break;
         }
-    if (nnotes == IMAGES_MAX_NOTES) {   /* the oldest goes */
+    if (nnotes == IMAGES_MAX_NOTES) { /* the oldest goes */
         free(notes[0].path);
         memmove(&notes[0], &notes[1], (nnotes - 1) * sizeof *notes);
         nnotes--;
@@ -246,7 +247,8 @@ static void take_event(const struct inotify_event *ev)
             watch_tree(path, true);
     } else if (ev->mask & IN_MODIFY) {
         dirty_mark(path, true);
-    } else if ((ev->mask & IN_MOVED_TO) || ((ev->mask & IN_CLOSE_WRITE) && dirty_mark(path, false))) {
+    } else if ((ev->mask & IN_MOVED_TO) ||
+               ((ev->mask & IN_CLOSE_WRITE) && dirty_mark(path, false))) {
         look_at(path);
     }
     free(path);
@@ -260,7 +262,7 @@ void images_drain(void)
     for (;;) {
         ssize_t n = read(ifd, buf, sizeof buf);
         if (n <= 0)
-            return;   /* EAGAIN: all taken in */
+            return; /* EAGAIN: all taken in */
         for (ssize_t off = 0; off + (ssize_t)sizeof(struct inotify_event) <= n;) {
             const struct inotify_event *ev = (const void *)(buf + off);
             take_event(ev);
@@ -282,7 +284,7 @@ uint64_t images_mark(void)
     }
     images_drain();
     if (ifd >= 0 && root_wd < 0)
-        watch_tree(IMAGES_ROOT, false);   /* first command, or /work was remade */
+        watch_tree(IMAGES_ROOT, false); /* first command, or /work was remade */
     return next_seq;
 }
 
@@ -302,7 +304,7 @@ void images_attach(frame_msg_t *m, uint64_t mark)
         imagehdr_t h;
         ssize_t n = read_head(notes[i].path, head, IMAGES_HEAD, &size);
         if (n <= 0 || imagehdr_parse(head, (size_t)n, &h) == IMAGEHDR_NONE)
-            continue;   /* gone, or no longer an image */
+            continue; /* gone, or no longer an image */
         char item[PATH_MAX + 64];
         int k = snprintf(item, sizeof item, "%lld %ux%u %s %s", (long long)size, h.width, h.height,
                          imagehdr_name(h.kind), notes[i].path);

@@ -62,7 +62,7 @@ static int64_t host_swap(void)
 void limits_read(limits_t *out)
 {
     int64_t mem, swap, pids, cq, cp = 0;
-    if (access("/sys/fs/cgroup/cgroup.controllers", F_OK) == 0) {   /* cgroup v2 */
+    if (access("/sys/fs/cgroup/cgroup.controllers", F_OK) == 0) { /* cgroup v2 */
         mem = read_num("/sys/fs/cgroup/memory.max", NULL);
         int64_t sw = read_num("/sys/fs/cgroup/memory.swap.max", NULL);
         swap = mem >= 0 && sw >= 0 ? mem + sw : -1;
@@ -84,5 +84,7 @@ void limits_read(limits_t *out)
     int64_t hs = host_swap();
     if (mem >= 0 && hs >= 0 && (swap < 0 || swap > mem + hs))
         swap = mem + hs;
-    *out = (limits_t){ .mem = mem, .swap = swap, .pids = pids, .cpu_quota = cq, .cpu_period = cp > 0 ? cp : -1 };
+    *out = (limits_t){
+        .mem = mem, .swap = swap, .pids = pids, .cpu_quota = cq, .cpu_period = cp > 0 ? cp : -1
+    };
 }

@@ -7,10 +7,10 @@
 
 /* -1: no limit, or unknown. */
 typedef struct {
-    int64_t mem;          /* memory, bytes */
-    int64_t swap;         /* memory + the swap it can use (no more than the host has), bytes */
+    int64_t mem;  /* memory, bytes */
+    int64_t swap; /* memory + the swap it can use (no more than the host has), bytes */
     int64_t pids;
-    int64_t cpu_quota;    /* microseconds per period */
+    int64_t cpu_quota; /* microseconds per period */
     int64_t cpu_period;
 } limits_t;
 

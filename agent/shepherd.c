@@ -70,7 +70,7 @@ void shep_reset_signals(void)
         unsigned long flags;
         void *restorer;
         uint64_t mask;
-    } dfl = { 0 };   /* SIG_DFL, no flags, empty mask */
+    } dfl = { 0 }; /* SIG_DFL, no flags, empty mask */
     for (long sig = 1; sig <= 64; sig++)
         if (sig != SIGKILL && sig != SIGSTOP)
             syscall(SYS_rt_sigaction, sig, &dfl, NULL, sizeof dfl.mask);
@@ -141,9 +141,9 @@ static pid_t fork_command(const shep_cmd_t *c, int *err)
 /* ---- the tree ------------------------------------------------------------------ */
 
 typedef struct {
-    unsigned char *bits;   /* pid -> member */
-    long max;              /* pids below this fit */
-    pid_t *list;           /* members, in the order found */
+    unsigned char *bits; /* pid -> member */
+    long max;            /* pids below this fit */
+    pid_t *list;         /* members, in the order found */
     size_t n, cap;
 } tree_t;
 
@@ -163,7 +163,7 @@ static void tree_add(tree_t *t, long pid)
         size_t cap = t->cap ? t->cap * 2 : 256;
         pid_t *l = realloc(t->list, cap * sizeof *l);
         if (!l)
-            return;   /* still marked; it is killed by a later walk */
+            return; /* still marked; it is killed by a later walk */
         t->list = l;
         t->cap = cap;
     }
@@ -174,7 +174,7 @@ static void tree_add(tree_t *t, long pid)
 static bool tree_init(tree_t *t)
 {
     memset(t, 0, sizeof *t);
-    t->max = 1 << 22;   /* the kernel's largest pid_max */
+    t->max = 1 << 22; /* the kernel's largest pid_max */
     FILE *f = fopen("/proc/sys/kernel/pid_max", "re");
     if (f) {
         long v;
@@ -222,7 +222,7 @@ static long parent_of(long pid)
 static size_t tree_walk(tree_t *t, pid_t self, int sig)
 {
     size_t before = t->n, cap = 0, n = 0;
-    long (*pp)[2] = NULL;   /* pid, parent */
+    long(*pp)[2] = NULL; /* pid, parent */
     DIR *d = opendir("/proc");
     if (!d)
         return 0;
@@ -237,7 +237,7 @@ static size_t tree_walk(tree_t *t, pid_t self, int sig)
             continue;
         if (n == cap) {
             size_t nc = cap ? cap * 2 : 512;
-            long (*np)[2] = realloc(pp, nc * sizeof *np);
+            long(*np)[2] = realloc(pp, nc * sizeof *np);
             if (!np)
                 break;
             pp = np;
@@ -301,7 +301,7 @@ static void kill_tree(pid_t self, pid_t cmd, int *status, bool *cmd_done)
 {
     tree_t t;
     if (!tree_init(&t)) {
-        kill(-cmd, SIGKILL);   /* no memory for the walk: the group, at least */
+        kill(-cmd, SIGKILL); /* no memory for the walk: the group, at least */
         kill(cmd, SIGKILL);
     } else {
         for (int round = 0; round < SHEP_FREEZE_ROUNDS; round++)
@@ -386,9 +386,9 @@ static void shepherd(const shep_cmd_t *c, int ctl, pid_t worker)
         (void)w;
         _exit(0);
     }
-    close_others(ctl, ctl);   /* the command's descriptors and the worker's */
+    close_others(ctl, ctl); /* the command's descriptors and the worker's */
     if (getppid() != worker)
-        kill(self, SIGTERM);   /* the worker died before the death signal was set */
+        kill(self, SIGTERM); /* the worker died before the death signal was set */
 
     int status = 0;
     bool done = false;
@@ -401,19 +401,19 @@ static void shepherd(const shep_cmd_t *c, int ctl, pid_t worker)
                 shep_rec_t x = { .kind = SHEP_EXITED, .status = status, .pid = cmd };
                 send_rec(ctl, &x);
                 if (tree_empty())
-                    _exit(0);   /* the usual case: nothing to watch over */
+                    _exit(0); /* the usual case: nothing to watch over */
             }
         } else if (sig == SIGCHLD) {
-            reap_all(cmd, &status, &done);   /* what it left, ending on its own */
+            reap_all(cmd, &status, &done); /* what it left, ending on its own */
         } else if (sig == SIGTERM || (sig == SIGUSR1 && done && runaway(self))) {
             kill_tree(self, cmd, &status, &done);
             if (!done)
-                status = SIGKILL;   /* it did not even die: say killed */
+                status = SIGKILL; /* it did not even die: say killed */
             shep_rec_t x = { .kind = SHEP_ENDED, .status = status, .pid = cmd };
             send_rec(ctl, &x);
             _exit(0);
         } else if (sig == SIGUSR1 && done) {
-            _exit(0);   /* what is left keeps running, re-parented to init */
+            _exit(0); /* what is left keeps running, re-parented to init */
         }
     }
 }
@@ -523,7 +523,7 @@ int shep_read(int ctl, shep_rec_t *rec)
         return 1;
     if (n < 0 && errno == EAGAIN)
         return 0;
-    return -1;   /* the end, or a short record (never written so) */
+    return -1; /* the end, or a short record (never written so) */
 }
 
 /* The shepherd serves SIGTERM with kill_tree. */

@@ -34,17 +34,17 @@
 #include <sys/types.h>
 
 typedef enum {
-    SHEP_EXITED = 1,    /* status, cpu_ms, rss_kb */
-    SHEP_ENDED,         /* status (of the command, if it ended only now), cpu_ms, rss_kb */
-    SHEP_FAILED         /* err: why the command could not be exec'd */
+    SHEP_EXITED = 1, /* status, cpu_ms, rss_kb */
+    SHEP_ENDED,      /* status (of the command, if it ended only now), cpu_ms, rss_kb */
+    SHEP_FAILED      /* err: why the command could not be exec'd */
 } shep_kind_t;
 
 /* One record, written in one write (atomic: smaller than PIPE_BUF). */
 typedef struct {
     int32_t kind;
-    int32_t status;     /* a wait status */
-    int32_t pid;        /* the command's */
-    int32_t err;        /* FAILED: an errno */
+    int32_t status; /* a wait status */
+    int32_t pid;    /* the command's */
+    int32_t err;    /* FAILED: an errno */
     int64_t cpu_ms;
     int64_t rss_kb;
 } shep_rec_t;
@@ -53,9 +53,9 @@ typedef struct {
 typedef struct {
     char **argv;
     char **envp;
-    const char *cwd;    /* NULL: the agent's */
-    int in;             /* becomes stdin; -1: /dev/null */
-    int out, err;       /* become stdout and stderr */
+    const char *cwd; /* NULL: the agent's */
+    int in;          /* becomes stdin; -1: /dev/null */
+    int out, err;    /* become stdout and stderr */
 } shep_cmd_t;
 
 /* Start cmd: under a shepherd when shepherd is true, else as a direct

@@ -34,7 +34,7 @@ int config_set(const char *key, const char *value);
 void config_print_reference(void);
 
 /* Pure parsers, exposed for unit tests.  Return 0 or -1. */
-int config_parse_size(const char *s, int64_t *out);      /* "2G" -> bytes */
-int config_parse_duration(const char *s, int64_t *out);  /* "60m" -> seconds */
+int config_parse_size(const char *s, int64_t *out);     /* "2G" -> bytes */
+int config_parse_duration(const char *s, int64_t *out); /* "60m" -> seconds */
 
 #endif

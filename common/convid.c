@@ -22,8 +22,8 @@ convid_err_t convid_check(const char *id)
         return CONVID_TOO_LONG;
     for (size_t i = 0; i < n; i++) {
         unsigned char c = (unsigned char)id[i];
-        bool ok = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') ||
-                  (c >= '0' && c <= '9') || c == '.' || c == '_' || c == ':' || c == '-';
+        bool ok = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+                  c == '.' || c == '_' || c == ':' || c == '-';
         if (!ok)
             return CONVID_BAD_CHAR;
     }
@@ -77,8 +77,8 @@ void convid_container_name(const char *id, char *out)
     o = 9;
     for (size_t i = 0; id[i] && i < CONVID_MAX; i++) {
         unsigned char c = (unsigned char)id[i];
-        bool ok = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') ||
-                  (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-';
+        bool ok = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+                  c == '.' || c == '_' || c == '-';
         out[o++] = ok ? (char)c : '_';
     }
     snprintf(out + o, CONVID_NAME_MAX - o, "-%016llx", (unsigned long long)h);

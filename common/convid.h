@@ -16,9 +16,9 @@
 
 typedef enum {
     CONVID_OK = 0,
-    CONVID_MISSING,      /* no header, or empty */
-    CONVID_PLACEHOLDER,  /* holds "{{" or "}}": LibreChat did not substitute */
-    CONVID_RESERVED,     /* new / null / undefined */
+    CONVID_MISSING,     /* no header, or empty */
+    CONVID_PLACEHOLDER, /* holds "{{" or "}}": LibreChat did not substitute */
+    CONVID_RESERVED,    /* new / null / undefined */
     CONVID_TOO_LONG,
     CONVID_BAD_CHAR
 } convid_err_t;

@@ -5,9 +5,18 @@
 
 #include <string.h>
 
-static uint32_t be16(const unsigned char *p) { return (uint32_t)p[0] << 8 | p[1]; }
-static uint32_t le16(const unsigned char *p) { return (uint32_t)p[1] << 8 | p[0]; }
-static uint32_t le24(const unsigned char *p) { return (uint32_t)p[2] << 16 | le16(p); }
+static uint32_t be16(const unsigned char *p)
+{
+    return (uint32_t)p[0] << 8 | p[1];
+}
+static uint32_t le16(const unsigned char *p)
+{
+    return (uint32_t)p[1] << 8 | p[0];
+}
+static uint32_t le24(const unsigned char *p)
+{
+    return (uint32_t)p[2] << 16 | le16(p);
+}
 
 static uint32_t be32(const unsigned char *p)
 {
@@ -30,18 +39,18 @@ static void imagehdr_jpeg(const unsigned char *p, size_t len, imagehdr_t *out)
     size_t pos = 2;
     while (pos + 4 <= len) {
         if (p[pos] != 0xff)
-            return;                       /* lost: not a marker */
+            return; /* lost: not a marker */
         unsigned char mk = p[pos + 1];
-        if (mk == 0xff) {                 /* fill byte */
+        if (mk == 0xff) { /* fill byte */
             pos++;
             continue;
         }
-        if (mk == 0x01 || (mk >= 0xd0 && mk <= 0xd8)) {   /* no length */
+        if (mk == 0x01 || (mk >= 0xd0 && mk <= 0xd8)) { /* no length */
             pos += 2;
             continue;
         }
         if (mk == 0xd9 || mk == 0xda)
-            return;                       /* end, or scan data: no frame seen */
+            return; /* end, or scan data: no frame seen */
         uint32_t seg = be16(p + pos + 2);
         if (seg < 2)
             return;

@@ -29,7 +29,7 @@ typedef enum {
 
 typedef struct {
     imagehdr_kind_t kind;
-    uint32_t width, height;   /* 0 x 0 when the bytes given do not say */
+    uint32_t width, height; /* 0 x 0 when the bytes given do not say */
 } imagehdr_t;
 
 /* Read the kind and size from the first len bytes of a file.  Returns

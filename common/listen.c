@@ -29,7 +29,7 @@ static int listen_split(const char *s, char *host, size_t hostlen, char *port, s
             host[colon - s] = '\0';
             p = colon + 1;
         } else {
-            p = s;   /* "PORT" alone */
+            p = s; /* "PORT" alone */
         }
     }
     if (!*p || strlen(p) >= portlen)
@@ -42,10 +42,12 @@ int listen_parse(const char *s, struct sockaddr_storage *ss, bool *loopback)
 {
     char host[256], port[16];
     if (!s || listen_split(s, host, sizeof host, port, sizeof port) != 0) {
-        log_error("listen address %s: expected HOST:PORT, [V6]:PORT, :PORT or PORT", s ? s : "(none)");
+        log_error("listen address %s: expected HOST:PORT, [V6]:PORT, :PORT or PORT",
+                  s ? s : "(none)");
         return -1;
     }
-    struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM,
+    struct addrinfo hints = { .ai_family = AF_UNSPEC,
+                              .ai_socktype = SOCK_STREAM,
                               .ai_flags = AI_PASSIVE | AI_NUMERICSERV };
     struct addrinfo *ai = NULL;
     int rc = getaddrinfo(host[0] ? host : NULL, port, &hints, &ai);
@@ -70,8 +72,8 @@ int listen_parse(const char *s, struct sockaddr_storage *ss, bool *loopback)
         lo = (ntohl(in->sin_addr.s_addr) >> 24) == 127;
     } else if (ss->ss_family == AF_INET6) {
         const struct sockaddr_in6 *in6 = (const struct sockaddr_in6 *)ss;
-        lo = IN6_IS_ADDR_LOOPBACK(&in6->sin6_addr)
-             || (IN6_IS_ADDR_V4MAPPED(&in6->sin6_addr) && in6->sin6_addr.s6_addr[12] == 127);
+        lo = IN6_IS_ADDR_LOOPBACK(&in6->sin6_addr) ||
+             (IN6_IS_ADDR_V4MAPPED(&in6->sin6_addr) && in6->sin6_addr.s6_addr[12] == 127);
     } else {
         return -1;
     }

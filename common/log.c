@@ -22,10 +22,14 @@ void log_init(const char *process, log_level_t level)
 
 log_level_t log_level_parse(const char *s)
 {
-    if (!s) return TBLOG_INFO;
-    if (strcmp(s, "error") == 0) return TBLOG_ERROR;
-    if (strcmp(s, "warn") == 0) return TBLOG_WARN;
-    if (strcmp(s, "debug") == 0) return TBLOG_DEBUG;
+    if (!s)
+        return TBLOG_INFO;
+    if (strcmp(s, "error") == 0)
+        return TBLOG_ERROR;
+    if (strcmp(s, "warn") == 0)
+        return TBLOG_WARN;
+    if (strcmp(s, "debug") == 0)
+        return TBLOG_DEBUG;
     return TBLOG_INFO;
 }
 
@@ -39,10 +43,10 @@ void log_msg(log_level_t level, const char *fmt, ...)
     struct tm tm;
     clock_gettime(CLOCK_REALTIME, &ts);
     gmtime_r(&ts.tv_sec, &tm);
-    int n = snprintf(line, sizeof line, "%04d-%02d-%02dT%02d:%02d:%02d.%03ldZ %s %s: ",
-                     tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour,
-                     tm.tm_min, tm.tm_sec, ts.tv_nsec / 1000000, log_process,
-                     names[level]);
+    int n = snprintf(line, sizeof line,
+                     "%04d-%02d-%02dT%02d:%02d:%02d.%03ldZ %s %s: ", tm.tm_year + 1900,
+                     tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
+                     ts.tv_nsec / 1000000, log_process, names[level]);
     if (n < 0)
         return;
     va_list ap;

@@ -13,8 +13,7 @@ typedef enum { TBLOG_ERROR = 0, TBLOG_WARN, TBLOG_INFO, TBLOG_DEBUG } log_level_
 void log_init(const char *process, log_level_t level);
 /* Parse "error"/"warn"/"info"/"debug"; returns TBLOG_INFO for anything else. */
 log_level_t log_level_parse(const char *s);
-void log_msg(log_level_t level, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
+void log_msg(log_level_t level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 #define log_error(...) log_msg(TBLOG_ERROR, __VA_ARGS__)
 #define log_warn(...)  log_msg(TBLOG_WARN, __VA_ARGS__)

@@ -16,7 +16,7 @@
 typedef struct {
     char *buf;
     size_t len, cap;
-    int oom;   /* set once an allocation failed; further appends are dropped */
+    int oom; /* set once an allocation failed; further appends are dropped */
 } textbuf_t;
 
 void textbuf_init(textbuf_t *t);
@@ -28,12 +28,12 @@ void textbuf_printf(textbuf_t *t, const char *fmt, ...) __attribute__((format(pr
 char *textbuf_take(textbuf_t *t, size_t *len);
 
 typedef struct {
-    size_t cap;        /* total bytes kept at most (head + tail) */
-    char *head;        /* first cap/2 bytes */
+    size_t cap; /* total bytes kept at most (head + tail) */
+    char *head; /* first cap/2 bytes */
     size_t head_len;
-    char *ring;        /* last cap - cap/2 bytes, circular */
+    char *ring; /* last cap - cap/2 bytes, circular */
     size_t ring_len, ring_pos;
-    uint64_t total;    /* bytes seen */
+    uint64_t total; /* bytes seen */
 } capbuf_t;
 
 int capbuf_init(capbuf_t *c, size_t cap);

@@ -43,12 +43,15 @@ static int ctl_check_ipc(const char *endpoint, char *err, size_t errlen)
     struct stat st;
     if (strncmp(endpoint, "ipc://", 6) == 0 && stat(endpoint + 6, &st) < 0) {
         if (errno == ENOENT)
-            snprintf(err, errlen, "no hub at %s (the socket is not there): is talkback-gateway "
-                     "running, with this hub_endpoint?", endpoint);
+            snprintf(err, errlen,
+                     "no hub at %s (the socket is not there): is talkback-gateway "
+                     "running, with this hub_endpoint?",
+                     endpoint);
         else
-            snprintf(err, errlen, "cannot open the hub at %s: %s (run talkbackctl as the user "
-                     "that runs talkback: the hub's folder is that user's alone)", endpoint,
-                     strerror(errno));
+            snprintf(err, errlen,
+                     "cannot open the hub at %s: %s (run talkbackctl as the user "
+                     "that runs talkback: the hub's folder is that user's alone)",
+                     endpoint, strerror(errno));
         return -1;
     }
     return 0;
@@ -59,10 +62,11 @@ static zcert_t *ctl_cert(const char *path, const char *what, char *err, size_t e
 {
     zcert_t *c = access(path, R_OK) == 0 ? zcert_load(path) : NULL;
     if (!c)
-        snprintf(err, errlen, "cannot read %s %s (%s): `talkback-keys DIR` on the gateway's host "
+        snprintf(err, errlen,
+                 "cannot read %s %s (%s): `talkback-keys DIR` on the gateway's host "
                  "makes it (ctl is in its default set); copy %s and ctl%s into hub_keys here, or "
-                 "name the certificate with --hub_cert", what, path,
-                 access(path, R_OK) == 0 ? "not a certificate" : strerror(errno),
+                 "name the certificate with --hub_cert",
+                 what, path, access(path, R_OK) == 0 ? "not a certificate" : strerror(errno),
                  HUBKEYS_SERVER_PUBLIC, HUBKEYS_SECRET_SUFFIX);
     return c;
 }
@@ -123,24 +127,32 @@ static int ctl_wait_handshake(ctl_client_t *c, int ms, char *err, size_t errlen)
             break;
         }
         if (event == ZMQ_EVENT_HANDSHAKE_FAILED_AUTH) {
-            snprintf(err, errlen, "the hub at %s refused talkbackctl's key: its public certificate "
+            snprintf(err, errlen,
+                     "the hub at %s refused talkbackctl's key: its public certificate "
                      "is not in the gateway's allow list (HUB_KEYS/%s/ctl%s; `talkback-keys DIR` "
-                     "makes it)", c->endpoint, HUBKEYS_ALLOWED, HUBKEYS_PUBLIC_SUFFIX);
+                     "makes it)",
+                     c->endpoint, HUBKEYS_ALLOWED, HUBKEYS_PUBLIC_SUFFIX);
             return -1;
         }
-        if (event == ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL || event == ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL) {
-            snprintf(err, errlen, "no secure handshake with the hub at %s: check that hub_keys "
-                     "holds this hub's %s (and that the hub has keys)", c->endpoint,
-                     HUBKEYS_SERVER_PUBLIC);
+        if (event == ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL ||
+            event == ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL) {
+            snprintf(err, errlen,
+                     "no secure handshake with the hub at %s: check that hub_keys "
+                     "holds this hub's %s (and that the hub has keys)",
+                     c->endpoint, HUBKEYS_SERVER_PUBLIC);
             return -1;
         }
     }
     if (retried)
-        snprintf(err, errlen, "the hub at %s is not reachable (connection refused or closed): is "
-                 "talkback-gateway running there, and is hub_endpoint right?", c->endpoint);
+        snprintf(err, errlen,
+                 "the hub at %s is not reachable (connection refused or closed): is "
+                 "talkback-gateway running there, and is hub_endpoint right?",
+                 c->endpoint);
     else
-        snprintf(err, errlen, "the hub at %s is not reachable: no connection within %d ms (is "
-                 "talkback-gateway running there, and is hub_endpoint right?)", c->endpoint, ms);
+        snprintf(err, errlen,
+                 "the hub at %s is not reachable: no connection within %d ms (is "
+                 "talkback-gateway running there, and is hub_endpoint right?)",
+                 c->endpoint, ms);
     return -1;
 }
 

@@ -28,10 +28,10 @@ typedef struct ctl_client ctl_client_t;
  * hub_endpoint, ctl_connect_timeout, hub_insecure, hub_keys, hub_cert). */
 typedef struct {
     const char *endpoint;
-    int connect_ms;          /* how long to wait for the handshake */
-    bool insecure;           /* a tcp:// hub without CURVE */
-    const char *keys_dir;    /* the hub's public key and ctl's secret */
-    const char *cert_path;   /* ctl's certificate elsewhere; "" = in keys_dir */
+    int connect_ms;        /* how long to wait for the handshake */
+    bool insecure;         /* a tcp:// hub without CURVE */
+    const char *keys_dir;  /* the hub's public key and ctl's secret */
+    const char *cert_path; /* ctl's certificate elsewhere; "" = in keys_dir */
 } ctl_client_opts_t;
 
 /* Connect to the hub with those keys and wait up to connect_ms for the

@@ -32,11 +32,11 @@
 #define CTL_FORGET "forget"
 
 typedef struct {
-    const char *cmd;       /* hosts, sandboxes, drain, undrain, stop, rm */
-    const char *arg;       /* HOST or CONV */
-    const char *host;      /* --host */
-    bool json;             /* --json */
-    int timeout_ms;        /* ctl_timeout */
+    const char *cmd;  /* hosts, sandboxes, drain, undrain, stop, rm */
+    const char *arg;  /* HOST or CONV */
+    const char *host; /* --host */
+    bool json;        /* --json */
+    int timeout_ms;   /* ctl_timeout */
     ctl_client_t *client;
 } ctl_t;
 
@@ -70,7 +70,7 @@ static int ctl_args(ctl_t *c, int *argc, char **argv)
         } else if (strcmp(a, "--help-config") == 0) {
             argv[out++] = "--help";
         } else if (a[0] == '-' && a[1] == '-' && a[2]) {
-            argv[out++] = a;                        /* a config key and its value */
+            argv[out++] = a; /* a config key and its value */
             if (!strchr(a, '=') && i + 1 < *argc && strcmp(a, "--hub_insecure") != 0)
                 argv[out++] = argv[++i];
         } else if (a[0] == '-') {
@@ -132,13 +132,17 @@ static proto_msg_t *ctl_ask(ctl_t *c, const char *kind, const char *op, const ch
     }
     if (r->status == PROTO_ST_NO_WORKER) {
         if (host)
-            fprintf(stderr, "talkbackctl: host %s is not reachable: no sandbox manager of that "
+            fprintf(stderr,
+                    "talkbackctl: host %s is not reachable: no sandbox manager of that "
                     "host is connected to the hub (`talkbackctl hosts` lists those that are)\n",
                     host);
         else
             fprintf(stderr, "talkbackctl: no sandbox manager is connected to the hub\n");
     } else if (r->status != PROTO_ST_OK || r->is_error) {
-        fprintf(stderr, "talkbackctl: %s %s: %.*s\n", op, conv ? conv : host ? host : "",
+        fprintf(stderr, "talkbackctl: %s %s: %.*s\n", op,
+                conv   ? conv
+                : host ? host
+                       : "",
                 (int)(r->text ? r->text_len : 0), r->text ? r->text : "");
     } else {
         return r;

@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define SHOW_CELL 96   /* widest cell printed; longer values are cut */
+#define SHOW_CELL 96 /* widest cell printed; longer values are cut */
 
 void show_table_init(show_table_t *t)
 {
@@ -276,8 +276,8 @@ static void show_host_cell(const show_row_t *r, size_t col, char *out, size_t n)
 
 void show_hosts_table(const show_table_t *t, textbuf_t *out)
 {
-    show_grid(t, show_host_heads, sizeof show_host_heads / sizeof *show_host_heads,
-              show_host_cell, out);
+    show_grid(t, show_host_heads, sizeof show_host_heads / sizeof *show_host_heads, show_host_cell,
+              out);
 }
 
 static const char *const show_sandbox_heads[] = {
@@ -375,8 +375,8 @@ void show_sandboxes_json(const show_table_t *t, textbuf_t *out)
         json_t *o = json_object();
         for (size_t k = 0; o && k < t->rows[i].n && k < 6; k++) {
             const char *v = t->rows[i].val[k];
-            json_object_set_new(o, show_sandbox_keys[k], k >= 4 ? show_json_value(v)
-                                                                : show_json_str(v));
+            json_object_set_new(o, show_sandbox_keys[k],
+                                k >= 4 ? show_json_value(v) : show_json_str(v));
         }
         json_array_append_new(a, o);
     }

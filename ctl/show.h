@@ -22,7 +22,7 @@
 #define SHOW_MAX_FIELDS 16
 
 typedef struct {
-    char *key[SHOW_MAX_FIELDS];   /* NULL for positional (list) lines */
+    char *key[SHOW_MAX_FIELDS]; /* NULL for positional (list) lines */
     char *val[SHOW_MAX_FIELDS];
     size_t n;
 } show_row_t;
@@ -30,7 +30,7 @@ typedef struct {
 typedef struct {
     show_row_t *rows;
     size_t n, cap;
-    size_t skipped;               /* lines that did not parse */
+    size_t skipped; /* lines that did not parse */
 } show_table_t;
 
 void show_table_init(show_table_t *t);

@@ -94,9 +94,10 @@ int claim_record_get(const char *id, char *conv, char *user)
     if (!nl || !nl2 || nl2[1] != '\0')
         return -1;
     *nl = *nl2 = '\0';
-    if (convid_check(buf) != CONVID_OK || !convid_user_ok(nl + 1) || strlen(nl + 1) > CLAIM_USER_MAX)
+    if (convid_check(buf) != CONVID_OK || !convid_user_ok(nl + 1) ||
+        strlen(nl + 1) > CLAIM_USER_MAX)
         return -1;
-    memcpy(conv, buf, strlen(buf) + 1);            /* convid_check: at most CONVID_MAX */
+    memcpy(conv, buf, strlen(buf) + 1); /* convid_check: at most CONVID_MAX */
     memcpy(user, nl + 1, strlen(nl + 1) + 1);
     return 0;
 }
@@ -137,10 +138,11 @@ json_t *claim_list(docker_t *d, const json_t *filters, bool size)
     if (!f)
         return NULL;
     char path[4096];
-    size_t o = (size_t)snprintf(path, sizeof path, "/containers/json?all=1&size=%d&filters=", size ? 1 : 0);
+    size_t o = (size_t)snprintf(path, sizeof path,
+                                "/containers/json?all=1&size=%d&filters=", size ? 1 : 0);
     for (const unsigned char *p = (const unsigned char *)f; *p && o + 4 < sizeof path; p++) {
-        if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || *p == '.' ||
-            *p == '_' || *p == '-')
+        if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
+            *p == '.' || *p == '_' || *p == '-')
             path[o++] = (char)*p;
         else
             o += (size_t)snprintf(path + o, sizeof path - o, "%%%02X", *p);
@@ -177,7 +179,8 @@ json_t *claim_list_chats(docker_t *d, const json_t *filters, bool size)
     }
     size_t i;
     json_t *c;
-    json_array_foreach(spares, i, c) {
+    json_array_foreach(spares, i, c)
+    {
         json_t *labels = json_object_get(c, "Labels");
         const char *id = json_string_value(json_object_get(c, "Id"));
         const char *name = json_string_value(json_array_get(json_object_get(c, "Names"), 0));

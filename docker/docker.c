@@ -40,15 +40,15 @@
 const char *docker_strerror(docker_err_t err)
 {
     switch (err) {
-    case DOCKER_OK:         return "success";
-    case DOCKER_ECONNECT:   return "could not reach the Docker daemon";
-    case DOCKER_EHTTP:      return "the Docker daemon answered with an error";
-    case DOCKER_ENOTFOUND:  return "not found";
-    case DOCKER_ECONFLICT:  return "conflict";
-    case DOCKER_EPROTO:     return "could not understand the Docker daemon";
-    case DOCKER_ENOMEM:     return "out of memory";
+    case DOCKER_OK: return "success";
+    case DOCKER_ECONNECT: return "could not reach the Docker daemon";
+    case DOCKER_EHTTP: return "the Docker daemon answered with an error";
+    case DOCKER_ENOTFOUND: return "not found";
+    case DOCKER_ECONFLICT: return "conflict";
+    case DOCKER_EPROTO: return "could not understand the Docker daemon";
+    case DOCKER_ENOMEM: return "out of memory";
     case DOCKER_ECANCELLED: return "cancelled";
-    case DOCKER_EARG:       return "bad argument";
+    case DOCKER_EARG: return "bad argument";
     }
     return "unknown error";
 }
@@ -77,8 +77,8 @@ char *docker_path_escape(const char *s)
         return NULL;
     for (; *s; s++) {
         unsigned char c = (unsigned char)*s;
-        if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-            (c >= '0' && c <= '9') || c == '-' || c == '_' || c == '.' || c == '~') {
+        if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+            c == '-' || c == '_' || c == '.' || c == '~') {
             *p++ = (char)c;
         } else {
             *p++ = '%';
@@ -203,8 +203,7 @@ static CURL *thread_handle(void)
 }
 
 /* Options every request shares: address, no signals, connect timeout. */
-docker_err_t docker_base_setup(const docker_t *d, CURL *h, const char *url,
-                               char *curl_err)
+docker_err_t docker_base_setup(const docker_t *d, CURL *h, const char *url, char *curl_err)
 {
     CURLcode c = CURLE_OK;
 
@@ -238,8 +237,8 @@ static size_t api_header_cb(char *buf, size_t size, size_t nmemb, void *ud)
         return len;
     for (i = klen; i < len && (buf[i] == ' ' || buf[i] == '\t'); i++)
         ;
-    for (; i < len && n + 1 < sizeof ah->value && buf[i] != '\r' &&
-           buf[i] != '\n' && buf[i] != ' '; i++)
+    for (; i < len && n + 1 < sizeof ah->value && buf[i] != '\r' && buf[i] != '\n' && buf[i] != ' ';
+         i++)
         ah->value[n++] = buf[i];
     ah->value[n] = '\0';
     return len;
@@ -247,18 +246,18 @@ static size_t api_header_cb(char *buf, size_t size, size_t nmemb, void *ud)
 
 typedef struct {
     const char *method;
-    const char *path;      /* full path, version prefix included */
-    const char *ctype;     /* content type of body, or NULL */
-    const void *body;      /* or NULL */
+    const char *path;  /* full path, version prefix included */
+    const char *ctype; /* content type of body, or NULL */
+    const void *body;  /* or NULL */
     size_t len;
-    api_header_t *api;     /* or NULL: collect Api-Version */
+    api_header_t *api; /* or NULL: collect Api-Version */
 } request_t;
 
 /* Perform one request on the thread's handle.  *status gets the HTTP
  * status (0 if none); resp gets the body.  curl_err (CURL_ERROR_SIZE) gets
  * libcurl's message when the daemon was not reached. */
-static docker_err_t perform(const docker_t *d, const request_t *rq,
-                            long *status, membuf_t *resp, char *curl_err)
+static docker_err_t perform(const docker_t *d, const request_t *rq, long *status, membuf_t *resp,
+                            char *curl_err)
 {
     struct curl_slist *hdrs = NULL, *tmp;
     char *url = NULL, *ctype = NULL;
@@ -284,7 +283,7 @@ static docker_err_t perform(const docker_t *d, const request_t *rq,
             goto cleanup;
         hdrs = tmp;
     } else if ((tmp = curl_slist_append(hdrs, "Content-Type:")) == NULL) {
-        goto cleanup;  /* no form content type on an empty POST */
+        goto cleanup; /* no form content type on an empty POST */
     } else {
         hdrs = tmp;
     }
@@ -292,8 +291,8 @@ static docker_err_t perform(const docker_t *d, const request_t *rq,
     if (strcmp(rq->method, "GET") == 0) {
         cc |= curl_easy_setopt(h, CURLOPT_HTTPGET, 1L);
     } else if (strcmp(rq->method, "POST") == 0 || strcmp(rq->method, "PUT") == 0) {
-        cc |= curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE,
-                               (curl_off_t)(rq->body ? rq->len : 0));
+        cc |=
+            curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)(rq->body ? rq->len : 0));
         cc |= curl_easy_setopt(h, CURLOPT_POSTFIELDS, rq->body ? rq->body : "");
         cc |= curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, rq->method);
     } else {
@@ -359,9 +358,8 @@ static json_t *answer_json(const membuf_t *b, long status, docker_err_t rc)
     return j;
 }
 
-docker_err_t docker_call_raw(docker_t *d, const char *method, const char *path,
-                             const char *ctype, const void *body, size_t len,
-                             long *status, json_t **out)
+docker_err_t docker_call_raw(docker_t *d, const char *method, const char *path, const char *ctype,
+                             const void *body, size_t len, long *status, json_t **out)
 {
     char curl_err[CURL_ERROR_SIZE];
     char *full = NULL;
@@ -374,8 +372,7 @@ docker_err_t docker_call_raw(docker_t *d, const char *method, const char *path,
         *status = 0;
     if (out != NULL)
         *out = NULL;
-    if (d == NULL || method == NULL || path == NULL || path[0] != '/' ||
-        (body == NULL && len > 0))
+    if (d == NULL || method == NULL || path == NULL || path[0] != '/' || (body == NULL && len > 0))
         return DOCKER_EARG;
 
     full = docker_printf("%s%s", d->prefix, path);
@@ -396,8 +393,8 @@ docker_err_t docker_call_raw(docker_t *d, const char *method, const char *path,
     return rc;
 }
 
-docker_err_t docker_call(docker_t *d, const char *method, const char *path,
-                         json_t *body, long *status, json_t **out)
+docker_err_t docker_call(docker_t *d, const char *method, const char *path, json_t *body,
+                         long *status, json_t **out)
 {
     char *text = NULL;
     docker_err_t rc;
@@ -412,8 +409,8 @@ docker_err_t docker_call(docker_t *d, const char *method, const char *path,
             return DOCKER_ENOMEM;
         }
     }
-    rc = docker_call_raw(d, method, path, "application/json", text,
-                         text ? strlen(text) : 0, status, out);
+    rc = docker_call_raw(d, method, path, "application/json", text, text ? strlen(text) : 0, status,
+                         out);
     free(text);
     return rc;
 }
@@ -437,8 +434,7 @@ static bool version_ok(const char *v)
 }
 
 /* Split "unix:///path" or "tcp://host:port" into d's address fields. */
-static docker_err_t parse_host(docker_t *d, const char *host, char *errbuf,
-                               size_t errlen)
+static docker_err_t parse_host(docker_t *d, const char *host, char *errbuf, size_t errlen)
 {
     if (strncmp(host, "unix://", 7) == 0) {
         const char *path = host + 7;
@@ -535,8 +531,7 @@ static docker_err_t negotiate(docker_t *d, char *errbuf, size_t errlen)
     if (rc == DOCKER_OK && resp.len > 0)
         ver = json_loadb(resp.data, resp.len, 0, NULL);
     const char *v = json_string_value(json_object_get(ver, "ApiVersion"));
-    if (rc != DOCKER_OK || v == NULL || strlen(v) >= sizeof api.value ||
-        !version_ok(v)) {
+    if (rc != DOCKER_OK || v == NULL || strlen(v) >= sizeof api.value || !version_ok(v)) {
         set_err(errbuf, errlen, "Docker did not tell its API version (HTTP %ld)", st);
         rc = rc == DOCKER_OK || rc == DOCKER_ENOTFOUND ? DOCKER_EPROTO : rc;
         goto cleanup;
@@ -624,9 +619,8 @@ const char *docker_api_version(const docker_t *d)
 
 /* ---- files -------------------------------------------------------------- */
 
-docker_err_t docker_put_file(docker_t *d, const char *id, const char *abspath,
-                             const void *data, size_t len, unsigned mode, int64_t mtime,
-                             long *status, json_t **out)
+docker_err_t docker_put_file(docker_t *d, const char *id, const char *abspath, const void *data,
+                             size_t len, unsigned mode, int64_t mtime, long *status, json_t **out)
 {
     docker_err_t rc = DOCKER_ENOMEM;
     char *tar = NULL, *cid = NULL, *path = NULL;
@@ -637,8 +631,8 @@ docker_err_t docker_put_file(docker_t *d, const char *id, const char *abspath,
         *status = 0;
     if (out != NULL)
         *out = NULL;
-    if (d == NULL || id == NULL || id[0] == '\0' || abspath == NULL ||
-        abspath[0] != '/' || (data == NULL && len > 0))
+    if (d == NULL || id == NULL || id[0] == '\0' || abspath == NULL || abspath[0] != '/' ||
+        (data == NULL && len > 0))
         return DOCKER_EARG;
     name = abspath + strspn(abspath, "/");
     name_len = strlen(name);
@@ -652,8 +646,7 @@ docker_err_t docker_put_file(docker_t *d, const char *id, const char *abspath,
     path = docker_printf("/containers/%s/archive?path=%%2F", cid);
     if (path == NULL)
         goto cleanup;
-    rc = docker_call_raw(d, "PUT", path, "application/x-tar", tar, tar_len,
-                         status, out);
+    rc = docker_call_raw(d, "PUT", path, "application/x-tar", tar, tar_len, status, out);
 
 cleanup:
     free(path);

@@ -21,11 +21,11 @@
 
 typedef enum {
     DOCKER_OK = 0,
-    DOCKER_ECONNECT,   /* could not reach the daemon */
-    DOCKER_EHTTP,      /* the daemon answered with an error status */
-    DOCKER_ENOTFOUND,  /* 404 */
-    DOCKER_ECONFLICT,  /* 409 */
-    DOCKER_EPROTO,     /* an answer we could not parse */
+    DOCKER_ECONNECT,  /* could not reach the daemon */
+    DOCKER_EHTTP,     /* the daemon answered with an error status */
+    DOCKER_ENOTFOUND, /* 404 */
+    DOCKER_ECONFLICT, /* 409 */
+    DOCKER_EPROTO,    /* an answer we could not parse */
     DOCKER_ENOMEM,
     DOCKER_ECANCELLED, /* the caller's cancel check said stop */
     DOCKER_EARG        /* bad argument */
@@ -52,13 +52,12 @@ const char *docker_api_version(const docker_t *d);
  * error statuses *out holds Docker's {"message": ...}.  Returns DOCKER_OK
  * for 2xx/304, DOCKER_ENOTFOUND for 404, DOCKER_ECONFLICT for 409,
  * DOCKER_EHTTP for other statuses. */
-docker_err_t docker_call(docker_t *d, const char *method, const char *path,
-                         json_t *body, long *status, json_t **out);
+docker_err_t docker_call(docker_t *d, const char *method, const char *path, json_t *body,
+                         long *status, json_t **out);
 
 /* Like docker_call with a raw body of a content type (used for tar). */
-docker_err_t docker_call_raw(docker_t *d, const char *method, const char *path,
-                             const char *ctype, const void *body, size_t len,
-                             long *status, json_t **out);
+docker_err_t docker_call_raw(docker_t *d, const char *method, const char *path, const char *ctype,
+                             const void *body, size_t len, long *status, json_t **out);
 
 /* The "message" of a Docker error answer, or "" -- never NULL. */
 const char *docker_message(const json_t *answer);
@@ -72,11 +71,11 @@ typedef void (*docker_output_fn)(void *ctx, int stream, const char *data, size_t
 typedef bool (*docker_cancel_fn)(void *ctx);
 
 typedef struct {
-    const char *const *argv;  /* NULL-terminated */
-    const char *const *env;   /* NULL-terminated "K=V", or NULL */
-    const char *workdir;      /* or NULL */
-    const char *user;         /* or NULL */
-    const void *stdin_data;   /* bytes for stdin, or NULL for none */
+    const char *const *argv; /* NULL-terminated */
+    const char *const *env;  /* NULL-terminated "K=V", or NULL */
+    const char *workdir;     /* or NULL */
+    const char *user;        /* or NULL */
+    const void *stdin_data;  /* bytes for stdin, or NULL for none */
     size_t stdin_len;
     docker_output_fn on_output;
     docker_cancel_fn cancelled;
@@ -88,8 +87,7 @@ typedef struct {
  * not say), DOCKER_ECANCELLED when the cancel check fired, or an error
  * (DOCKER_ECONFLICT when the container is not running, DOCKER_ENOTFOUND
  * when it does not exist). */
-docker_err_t docker_exec(docker_t *d, const char *id, const docker_exec_t *x,
-                         int *exit_code);
+docker_err_t docker_exec(docker_t *d, const char *id, const docker_exec_t *x, int *exit_code);
 
 /* Attach to a running container's stdin, stdout and stderr (POST
  * /containers/{id}/attach?stream=1&stdin=1&stdout=1&stderr=1, upgraded to
@@ -106,9 +104,8 @@ docker_err_t docker_attach(docker_t *d, const char *id, int *fd, char **early, s
  * missing parent folders are created by Docker (0755, root).  mtime is the
  * file's modification time (unix seconds; 0 = now).  Works on stopped
  * containers too. */
-docker_err_t docker_put_file(docker_t *d, const char *id, const char *abspath,
-                             const void *data, size_t len, unsigned mode, int64_t mtime,
-                             long *status, json_t **out);
+docker_err_t docker_put_file(docker_t *d, const char *id, const char *abspath, const void *data,
+                             size_t len, unsigned mode, int64_t mtime, long *status, json_t **out);
 
 /* Read one regular file of at most max bytes from a container through GET
  * .../archive?path=ABSPATH (works on stopped containers too).  On DOCKER_OK
@@ -125,25 +122,25 @@ docker_err_t docker_get_file(docker_t *d, const char *id, const char *abspath, s
  * Frames may be split across feeds at any byte. */
 typedef struct {
     unsigned char hdr[8];
-    size_t hdr_have;     /* header bytes collected */
-    uint32_t left;       /* payload bytes left in the current frame */
-    int stream;          /* stream of the current frame */
-    bool bad;            /* a header with an unknown stream was seen */
+    size_t hdr_have; /* header bytes collected */
+    uint32_t left;   /* payload bytes left in the current frame */
+    int stream;      /* stream of the current frame */
+    bool bad;        /* a header with an unknown stream was seen */
 } docker_demux_t;
 
 void docker_demux_init(docker_demux_t *dm);
 /* Feed bytes; calls out(ctx, stream, ptr, n) for each payload piece.
  * Returns false once the stream is malformed (stream byte not 0..2, or
  * nonzero padding); it then stays false. */
-bool docker_demux_feed(docker_demux_t *dm, const char *buf, size_t len,
-                       docker_output_fn out, void *ctx);
+bool docker_demux_feed(docker_demux_t *dm, const char *buf, size_t len, docker_output_fn out,
+                       void *ctx);
 
 /* Build a ustar archive holding one regular file at name (relative, no
  * leading '/', at most 255 bytes in the prefix/name split, or longer via a
  * PAX header).  Returns a malloc'ed buffer and its length in *out_len, or
  * NULL when out of memory or name is unusable. */
-char *docker_tar_file(const char *name, const void *data, size_t len,
-                      unsigned mode, int64_t mtime, size_t *out_len);
+char *docker_tar_file(const char *name, const void *data, size_t len, unsigned mode, int64_t mtime,
+                      size_t *out_len);
 
 /* Find the first regular file of a tar archive: its content (pointing into
  * buf) and its mtime.  False when buf holds no complete regular file. */

@@ -35,13 +35,13 @@
 #define DOCKER_VERSION_MAX   16
 
 struct docker {
-    char *sock_path;   /* unix socket path, or NULL for tcp */
-    char *tcp_node;    /* tcp host (no brackets) */
+    char *sock_path; /* unix socket path, or NULL for tcp */
+    char *tcp_node;  /* tcp host (no brackets) */
     char *tcp_port;
-    char *base_url;    /* "http://localhost" or "http://H:P" */
-    char *host_hdr;    /* Host: header of hand-made requests */
+    char *base_url; /* "http://localhost" or "http://H:P" */
+    char *host_hdr; /* Host: header of hand-made requests */
     char version[DOCKER_VERSION_MAX];
-    char prefix[DOCKER_VERSION_MAX + 2];  /* "/v1.41" */
+    char prefix[DOCKER_VERSION_MAX + 2]; /* "/v1.41" */
 };
 
 typedef struct {

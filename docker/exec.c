@@ -77,7 +77,7 @@ static bool add_strv(json_t *obj, const char *key, const char *const *v)
     for (; *v; v++) {
         if (json_array_append_new(arr, json_string(*v)) != 0) {
             json_decref(arr);
-            return false;  /* out of memory or not UTF-8 */
+            return false; /* out of memory or not UTF-8 */
         }
     }
     return json_object_set_new(obj, key, arr) == 0;
@@ -85,16 +85,14 @@ static bool add_strv(json_t *obj, const char *key, const char *const *v)
 
 static json_t *exec_body(const docker_exec_t *x)
 {
-    json_t *b = json_pack("{s:b, s:b, s:b, s:b}",
-                          "AttachStdout", 1, "AttachStderr", 1,
+    json_t *b = json_pack("{s:b, s:b, s:b, s:b}", "AttachStdout", 1, "AttachStderr", 1,
                           "AttachStdin", x->stdin_data != NULL, "Tty", 0);
 
     if (b == NULL || !add_strv(b, "Cmd", x->argv) ||
         (x->env != NULL && !add_strv(b, "Env", x->env)) ||
         (x->workdir != NULL &&
          json_object_set_new(b, "WorkingDir", json_string(x->workdir)) != 0) ||
-        (x->user != NULL &&
-         json_object_set_new(b, "User", json_string(x->user)) != 0)) {
+        (x->user != NULL && json_object_set_new(b, "User", json_string(x->user)) != 0)) {
         json_decref(b);
         return NULL;
     }
@@ -127,13 +125,12 @@ static size_t curl_stream_write(char *ptr, size_t size, size_t nmemb, void *ud)
         }
         return n;
     }
-    membuf_add(&s->errtext, ptr, n);  /* keep what fits */
+    membuf_add(&s->errtext, ptr, n); /* keep what fits */
     return n;
 }
 
 /* Start exec eid without stdin and stream its output through libcurl. */
-static docker_err_t exec_stream_curl(docker_t *d, const char *eid,
-                                     const docker_exec_t *x)
+static docker_err_t exec_stream_curl(docker_t *d, const char *eid, const docker_exec_t *x)
 {
     curl_stream_t s;
     struct curl_slist *hdrs = NULL;
@@ -250,8 +247,7 @@ static int raw_connect(const docker_t *d)
     if (getaddrinfo(d->tcp_node, d->tcp_port, &hints, &res) != 0)
         return -1;
     for (ai = res; ai != NULL; ai = ai->ai_next) {
-        fd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC | SOCK_NONBLOCK,
-                    ai->ai_protocol);
+        fd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC | SOCK_NONBLOCK, ai->ai_protocol);
         if (fd < 0)
             continue;
         if (connect(fd, ai->ai_addr, ai->ai_addrlen) == 0)
@@ -276,8 +272,7 @@ static int raw_connect(const docker_t *d)
 }
 
 /* Send all of buf on a non-blocking socket, checking cancel while it waits. */
-static docker_err_t raw_send_all(int fd, const char *buf, size_t len,
-                                 const docker_exec_t *x)
+static docker_err_t raw_send_all(int fd, const char *buf, size_t len, const docker_exec_t *x)
 {
     while (len > 0) {
         ssize_t n = send(fd, buf, len, MSG_NOSIGNAL);
@@ -297,8 +292,8 @@ static docker_err_t raw_send_all(int fd, const char *buf, size_t len,
 
 /* Read the response head of a hand-made exec start into head (which also
  * gets the stream bytes that came with it).  Sets *head_len and *body_at. */
-static docker_err_t raw_read_head(int fd, const docker_exec_t *x, char *head,
-                                  size_t *head_len, size_t *body_at, long *status)
+static docker_err_t raw_read_head(int fd, const docker_exec_t *x, char *head, size_t *head_len,
+                                  size_t *body_at, long *status)
 {
     size_t have = 0;
     long last = now_ms();
@@ -365,8 +360,7 @@ static docker_err_t raw_upgrade(docker_t *d, const char *req, const docker_exec_
 /* Start exec eid with stdin over a plain socket: request by hand, response
  * head, then stdin out and output in at the same time, half-close once
  * stdin is sent, read until the daemon closes. */
-static docker_err_t exec_stream_raw(docker_t *d, const char *eid,
-                                    const docker_exec_t *x)
+static docker_err_t exec_stream_raw(docker_t *d, const char *eid, const docker_exec_t *x)
 {
     docker_err_t rc = DOCKER_ENOMEM;
     docker_demux_t dm;
@@ -377,14 +371,14 @@ static docker_err_t exec_stream_raw(docker_t *d, const char *eid,
 
     docker_demux_init(&dm);
     req = docker_printf("POST %s/exec/%s/start HTTP/1.1\r\n"
-                     "Host: %s\r\n"
-                     "User-Agent: talkback\r\n"
-                     "Content-Type: application/json\r\n"
-                     "Connection: Upgrade\r\n"
-                     "Upgrade: tcp\r\n"
-                     "Content-Length: %zu\r\n"
-                     "\r\n" EXEC_START_BODY,
-                     d->prefix, eid, d->host_hdr, strlen(EXEC_START_BODY));
+                        "Host: %s\r\n"
+                        "User-Agent: talkback\r\n"
+                        "Content-Type: application/json\r\n"
+                        "Connection: Upgrade\r\n"
+                        "Upgrade: tcp\r\n"
+                        "Content-Length: %zu\r\n"
+                        "\r\n" EXEC_START_BODY,
+                        d->prefix, eid, d->host_hdr, strlen(EXEC_START_BODY));
     buf = malloc(DOCKER_HEAD_MAX > DOCKER_IO_CHUNK ? DOCKER_HEAD_MAX : DOCKER_IO_CHUNK);
     if (req == NULL || buf == NULL)
         goto cleanup;
@@ -392,8 +386,7 @@ static docker_err_t exec_stream_raw(docker_t *d, const char *eid,
     rc = raw_upgrade(d, req, x, buf, &fd, &head_len, &body_at);
     if (rc != DOCKER_OK)
         goto cleanup;
-    if (!docker_demux_feed(&dm, buf + body_at, head_len - body_at,
-                           x->on_output, x->ctx)) {
+    if (!docker_demux_feed(&dm, buf + body_at, head_len - body_at, x->on_output, x->ctx)) {
         rc = DOCKER_EPROTO;
         goto cleanup;
     }
@@ -429,7 +422,7 @@ static docker_err_t exec_stream_raw(docker_t *d, const char *eid,
             if (n > 0)
                 sent += (size_t)n;
             else if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
-                writing = false;  /* the process is gone; keep reading */
+                writing = false; /* the process is gone; keep reading */
         }
         if (p.revents & (POLLIN | POLLHUP | POLLERR)) {
             ssize_t n = recv(fd, buf, DOCKER_IO_CHUNK, 0);
@@ -467,7 +460,8 @@ static bool attach_expired(void *ctx)
     return now_ms() >= *(const long *)ctx;
 }
 
-docker_err_t docker_attach(docker_t *d, const char *id, int *fd_out, char **early, size_t *early_len)
+docker_err_t docker_attach(docker_t *d, const char *id, int *fd_out, char **early,
+                           size_t *early_len)
 {
     docker_err_t rc = DOCKER_ENOMEM;
     char *cid = NULL, *req = NULL, *buf = NULL;
@@ -484,13 +478,14 @@ docker_err_t docker_attach(docker_t *d, const char *id, int *fd_out, char **earl
     cid = docker_path_escape(id);
     if (cid == NULL)
         goto cleanup;
-    req = docker_printf("POST %s/containers/%s/attach?stream=1&stdin=1&stdout=1&stderr=1 HTTP/1.1\r\n"
-                     "Host: %s\r\n"
-                     "User-Agent: talkback\r\n"
-                     "Connection: Upgrade\r\n"
-                     "Upgrade: tcp\r\n"
-                     "\r\n",
-                     d->prefix, cid, d->host_hdr);
+    req =
+        docker_printf("POST %s/containers/%s/attach?stream=1&stdin=1&stdout=1&stderr=1 HTTP/1.1\r\n"
+                      "Host: %s\r\n"
+                      "User-Agent: talkback\r\n"
+                      "Connection: Upgrade\r\n"
+                      "Upgrade: tcp\r\n"
+                      "\r\n",
+                      d->prefix, cid, d->host_hdr);
     buf = malloc(DOCKER_HEAD_MAX);
     if (req == NULL || buf == NULL)
         goto cleanup;
@@ -548,7 +543,7 @@ static docker_err_t exec_exit_code(docker_t *d, const char *eid, int *exit_code)
             break;
         }
         if (r != DOCKER_OK || waited >= DOCKER_EXIT_TOTAL_US)
-            break;  /* Docker does not say: -1 */
+            break; /* Docker does not say: -1 */
         sleep_us(delay);
         waited += delay;
         delay *= 2;
@@ -557,8 +552,7 @@ static docker_err_t exec_exit_code(docker_t *d, const char *eid, int *exit_code)
     return rc;
 }
 
-docker_err_t docker_exec(docker_t *d, const char *id, const docker_exec_t *x,
-                         int *exit_code)
+docker_err_t docker_exec(docker_t *d, const char *id, const docker_exec_t *x, int *exit_code)
 {
     docker_err_t rc;
     json_t *body = NULL, *ans = NULL;
@@ -573,7 +567,7 @@ docker_err_t docker_exec(docker_t *d, const char *id, const docker_exec_t *x,
 
     body = exec_body(x);
     if (body == NULL) {
-        rc = DOCKER_EARG;  /* almost always text that is not UTF-8 */
+        rc = DOCKER_EARG; /* almost always text that is not UTF-8 */
         goto cleanup;
     }
     rc = DOCKER_ENOMEM;

@@ -19,7 +19,6 @@
 #include <time.h>
 #include <unistd.h>
 
-
 /* ---- records in state_dir ----------------------------------------------------- */
 
 bool kept_id_ok(const char *s)
@@ -113,7 +112,8 @@ int64_t kept_stamp_get(const char *id)
 {
     char path[4200];
     struct stat st;
-    if (record_path(id, KEPT_STAMP_SUFFIX, path, sizeof path) || lstat(path, &st) || !S_ISREG(st.st_mode))
+    if (record_path(id, KEPT_STAMP_SUFFIX, path, sizeof path) || lstat(path, &st) ||
+        !S_ISREG(st.st_mode))
         return 0;
     return (int64_t)st.st_mtime;
 }
@@ -268,11 +268,10 @@ docker_err_t kept_tombstone_create(docker_t *d, const char *image, const char *c
     char tname[512], path[600], at[32];
     kept_tombstone_name(name, tname, sizeof tname);
     snprintf(at, sizeof at, "%" PRId64, (int64_t)time(NULL));
-    json_t *body = json_pack("{s:s, s:[s], s:{s:s, s:s, s:s}, s:{s:s, s:{s:s}}}",
-                             "Image", image, "Cmd", "true",
-                             "Labels", KEPT_LABEL_TOMB, conv, KEPT_LABEL_REASON, reason,
-                             KEPT_LABEL_GONE_AT, at,
-                             "HostConfig", "NetworkMode", "none", "LogConfig", "Type", "none");
+    json_t *body = json_pack("{s:s, s:[s], s:{s:s, s:s, s:s}, s:{s:s, s:{s:s}}}", "Image", image,
+                             "Cmd", "true", "Labels", KEPT_LABEL_TOMB, conv, KEPT_LABEL_REASON,
+                             reason, KEPT_LABEL_GONE_AT, at, "HostConfig", "NetworkMode", "none",
+                             "LogConfig", "Type", "none");
     if (!body)
         return DOCKER_ENOMEM;
     long st;
@@ -335,9 +334,18 @@ void kept_human_age(int64_t seconds, char *out, size_t outlen)
         seconds = 0;
     int64_t v;
     const char *unit;
-    if (seconds < 60) { v = seconds; unit = "second"; }
-    else if (seconds < 3600) { v = seconds / 60; unit = "minute"; }
-    else if (seconds < 86400) { v = seconds / 3600; unit = "hour"; }
-    else { v = seconds / 86400; unit = "day"; }
+    if (seconds < 60) {
+        v = seconds;
+        unit = "second";
+    } else if (seconds < 3600) {
+        v = seconds / 60;
+        unit = "minute";
+    } else if (seconds < 86400) {
+        v = seconds / 3600;
+        unit = "hour";
+    } else {
+        v = seconds / 86400;
+        unit = "day";
+    }
     snprintf(out, outlen, "%" PRId64 " %s%s", v, unit, v == 1 ? "" : "s");
 }

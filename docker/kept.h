@@ -41,7 +41,7 @@
 #define KEPT_REASON_SUFFIX ".stop-reason"
 #define KEPT_REASON_MAX    64
 #define KEPT_CLAIM_SUFFIX  ".claim" /* a claimed spare's chat (claim.h) */
-#define KEPT_AGENT_SUFFIX  ".agent"   /* the agent version copied in (sandbox/pool.h) */
+#define KEPT_AGENT_SUFFIX  ".agent" /* the agent version copied in (sandbox/pool.h) */
 
 /* ---- records in state_dir (file names are the container id, checked to
  * be hex, so no id can name a path outside the folder) ---- */

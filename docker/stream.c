@@ -19,7 +19,7 @@
 
 /* Header layout, see the comment above. */
 #define DEMUX_HDR_LEN    8
-#define DEMUX_STREAM_MAX 2   /* 0 stdin, 1 stdout, 2 stderr */
+#define DEMUX_STREAM_MAX 2 /* 0 stdin, 1 stdout, 2 stderr */
 
 void docker_demux_init(docker_demux_t *dm)
 {
@@ -36,14 +36,13 @@ static bool demux_take_header(docker_demux_t *dm)
     /* Docker's own client copies stream 0 (stdin echo) to stdout; so do we,
      * so that callers only ever see 1 and 2. */
     dm->stream = h[0] == 0 ? 1 : h[0];
-    dm->left = (uint32_t)h[4] << 24 | (uint32_t)h[5] << 16 |
-               (uint32_t)h[6] << 8 | (uint32_t)h[7];
+    dm->left = (uint32_t)h[4] << 24 | (uint32_t)h[5] << 16 | (uint32_t)h[6] << 8 | (uint32_t)h[7];
     dm->hdr_have = 0;
     return true;
 }
 
-bool docker_demux_feed(docker_demux_t *dm, const char *buf, size_t len,
-                       docker_output_fn out, void *ctx)
+bool docker_demux_feed(docker_demux_t *dm, const char *buf, size_t len, docker_output_fn out,
+                       void *ctx)
 {
     size_t pos = 0;
 

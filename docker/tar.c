@@ -20,9 +20,9 @@
 #include <string.h>
 
 #define TAR_BLOCK       512
-#define TAR_NAME_LEN    100  /* ustar name field */
-#define TAR_PREFIX_LEN  155  /* ustar prefix field */
-#define TAR_OCTAL11_MAX 077777777777ULL  /* largest value of a 12-byte field */
+#define TAR_NAME_LEN    100             /* ustar name field */
+#define TAR_PREFIX_LEN  155             /* ustar prefix field */
+#define TAR_OCTAL11_MAX 077777777777ULL /* largest value of a 12-byte field */
 #define TAR_MODE_MASK   07777u
 #define TAR_PAX_NAME    "PaxHeaders.0/"
 
@@ -66,9 +66,8 @@ static size_t tar_round(size_t n)
 }
 
 /* Fill one header block (already zeroed) and its checksum. */
-static void tar_header(tar_header_t *h, const char *name, size_t name_len,
-                       const char *prefix, size_t prefix_len, unsigned mode,
-                       uint64_t size, uint64_t mtime, char type)
+static void tar_header(tar_header_t *h, const char *name, size_t name_len, const char *prefix,
+                       size_t prefix_len, unsigned mode, uint64_t size, uint64_t mtime, char type)
 {
     unsigned sum = 0;
 
@@ -80,7 +79,7 @@ static void tar_header(tar_header_t *h, const char *name, size_t name_len,
     tar_octal(h->size, sizeof h->size, size);
     tar_octal(h->mtime, sizeof h->mtime, mtime);
     h->typeflag = type;
-    memcpy(h->magic, "ustar", 6);       /* with its NUL */
+    memcpy(h->magic, "ustar", 6); /* with its NUL */
     memcpy(h->version, "00", 2);
     memcpy(h->uname, "root", 4);
     memcpy(h->gname, "root", 4);
@@ -120,7 +119,7 @@ static size_t tar_digits(size_t n)
 /* Length of the PAX record "LEN key=value\n", where LEN counts itself. */
 static size_t tar_pax_len(size_t key_len, size_t value_len)
 {
-    size_t base = key_len + value_len + 3;  /* ' ', '=', '\n' */
+    size_t base = key_len + value_len + 3; /* ' ', '=', '\n' */
     size_t digits = tar_digits(base + 1);
 
     while (tar_digits(base + digits) != digits)
@@ -129,8 +128,7 @@ static size_t tar_pax_len(size_t key_len, size_t value_len)
 }
 
 /* Append one PAX record at p; returns the byte count written. */
-static size_t tar_pax_put(char *p, const char *key, const char *value,
-                          size_t value_len)
+static size_t tar_pax_put(char *p, const char *key, const char *value, size_t value_len)
 {
     size_t key_len = strlen(key);
     size_t total = tar_pax_len(key_len, value_len);
@@ -151,8 +149,8 @@ static bool tar_name_ok(const char *name, size_t len)
     return len > 0 && name[0] != '/' && name[len - 1] != '/';
 }
 
-char *docker_tar_file(const char *name, const void *data, size_t len,
-                      unsigned mode, int64_t mtime, size_t *out_len)
+char *docker_tar_file(const char *name, const void *data, size_t len, unsigned mode, int64_t mtime,
+                      size_t *out_len)
 {
     size_t name_len, split = 0, pax_len = 0, total, at = 0;
     bool pax_path = false, pax_size = false;
@@ -173,8 +171,7 @@ char *docker_tar_file(const char *name, const void *data, size_t len,
         pax_path = split == 0;
     }
     pax_size = (uint64_t)len > TAR_OCTAL11_MAX;
-    mt = mtime < 0 ? 0 : (uint64_t)mtime > TAR_OCTAL11_MAX ? TAR_OCTAL11_MAX
-                                                           : (uint64_t)mtime;
+    mt = mtime < 0 ? 0 : (uint64_t)mtime > TAR_OCTAL11_MAX ? TAR_OCTAL11_MAX : (uint64_t)mtime;
     snprintf(size_text, sizeof size_text, "%zu", len);
     if (pax_path)
         pax_len += tar_pax_len(4, name_len);
@@ -218,8 +215,7 @@ char *docker_tar_file(const char *name, const void *data, size_t len,
             base = TAR_NAME_LEN - plen;
         memcpy(pname, TAR_PAX_NAME, plen);
         memcpy(pname + plen, bname, base);
-        tar_header((tar_header_t *)buf, pname, plen + base, "", 0, 0644,
-                   pax_len, mt, 'x');
+        tar_header((tar_header_t *)buf, pname, plen + base, "", 0, 0644, pax_len, mt, 'x');
         at = TAR_BLOCK;
         if (pax_path)
             at += tar_pax_put(buf + at, "path", name, name_len);
@@ -228,8 +224,8 @@ char *docker_tar_file(const char *name, const void *data, size_t len,
         at = TAR_BLOCK + tar_round(pax_len);
     }
 
-    tar_header((tar_header_t *)(buf + at), hname, hname_len, hprefix,
-               hprefix_len, mode, pax_size ? 0 : (uint64_t)len, mt, '0');
+    tar_header((tar_header_t *)(buf + at), hname, hname_len, hprefix, hprefix_len, mode,
+               pax_size ? 0 : (uint64_t)len, mt, '0');
     at += TAR_BLOCK;
     if (len > 0)
         memcpy(buf + at, data, len);

@@ -58,7 +58,9 @@ int admit_token_load(const char *token, const char *file, bool loopback, char **
         snprintf(err, errlen, "set auth_token or auth_token_file, not both");
         return -1;
     }
-    char *t = have_token ? strdup(token) : have_file ? admit_read_first_line(file, err, errlen) : NULL;
+    char *t = have_token  ? strdup(token)
+              : have_file ? admit_read_first_line(file, err, errlen)
+                          : NULL;
     if ((have_token || have_file) && !t) {
         if (have_token)
             snprintf(err, errlen, "out of memory");
@@ -77,9 +79,10 @@ int admit_token_load(const char *token, const char *file, bool loopback, char **
         return -1;
     }
     if (!t && !loopback) {
-        snprintf(err, errlen, "the MCP endpoint listens on a non-loopback address, so it needs a "
-                              "bearer token: set auth_token or auth_token_file (e.g. "
-                              "TALKBACK_AUTH_TOKEN=$(openssl rand -hex 32))");
+        snprintf(err, errlen,
+                 "the MCP endpoint listens on a non-loopback address, so it needs a "
+                 "bearer token: set auth_token or auth_token_file (e.g. "
+                 "TALKBACK_AUTH_TOKEN=$(openssl rand -hex 32))");
         return -1;
     }
     *out = t;
@@ -183,7 +186,7 @@ static bool admit_entry_admits(const char *e, size_t len, const char *name, cons
     if (len < nl || strncasecmp(e, name, nl) != 0)
         return false;
     if (len == nl)
-        return true;                       /* "name": any port */
+        return true; /* "name": any port */
     if (e[nl] != ':' || !port)
         return false;
     return len - nl - 1 == strlen(port) && strncmp(e + nl + 1, port, len - nl - 1) == 0;

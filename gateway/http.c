@@ -41,47 +41,47 @@
  * max_connections / max_client_connections is still read and answered
  * 429/503 (and /healthz served) instead of dropped at accept. */
 #define HTTP_SPARE_CONNECTIONS 64
-#define HTTP_SLICE_MS        1000
-#define HTTP_SSE_BLOCK       (64 * 1024)
+#define HTTP_SLICE_MS          1000
+#define HTTP_SSE_BLOCK         (64 * 1024)
 /* A body already over max_body is read and dropped up to this much more
  * (so the client can read its 413); past that the connection is cut. */
-#define HTTP_DISCARD_MAX     (16u * 1024u * 1024u)
+#define HTTP_DISCARD_MAX       (16u * 1024u * 1024u)
 /* Body bytes of one request that do not count against body_budget. */
-#define HTTP_FREE_BODY       (64u * 1024u)
+#define HTTP_FREE_BODY         (64u * 1024u)
 
 struct http {
     http_opts_t o;
     struct MHD_Daemon *d;
-    bool loopback;            /* bound to a loopback address */
-    char *token;              /* the bearer token; NULL = none needed */
-    limits_t *lim;            /* connection limits, deadlines, body budget */
-    metrics_t *metrics;       /* call counters for GET /metrics */
+    bool loopback;      /* bound to a loopback address */
+    char *token;        /* the bearer token; NULL = none needed */
+    limits_t *lim;      /* connection limits, deadlines, body budget */
+    metrics_t *metrics; /* call counters for GET /metrics */
     int port;
     atomic_bool stopping;
-    atomic_int in_calls;      /* tools/call requests not yet fully answered */
+    atomic_int in_calls; /* tools/call requests not yet fully answered */
 };
 
 typedef enum {
     HTTP_DROP_NONE,
-    HTTP_DROP_TOO_BIG,        /* over max_body: 413 */
-    HTTP_DROP_BUDGET,         /* over body_budget: 503 */
-    HTTP_DROP_HEADERS,        /* a control byte in the last header: 400 */
+    HTTP_DROP_TOO_BIG, /* over max_body: 413 */
+    HTTP_DROP_BUDGET,  /* over body_budget: 503 */
+    HTTP_DROP_HEADERS, /* a control byte in the last header: 400 */
 } http_drop_t;
 
-#define HTTP_BAD_HEADER_TEXT \
+#define HTTP_BAD_HEADER_TEXT                                                                       \
     "Bad Request: a header carries a NUL or another control byte (or a bare LF line end)"
 
 /* State of one HTTP request (MHD's con_cls). */
 typedef struct {
     char *body;
     size_t len, cap;
-    uint64_t seen;            /* body bytes received, kept or not */
-    size_t held;              /* bytes taken from body_budget (http_body_charge) */
-    const char *headers_end;  /* end of the last header value (in MHD's buffer) */
+    uint64_t seen;           /* body bytes received, kept or not */
+    size_t held;             /* bytes taken from body_budget (http_body_charge) */
+    const char *headers_end; /* end of the last header value (in MHD's buffer) */
     bool body_started;
-    http_drop_t drop;         /* why the body is being dropped, if it is */
-    bool answered;            /* a response was queued on the first call */
-    bool in_call;             /* counted in http_t.in_calls */
+    http_drop_t drop; /* why the body is being dropped, if it is */
+    bool answered;    /* a response was queued on the first call */
+    bool in_call;     /* counted in http_t.in_calls */
 } http_req_t;
 
 /* ---- responses ------------------------------------------------------------------ */
@@ -96,8 +96,8 @@ static enum MHD_Result http_send(struct MHD_Connection *c, unsigned status, cons
         MHD_create_response_from_buffer(len, (void *)(body ? body : ""), MHD_RESPMEM_MUST_COPY);
     if (!resp)
         return MHD_NO;
-    if ((ctype && MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, ctype) != MHD_YES)
-        || (xname && MHD_add_response_header(resp, xname, xvalue) != MHD_YES)) {
+    if ((ctype && MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, ctype) != MHD_YES) ||
+        (xname && MHD_add_response_header(resp, xname, xvalue) != MHD_YES)) {
         MHD_destroy_response(resp);
         return MHD_NO;
     }
@@ -120,8 +120,7 @@ static enum MHD_Result http_send_json(struct MHD_Connection *c, unsigned status,
 /* A JSON-RPC error body with id null, for refusals at the HTTP level;
  * xname/xvalue as in http_send. */
 static enum MHD_Result http_send_refusal(struct MHD_Connection *c, unsigned status,
-                                         const char *message, const char *xname,
-                                         const char *xvalue)
+                                         const char *message, const char *xname, const char *xvalue)
 {
     char *body = mcp_error_body(MCP_SERVER_ERROR, message, NULL);
     enum MHD_Result ret = body ? http_send(c, status, "application/json", body, xname, xvalue)
@@ -138,10 +137,10 @@ static const char *http_header(struct MHD_Connection *c, const char *name)
 /* ---- waiting for the hub -------------------------------------------------------- */
 
 typedef enum {
-    HTTP_WAIT_REPLY,   /* the reply came */
-    HTTP_WAIT_TICK,    /* `until` passed first */
-    HTTP_WAIT_GONE,    /* the client closed its connection */
-    HTTP_WAIT_STOP     /* the server is stopping */
+    HTTP_WAIT_REPLY, /* the reply came */
+    HTTP_WAIT_TICK,  /* `until` passed first */
+    HTTP_WAIT_GONE,  /* the client closed its connection */
+    HTTP_WAIT_STOP   /* the server is stopping */
 } http_wait_t;
 
 /* Whether the client has closed (or reset) its side of the socket. */
@@ -157,14 +156,16 @@ static bool http_peer_gone(int fd)
 
 static int http_conn_fd(struct MHD_Connection *c)
 {
-    const union MHD_ConnectionInfo *ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+    const union MHD_ConnectionInfo *ci =
+        MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
     return ci ? ci->connect_fd : -1;
 }
 
 /* The limits entry of a connection (http_on_connection made it). */
 static limits_conn_t *http_conn_limits(struct MHD_Connection *c)
 {
-    const union MHD_ConnectionInfo *ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+    const union MHD_ConnectionInfo *ci =
+        MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
     return ci ? ci->socket_context : NULL;
 }
 
@@ -213,12 +214,12 @@ static void http_log_call(http_t *h, const char *key, const mcp_call_t *call, co
     int clen = nl ? (int)(nl - key) : 0;
     int64_t ms = proto_mono_ms() - t0;
     metrics_call(h->metrics, call->tool, outcome, ms);
-    log_info("call %s conv=%.*s id=%s: %s after %lld ms", call->tool ? call->tool->name : "?",
-             clen, key ? key : "", nl ? nl + 1 : "?", how, (long long)ms);
+    log_info("call %s conv=%.*s id=%s: %s after %lld ms", call->tool ? call->tool->name : "?", clen,
+             key ? key : "", nl ? nl + 1 : "?", how, (long long)ms);
 }
 
-static void http_log_reply(http_t *h, const char *key, const mcp_call_t *call,
-                           const proto_msg_t *r, int64_t t0)
+static void http_log_reply(http_t *h, const char *key, const mcp_call_t *call, const proto_msg_t *r,
+                           int64_t t0)
 {
     char how[64];
     snprintf(how, sizeof how, "%s%s", http_status_word(r->status),
@@ -232,14 +233,14 @@ typedef struct {
     http_t *h;
     queue_ticket_t *ticket;
     mcp_call_t call;
-    char *key;                /* cancel key, for logs */
+    char *key; /* cancel key, for logs */
     int fd;
     int64_t t0;
-    int64_t next_keepalive;   /* monotonic ms */
-    const char *out;          /* bytes to hand MHD next */
+    int64_t next_keepalive; /* monotonic ms */
+    const char *out;        /* bytes to hand MHD next */
     size_t out_len, out_off;
-    char *owned;              /* malloc'ed buffer behind out, if any */
-    bool done;                /* out holds the last event */
+    char *owned; /* malloc'ed buffer behind out, if any */
+    bool done;   /* out holds the last event */
 } http_stream_t;
 
 static void http_stream_free(void *cls)
@@ -248,8 +249,7 @@ static void http_stream_free(void *cls)
     if (s->ticket) {
         /* The client left before the reply: forgetting the ticket cancels
          * the request. */
-        http_log_call(s->h, s->key, &s->call, "client gone, cancelled", METRICS_CLIENT_GONE,
-                      s->t0);
+        http_log_call(s->h, s->key, &s->call, "client gone, cancelled", METRICS_CLIENT_GONE, s->t0);
         queue_ticket_destroy(&s->ticket);
     }
     mcp_call_clear(&s->call);
@@ -315,8 +315,7 @@ static ssize_t http_stream_read(void *cls, uint64_t pos, char *buf, size_t max)
             if (!http_stream_last(s, mcp_call_failure(&s->call, http_stop_text)))
                 return MHD_CONTENT_READER_END_WITH_ERROR;
             break;
-        case HTTP_WAIT_GONE:
-            return MHD_CONTENT_READER_END_WITH_ERROR;
+        case HTTP_WAIT_GONE: return MHD_CONTENT_READER_END_WITH_ERROR;
         }
     }
 }
@@ -348,9 +347,11 @@ static enum MHD_Result http_answer_sse(http_t *h, struct MHD_Connection *c, queu
     /* No "Connection: keep-alive": libmicrohttpd refuses that header (it
      * decides persistence itself, and HTTP/1.1 is persistent anyway). */
     enum MHD_Result ret = MHD_NO;
-    if (MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, "text/event-stream") == MHD_YES
-        && MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-cache, no-transform") == MHD_YES
-        && MHD_add_response_header(resp, "X-Accel-Buffering", "no") == MHD_YES)
+    if (MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, "text/event-stream") ==
+            MHD_YES &&
+        MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-cache, no-transform") ==
+            MHD_YES &&
+        MHD_add_response_header(resp, "X-Accel-Buffering", "no") == MHD_YES)
         ret = MHD_queue_response(c, 200, resp);
     MHD_destroy_response(resp); /* frees s (through http_stream_free) once done */
     return ret;
@@ -396,8 +397,8 @@ static enum MHD_Result http_answer_call(http_t *h, struct MHD_Connection *c, htt
         body = mcp_call_failure(&out->call, http_stop_text);
         break;
     case HTTP_WAIT_GONE:
-        http_log_call(h, out->cancel_key, &out->call, "client gone, cancelled",
-                      METRICS_CLIENT_GONE, t0);
+        http_log_call(h, out->cancel_key, &out->call, "client gone, cancelled", METRICS_CLIENT_GONE,
+                      t0);
         queue_ticket_destroy(&t);
         return MHD_NO;
     }
@@ -413,8 +414,7 @@ static enum MHD_Result http_health(http_t *h, struct MHD_Connection *c)
 {
     if (queue_live_workers(h->o.queue, KIND_SANDBOX) > 0)
         return http_send(c, 200, "text/plain", "ok", NULL, NULL);
-    return http_send(c, 503, "text/plain", "no sandbox manager connected to the hub\n", NULL,
-                     NULL);
+    return http_send(c, 503, "text/plain", "no sandbox manager connected to the hub\n", NULL, NULL);
 }
 
 /* GET /metrics: the Prometheus text (metrics.h), behind the same token as
@@ -450,8 +450,8 @@ static enum MHD_Result http_metrics(http_t *h, struct MHD_Connection *c, const c
 #define HTTP_MHD_CUTS_AT_NUL (MHD_VERSION < 0x01000000)
 
 typedef struct {
-    const char *bad;          /* the offending header's name (NULL: none) */
-    const char *end;          /* end of the previous value */
+    const char *bad; /* the offending header's name (NULL: none) */
+    const char *end; /* end of the previous value */
 } http_scan_t;
 
 static enum MHD_Result http_scan_header(void *cls, enum MHD_ValueKind kind, const char *key,
@@ -478,7 +478,8 @@ static bool http_headers_clean(struct MHD_Connection *c, const char **bad, const
     http_scan_t scan = { 0 };
     MHD_get_connection_values_n(c, MHD_HEADER_KIND, http_scan_header, &scan);
     /* The last line's CRLF and the blank line's CRLF, all four NULs. */
-    if (HTTP_MHD_CUTS_AT_NUL && !scan.bad && scan.end && (scan.end[1] || scan.end[2] || scan.end[3]))
+    if (HTTP_MHD_CUTS_AT_NUL && !scan.bad && scan.end &&
+        (scan.end[1] || scan.end[2] || scan.end[3]))
         scan.bad = "the last header";
     *bad = scan.bad;
     *end = HTTP_MHD_CUTS_AT_NUL && !scan.bad ? scan.end : NULL;
@@ -501,10 +502,13 @@ static bool http_admit(http_t *h, struct MHD_Connection *c, http_req_t *r, const
         log_info("refused %s %s: over %s", method, url,
                  over == LIMITS_OVER_CLIENT ? "max_client_connections" : "max_connections");
         *ret = over == LIMITS_OVER_CLIENT
-                   ? http_send_refusal(c, 429, "Too Many Requests: this client has too many "
+                   ? http_send_refusal(c, 429,
+                                       "Too Many Requests: this client has too many "
                                        "connections open (max_client_connections); close some "
-                                       "or try again later", MHD_HTTP_HEADER_CONNECTION, "close")
-                   : http_send_refusal(c, 503, "Service Unavailable: the gateway has too many "
+                                       "or try again later",
+                                       MHD_HTTP_HEADER_CONNECTION, "close")
+                   : http_send_refusal(c, 503,
+                                       "Service Unavailable: the gateway has too many "
                                        "connections open (max_connections); try again later",
                                        MHD_HTTP_HEADER_CONNECTION, "close");
         return true;
@@ -516,8 +520,7 @@ static bool http_admit(http_t *h, struct MHD_Connection *c, http_req_t *r, const
     }
     if (!admit_host_ok(http_header(c, MHD_HTTP_HEADER_HOST), h->loopback, h->o.allowed_hosts)) {
         log_info("refused %s %s: Host %s", method, url, http_header(c, MHD_HTTP_HEADER_HOST));
-        *ret = http_send_refusal(c, 403, "Forbidden: Host not allowed (allowed_hosts)", NULL,
-                                 NULL);
+        *ret = http_send_refusal(c, 403, "Forbidden: Host not allowed (allowed_hosts)", NULL, NULL);
         return true;
     }
     return false;
@@ -546,7 +549,8 @@ static bool http_precheck(http_t *h, struct MHD_Connection *c, http_req_t *r, co
     if (!admit_token_ok(http_header(c, MHD_HTTP_HEADER_AUTHORIZATION), h->token)) {
         log_info("refused %s %s: %s bearer token", method, url,
                  http_header(c, MHD_HTTP_HEADER_AUTHORIZATION) ? "wrong" : "no");
-        *ret = http_send_refusal(c, 401, "Unauthorized: this MCP endpoint needs the bearer token "
+        *ret = http_send_refusal(c, 401,
+                                 "Unauthorized: this MCP endpoint needs the bearer token "
                                  "(Authorization: Bearer ...) it was configured with",
                                  MHD_HTTP_HEADER_WWW_AUTHENTICATE, "Bearer");
         return true;
@@ -560,13 +564,17 @@ static bool http_precheck(http_t *h, struct MHD_Connection *c, http_req_t *r, co
         return true;
     }
     if (!mcp_content_type_json(http_header(c, MHD_HTTP_HEADER_CONTENT_TYPE))) {
-        *ret = http_send_refusal(c, 415, "Unsupported Media Type: Content-Type must be "
-                                 "application/json", NULL, NULL);
+        *ret = http_send_refusal(c, 415,
+                                 "Unsupported Media Type: Content-Type must be "
+                                 "application/json",
+                                 NULL, NULL);
         return true;
     }
     if (!mcp_accept_ok(http_header(c, MHD_HTTP_HEADER_ACCEPT))) {
-        *ret = http_send_refusal(c, 406, "Not Acceptable: Client must accept application/json "
-                                 "or text/event-stream", NULL, NULL);
+        *ret = http_send_refusal(c, 406,
+                                 "Not Acceptable: Client must accept application/json "
+                                 "or text/event-stream",
+                                 NULL, NULL);
         return true;
     }
     const char *cl = http_header(c, MHD_HTTP_HEADER_CONTENT_LENGTH);
@@ -579,7 +587,8 @@ static bool http_precheck(http_t *h, struct MHD_Connection *c, http_req_t *r, co
          * a client that writes its whole body before it reads (fetch, as
          * LibreChat does) would see its write fail instead of our 413. */
         if (errno != 0 || end == cl || n > (unsigned long long)h->o.max_body + HTTP_DISCARD_MAX) {
-            *ret = http_send_refusal(c, 413, "Payload Too Large: the body is over max_body", NULL, NULL);
+            *ret = http_send_refusal(c, 413, "Payload Too Large: the body is over max_body", NULL,
+                                     NULL);
             return true;
         }
     }
@@ -689,23 +698,17 @@ static enum MHD_Result http_mcp(http_t *h, struct MHD_Connection *c, http_req_t 
 
     enum MHD_Result ret = MHD_NO;
     switch (out.action) {
-    case MCP_REPLY:
-        ret = http_send_json(c, (unsigned)out.http_status, out.body);
-        break;
-    case MCP_ACCEPTED:
-        ret = http_send(c, 202, NULL, NULL, NULL, NULL);
-        break;
+    case MCP_REPLY: ret = http_send_json(c, (unsigned)out.http_status, out.body); break;
+    case MCP_ACCEPTED: ret = http_send(c, 202, NULL, NULL, NULL, NULL); break;
     case MCP_CANCEL: {
         bool passed = queue_cancel(h->o.queue, out.cancel_key);
         const char *nl = strchr(out.cancel_key, '\n');
-        log_info("cancel conv=%.*s id=%s: %s", (int)(nl - out.cancel_key), out.cancel_key,
-                 nl + 1, passed ? "passed to the hub" : "not passed on");
+        log_info("cancel conv=%.*s id=%s: %s", (int)(nl - out.cancel_key), out.cancel_key, nl + 1,
+                 passed ? "passed to the hub" : "not passed on");
         ret = http_send(c, 202, NULL, NULL, NULL, NULL);
         break;
     }
-    case MCP_CALL:
-        ret = http_answer_call(h, c, r, &out);
-        break;
+    case MCP_CALL: ret = http_answer_call(h, c, r, &out); break;
     }
     mcp_outcome_clear(&out);
     return ret;
@@ -717,14 +720,17 @@ static enum MHD_Result http_dropped(struct MHD_Connection *c, http_drop_t why)
     if (why == HTTP_DROP_HEADERS)
         return http_send_refusal(c, 400, HTTP_BAD_HEADER_TEXT, MHD_HTTP_HEADER_CONNECTION, "close");
     if (why == HTTP_DROP_TOO_BIG)
-        return http_send_refusal(c, 413, "Payload Too Large: the body is over max_body", NULL, NULL);
-    return http_send_refusal(c, 503, "Service Unavailable: the gateway holds too many request "
-                             "bodies right now (body_budget); try again in a moment", NULL, NULL);
+        return http_send_refusal(c, 413, "Payload Too Large: the body is over max_body", NULL,
+                                 NULL);
+    return http_send_refusal(c, 503,
+                             "Service Unavailable: the gateway holds too many request "
+                             "bodies right now (body_budget); try again in a moment",
+                             NULL, NULL);
 }
 
 static enum MHD_Result http_on_request(void *cls, struct MHD_Connection *c, const char *url,
-                                       const char *method, const char *version,
-                                       const char *data, size_t *data_size, void **con_cls)
+                                       const char *method, const char *version, const char *data,
+                                       size_t *data_size, void **con_cls)
 {
     http_t *h = cls;
     http_req_t *r = *con_cls;
@@ -779,7 +785,8 @@ static void http_on_connection(void *cls, struct MHD_Connection *c, void **socke
 {
     http_t *h = cls;
     if (toe == MHD_CONNECTION_NOTIFY_STARTED) {
-        const union MHD_ConnectionInfo *ai = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+        const union MHD_ConnectionInfo *ai =
+            MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
         *socket_context = limits_open(h->lim, http_conn_fd(c), ai ? ai->client_addr : NULL);
     } else if (toe == MHD_CONNECTION_NOTIFY_CLOSED) {
         limits_conn_t *lc = *socket_context;
@@ -802,7 +809,8 @@ static void http_log_refused_accept(void)
         return;
     atomic_fetch_sub(&refused, n);
     log_warn("refused %u connection(s) at accept: over max_connections or max_client_connections "
-             "(plus %d spare)", n, HTTP_SPARE_CONNECTIONS);
+             "(plus %d spare)",
+             n, HTTP_SPARE_CONNECTIONS);
 }
 
 static void http_mhd_log(void *cls, const char *fmt, va_list ap)
@@ -814,8 +822,8 @@ static void http_mhd_log(void *cls, const char *fmt, va_list ap)
     while (n > 0 && (line[n - 1] == '\n' || line[n - 1] == '\r'))
         line[--n] = '\0';
     /* Ending a response early because its client left is expected. */
-    if (strstr(line, "application error generating response")
-        || strstr(line, "Application reported internal error"))
+    if (strstr(line, "application error generating response") ||
+        strstr(line, "Application reported internal error"))
         log_debug("libmicrohttpd: %s", line);
     else if (strstr(line, "reached connection limit"))
         http_log_refused_accept();
@@ -828,8 +836,8 @@ static void http_mhd_log(void *cls, const char *fmt, va_list ap)
 /* Start libmicrohttpd on ss with h's limits.  false when it cannot. */
 static bool http_daemon(http_t *h, const struct sockaddr_storage *ss)
 {
-    unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_THREAD_PER_CONNECTION
-                     | MHD_USE_POLL | MHD_USE_ITC | MHD_USE_ERROR_LOG;
+    unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_THREAD_PER_CONNECTION |
+                     MHD_USE_POLL | MHD_USE_ITC | MHD_USE_ERROR_LOG;
     if (ss->ss_family == AF_INET6)
         flags |= MHD_USE_IPv6;
     /* libmicrohttpd's inactivity timeout backs up ours (limits.h): it
@@ -845,20 +853,17 @@ static bool http_daemon(http_t *h, const struct sockaddr_storage *ss)
     if (idle_s < (unsigned)h->o.sse_keepalive_s * 4)
         idle_s = (unsigned)h->o.sse_keepalive_s * 4;
     unsigned total = lo->max_connections ? lo->max_connections + HTTP_SPARE_CONNECTIONS : 0;
-    unsigned per_ip = lo->max_client_connections
-                          ? lo->max_client_connections + HTTP_SPARE_CONNECTIONS : 0;
+    unsigned per_ip =
+        lo->max_client_connections ? lo->max_client_connections + HTTP_SPARE_CONNECTIONS : 0;
 
     uint16_t port = ss->ss_family == AF_INET6 ? ntohs(((const struct sockaddr_in6 *)ss)->sin6_port)
                                               : ntohs(((const struct sockaddr_in *)ss)->sin_port);
-    h->d = MHD_start_daemon(flags, port, NULL, NULL, http_on_request, h,
-                            MHD_OPTION_EXTERNAL_LOGGER, http_mhd_log, (void *)h,
-                            MHD_OPTION_SOCK_ADDR, (const struct sockaddr *)ss,
-                            MHD_OPTION_CONNECTION_LIMIT, total ? total : 65536u,
-                            MHD_OPTION_PER_IP_CONNECTION_LIMIT, per_ip,
-                            MHD_OPTION_CONNECTION_TIMEOUT, idle_s,
-                            MHD_OPTION_NOTIFY_COMPLETED, http_on_completed, (void *)h,
-                            MHD_OPTION_NOTIFY_CONNECTION, http_on_connection, (void *)h,
-                            MHD_OPTION_END);
+    h->d = MHD_start_daemon(
+        flags, port, NULL, NULL, http_on_request, h, MHD_OPTION_EXTERNAL_LOGGER, http_mhd_log,
+        (void *)h, MHD_OPTION_SOCK_ADDR, (const struct sockaddr *)ss, MHD_OPTION_CONNECTION_LIMIT,
+        total ? total : 65536u, MHD_OPTION_PER_IP_CONNECTION_LIMIT, per_ip,
+        MHD_OPTION_CONNECTION_TIMEOUT, idle_s, MHD_OPTION_NOTIFY_COMPLETED, http_on_completed,
+        (void *)h, MHD_OPTION_NOTIFY_CONNECTION, http_on_connection, (void *)h, MHD_OPTION_END);
     return h->d != NULL;
 }
 

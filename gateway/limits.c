@@ -32,8 +32,8 @@ struct limits_conn {
     struct sockaddr_storage addr;
     limits_over_t over;
     limits_phase_t phase;
-    int64_t deadline_ms;      /* monotonic; 0 = none */
-    bool cut;                 /* the watchdog shut it down */
+    int64_t deadline_ms; /* monotonic; 0 = none */
+    bool cut;            /* the watchdog shut it down */
 };
 
 struct limits {
@@ -41,7 +41,7 @@ struct limits {
     pthread_mutex_t mu;
     pthread_cond_t cv;
     limits_conn_t *head;
-    unsigned served;          /* open and not over a limit */
+    unsigned served; /* open and not over a limit */
     bool stop;
     pthread_t watchdog;
     atomic_size_t body_bytes;
@@ -59,8 +59,8 @@ bool limits_same_client(const struct sockaddr *a, const struct sockaddr *b)
     if (!a || !b || a->sa_family != b->sa_family)
         return false;
     if (a->sa_family == AF_INET)
-        return ((const struct sockaddr_in *)a)->sin_addr.s_addr
-               == ((const struct sockaddr_in *)b)->sin_addr.s_addr;
+        return ((const struct sockaddr_in *)a)->sin_addr.s_addr ==
+               ((const struct sockaddr_in *)b)->sin_addr.s_addr;
     if (a->sa_family == AF_INET6)
         return memcmp(&((const struct sockaddr_in6 *)a)->sin6_addr,
                       &((const struct sockaddr_in6 *)b)->sin6_addr, sizeof(struct in6_addr)) == 0;
@@ -74,7 +74,7 @@ bool limits_same_client(const struct sockaddr *a, const struct sockaddr *b)
  * Called with mu held. */
 static void limits_sweep(limits_t *l, int64_t now)
 {
-    unsigned cut[2] = { 0, 0 };   /* headers, body */
+    unsigned cut[2] = { 0, 0 }; /* headers, body */
     for (limits_conn_t *c = l->head; c; c = c->next) {
         if (c->cut || !c->deadline_ms || now < c->deadline_ms)
             continue;
@@ -84,7 +84,8 @@ static void limits_sweep(limits_t *l, int64_t now)
     }
     if (cut[0] || cut[1])
         log_info("closed %u connection(s) that did not send their headers within header_timeout "
-                 "and %u that did not send their body within body_timeout", cut[0], cut[1]);
+                 "and %u that did not send their body within body_timeout",
+                 cut[0], cut[1]);
 }
 
 static void *limits_watchdog(void *arg)
@@ -159,7 +160,8 @@ void limits_destroy(limits_t **self_p)
 static int64_t limits_deadline(const limits_t *l, limits_phase_t p)
 {
     unsigned s = p == LIMITS_HEADERS ? l->o.header_timeout_s
-               : p == LIMITS_BODY    ? l->o.body_timeout_s : 0;
+                 : p == LIMITS_BODY  ? l->o.body_timeout_s
+                                     : 0;
     return s ? limits_now_ms() + (int64_t)s * 1000 : 0;
 }
 

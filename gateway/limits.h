@@ -31,11 +31,11 @@ typedef struct limits limits_t;
 typedef struct limits_conn limits_conn_t;
 
 typedef struct {
-    unsigned max_connections;         /* served at once, all clients */
-    unsigned max_client_connections;  /* served at once from one address */
-    unsigned header_timeout_s;        /* 0 = no deadline */
-    unsigned body_timeout_s;          /* 0 = no deadline */
-    size_t body_budget;               /* body bytes held at once, all requests */
+    unsigned max_connections;        /* served at once, all clients */
+    unsigned max_client_connections; /* served at once from one address */
+    unsigned header_timeout_s;       /* 0 = no deadline */
+    unsigned body_timeout_s;         /* 0 = no deadline */
+    size_t body_budget;              /* body bytes held at once, all requests */
 } limits_opts_t;
 
 typedef enum { LIMITS_HEADERS, LIMITS_BODY, LIMITS_BUSY } limits_phase_t;

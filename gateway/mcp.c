@@ -20,7 +20,10 @@
 #include "proto/ops.h"
 
 static const char *const mcp_versions[] = {
-    "2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05",
+    "2025-11-25",
+    "2025-06-18",
+    "2025-03-26",
+    "2024-11-05",
 };
 #define MCP_NVERSIONS (sizeof mcp_versions / sizeof mcp_versions[0])
 
@@ -149,8 +152,8 @@ bool mcp_accept_ok(const char *accept)
 {
     if (!accept)
         return true;
-    return mcp_accept_has(accept, "application/json") || mcp_accept_has(accept, "application/*")
-           || mcp_accept_has(accept, "text/event-stream") || mcp_accept_has(accept, "*/*");
+    return mcp_accept_has(accept, "application/json") || mcp_accept_has(accept, "application/*") ||
+           mcp_accept_has(accept, "text/event-stream") || mcp_accept_has(accept, "*/*");
 }
 
 bool mcp_accept_sse(const char *accept)
@@ -177,29 +180,29 @@ char *mcp_utf8_sanitize(const char *s, size_t len, size_t *out_len)
             i++;
             continue;
         }
-        size_t need;               /* continuation bytes */
+        size_t need;                        /* continuation bytes */
         unsigned char lo = 0x80, hi = 0xBF; /* range of the first one */
         if (c >= 0xC2 && c <= 0xDF) {
             need = 1;
         } else if (c >= 0xE0 && c <= 0xEF) {
             need = 2;
             if (c == 0xE0)
-                lo = 0xA0;          /* no overlong forms */
+                lo = 0xA0; /* no overlong forms */
             else if (c == 0xED)
-                hi = 0x9F;          /* no surrogates */
+                hi = 0x9F; /* no surrogates */
         } else if (c >= 0xF0 && c <= 0xF4) {
             need = 3;
             if (c == 0xF0)
                 lo = 0x90;
             else if (c == 0xF4)
-                hi = 0x8F;          /* nothing above U+10FFFF */
+                hi = 0x8F; /* nothing above U+10FFFF */
         } else {
             memcpy(out + o, fffd, 3);
             o += 3;
             i++;
             continue;
         }
-        size_t k = 0;              /* continuation bytes that fit */
+        size_t k = 0; /* continuation bytes that fit */
         while (k < need && i + 1 + k < len) {
             unsigned char d = u[i + 1 + k];
             unsigned char l = k == 0 ? lo : 0x80, h = k == 0 ? hi : 0xBF;
@@ -251,9 +254,9 @@ static char *mcp_dump(json_t *msg)
 
 char *mcp_error_body(int code, const char *message, const json_t *id)
 {
-    json_t *msg = json_pack("{s:s, s:{s:i, s:s}, s:O}", "jsonrpc", "2.0",
-                            "error", "code", code, "message", message ? message : "",
-                            "id", id ? (json_t *)id : json_null());
+    json_t *msg = json_pack("{s:s, s:{s:i, s:s}, s:O}", "jsonrpc", "2.0", "error", "code", code,
+                            "message", message ? message : "", "id",
+                            id ? (json_t *)id : json_null());
     return mcp_dump(msg);
 }
 
@@ -262,8 +265,8 @@ static char *mcp_result_body(const json_t *id, json_t *result)
 {
     if (!result)
         return NULL;
-    return mcp_dump(json_pack("{s:s, s:O, s:o}", "jsonrpc", "2.0", "id", (json_t *)id,
-                              "result", result));
+    return mcp_dump(
+        json_pack("{s:s, s:O, s:o}", "jsonrpc", "2.0", "id", (json_t *)id, "result", result));
 }
 
 /* A tools/call result holding one text block; steals text. */
@@ -271,8 +274,8 @@ static char *mcp_text_result_body(const json_t *id, json_t *text, bool is_error)
 {
     if (!text)
         return NULL;
-    return mcp_result_body(id, json_pack("{s:[{s:s, s:o}], s:b}", "content", "type", "text",
-                                         "text", text, "isError", is_error));
+    return mcp_result_body(id, json_pack("{s:[{s:s, s:o}], s:b}", "content", "type", "text", "text",
+                                         text, "isError", is_error));
 }
 
 char *mcp_cancel_key(const char *conv, const json_t *id)
@@ -330,12 +333,11 @@ static void mcp_initialize(const json_t *id, const json_t *params, mcp_outcome_t
     const char *asked = json_string_value(json_object_get(params, "protocolVersion"));
     char *instructions = tools_instructions();
     json_t *result = instructions
-        ? json_pack("{s:s, s:{s:{s:b}}, s:{s:s, s:s}, s:s}",
-                    "protocolVersion", mcp_version_negotiate(asked),
-                    "capabilities", "tools", "listChanged", 0,
-                    "serverInfo", "name", MCP_SERVER_NAME, "version", MCP_SERVER_VERSION,
-                    "instructions", instructions)
-        : NULL;
+                         ? json_pack("{s:s, s:{s:{s:b}}, s:{s:s, s:s}, s:s}", "protocolVersion",
+                                     mcp_version_negotiate(asked), "capabilities", "tools",
+                                     "listChanged", 0, "serverInfo", "name", MCP_SERVER_NAME,
+                                     "version", MCP_SERVER_VERSION, "instructions", instructions)
+                         : NULL;
     free(instructions);
     mcp_set_reply(out, 200, mcp_result_body(id, result));
 }
@@ -405,8 +407,8 @@ static void mcp_tools_call(const json_t *id, const json_t *params, const mcp_hea
     int64_t wait_s = 0;
     char *err = NULL;
     tools_err_t te = tools_build_request(tool, json_object_get(params, "arguments"),
-                                         h->conversation, h->user, &o->limits,
-                                         proto_now_ms(), &req, &wait_s, &err);
+                                         h->conversation, h->user, &o->limits, proto_now_ms(), &req,
+                                         &wait_s, &err);
     if (te == TOOLS_EARG) {
         mcp_set_refusal(out, id, err);
         free(err);
@@ -439,7 +441,8 @@ static void mcp_notification(const char *method, const json_t *params, const mcp
 {
     out->action = MCP_ACCEPTED;
     out->http_status = 202;
-    if (strcmp(method, "notifications/cancelled") != 0 || convid_check(h->conversation) != CONVID_OK)
+    if (strcmp(method, "notifications/cancelled") != 0 ||
+        convid_check(h->conversation) != CONVID_OK)
         return;
     const json_t *rid = json_object_get(params, "requestId");
     if (!json_is_string(rid) && !json_is_integer(rid))
@@ -460,8 +463,10 @@ void mcp_handle(const char *body, size_t len, const mcp_headers_t *h, const mcp_
 
     if (h->protocol_version && !mcp_version_supported(h->protocol_version)) {
         char *msg = NULL;
-        if (asprintf(&msg, "Bad Request: Unsupported protocol version: %.64s (supported versions: "
-                     "2025-11-25, 2025-06-18, 2025-03-26, 2024-11-05)", h->protocol_version) < 0)
+        if (asprintf(&msg,
+                     "Bad Request: Unsupported protocol version: %.64s (supported versions: "
+                     "2025-11-25, 2025-06-18, 2025-03-26, 2024-11-05)",
+                     h->protocol_version) < 0)
             msg = NULL;
         mcp_set_error(out, 400, MCP_SERVER_ERROR,
                       msg ? msg : "Bad Request: Unsupported protocol version", NULL);
@@ -507,7 +512,8 @@ void mcp_handle(const char *body, size_t len, const mcp_headers_t *h, const mcp_
         } else {
             mcp_set_error(out, 400, MCP_INVALID_REQUEST,
                           "Invalid Request: a message needs a method, or a result or error with "
-                          "an id", reply_id);
+                          "an id",
+                          reply_id);
         }
     } else if (!json_is_string(method)) {
         mcp_set_error(out, 400, MCP_INVALID_REQUEST, "Invalid Request: method must be a string",
@@ -610,8 +616,9 @@ static int mcp_add_images(json_t *content, const proto_msg_t *reply)
         if (!known)
             continue;
         json_t *data = mcp_base64((const unsigned char *)im->data, im->len);
-        json_t *block = data ? json_pack("{s:s, s:o, s:s}", "type", "image", "data", data,
-                                         "mimeType", im->mime) : NULL;
+        json_t *block =
+            data ? json_pack("{s:s, s:o, s:s}", "type", "image", "data", data, "mimeType", im->mime)
+                 : NULL;
         if (!block || json_array_append_new(content, block) != 0)
             return -1;
     }
@@ -621,13 +628,14 @@ static int mcp_add_images(json_t *content, const proto_msg_t *reply)
 char *mcp_call_reply(const mcp_call_t *call, const proto_msg_t *reply)
 {
     if (reply->status == PROTO_ST_OK && reply->n_images == 0)
-        return mcp_text_result_body(call->id,
-                                    mcp_with_note(call, mcp_json_text(reply->text, reply->text_len)),
-                                    reply->is_error);
+        return mcp_text_result_body(
+            call->id, mcp_with_note(call, mcp_json_text(reply->text, reply->text_len)),
+            reply->is_error);
     if (reply->status == PROTO_ST_OK) {
         json_t *text = mcp_with_note(call, mcp_json_text(reply->text, reply->text_len));
-        json_t *res = text ? json_pack("{s:[{s:s, s:o}], s:b}", "content", "type", "text", "text", text,
-                                       "isError", reply->is_error) : NULL;
+        json_t *res = text ? json_pack("{s:[{s:s, s:o}], s:b}", "content", "type", "text", "text",
+                                       text, "isError", reply->is_error)
+                           : NULL;
         if (res && mcp_add_images(json_object_get(res, "content"), reply) != 0) {
             json_decref(res);
             res = NULL;
@@ -647,27 +655,34 @@ char *mcp_call_reply(const mcp_call_t *call, const proto_msg_t *reply)
     int r;
     switch (reply->status) {
     case PROTO_ST_NO_WORKER:
-        r = asprintf(&text, "[talkback: the %s is not running, so nothing ran. Try the same call "
+        r = asprintf(&text,
+                     "[talkback: the %s is not running, so nothing ran. Try the same call "
                      "again in a minute; if it keeps failing, tell the user the %s service is "
-                     "down.]", who, kind);
+                     "down.]",
+                     who, kind);
         break;
     case PROTO_ST_WORKER_LOST:
-        r = asprintf(&text, "[talkback: the %s stopped while handling this call, so its result is "
+        r = asprintf(&text,
+                     "[talkback: the %s stopped while handling this call, so its result is "
                      "lost (the command may or may not have run). Check with run before assuming "
-                     "anything, then try again.]", who);
+                     "anything, then try again.]",
+                     who);
         break;
     case PROTO_ST_DEADLINE:
-        r = asprintf(&text, "[talkback: no answer within the call's deadline (%lld s), so the "
+        r = asprintf(&text,
+                     "[talkback: no answer within the call's deadline (%lld s), so the "
                      "call was given up. It may have run in part: check with run before trying "
                      "again, and give a long command a larger timeout or run it in the "
-                     "background.]", (long long)call->wait_s);
+                     "background.]",
+                     (long long)call->wait_s);
         break;
     case PROTO_ST_BAD_REQUEST:
         r = asprintf(&text, "[talkback: the %s could not understand this call%s%s. Nothing ran.]",
                      who, mcp_colon(reply), words ? words : "");
         break;
     default:
-        r = asprintf(&text, "[talkback: the %s failed while handling this call%s%s. Try again; "
+        r = asprintf(&text,
+                     "[talkback: the %s failed while handling this call%s%s. Try again; "
                      "if it keeps failing, tell the user the %s service is broken.]",
                      who, mcp_colon(reply), words ? words : "", kind);
         break;

@@ -37,8 +37,8 @@
 
 /* Fixed settings, from the config at startup. */
 typedef struct {
-    const char *conversation_header;  /* e.g. "X-Conversation-Id" */
-    const char *user_header;          /* e.g. "X-User-Id" */
+    const char *conversation_header; /* e.g. "X-Conversation-Id" */
+    const char *user_header;         /* e.g. "X-User-Id" */
     tools_limits_t limits;
 } mcp_opts_t;
 
@@ -46,43 +46,43 @@ typedef struct {
 typedef struct {
     const char *conversation;
     const char *user;
-    const char *protocol_version;     /* MCP-Protocol-Version */
+    const char *protocol_version; /* MCP-Protocol-Version */
 } mcp_headers_t;
 
 typedef enum {
-    MCP_REPLY,     /* send body (application/json) with http_status */
-    MCP_ACCEPTED,  /* a notification or response: 202, no body */
-    MCP_CANCEL,    /* notifications/cancelled: queue_cancel(cancel_key), 202 */
-    MCP_CALL       /* tools/call: submit req with cancel_key, then answer
+    MCP_REPLY,    /* send body (application/json) with http_status */
+    MCP_ACCEPTED, /* a notification or response: 202, no body */
+    MCP_CANCEL,   /* notifications/cancelled: queue_cancel(cancel_key), 202 */
+    MCP_CALL      /* tools/call: submit req with cancel_key, then answer
                       mcp_call_reply(&call, reply) */
 } mcp_action_t;
 
 /* What is needed to answer a tools/call once its reply comes. */
 typedef struct {
-    json_t *id;                 /* the JSON-RPC id (owned reference) */
+    json_t *id; /* the JSON-RPC id (owned reference) */
     const tools_def_t *tool;
-    int64_t wait_s;             /* seconds from submit to the deadline */
-    char note[320];             /* lines put before the result: arguments that
+    int64_t wait_s; /* seconds from submit to the deadline */
+    char note[320]; /* lines put before the result: arguments that
                                    were ignored (tools_ignored_note); "" = none.
                                    An array, so copying the struct copies it */
 } mcp_call_t;
 
 typedef struct {
     mcp_action_t action;
-    int http_status;            /* MCP_REPLY */
-    char *body;                 /* MCP_REPLY: one-line JSON; NULL only when
+    int http_status;  /* MCP_REPLY */
+    char *body;       /* MCP_REPLY: one-line JSON; NULL only when
                                    out of memory (answer 500) */
-    char *cancel_key;           /* MCP_CALL, MCP_CANCEL */
-    proto_msg_t *req;           /* MCP_CALL: the request, owned until submitted
+    char *cancel_key; /* MCP_CALL, MCP_CANCEL */
+    proto_msg_t *req; /* MCP_CALL: the request, owned until submitted
                                    (set to NULL after handing it over) */
-    mcp_call_t call;            /* MCP_CALL */
+    mcp_call_t call;  /* MCP_CALL */
 } mcp_outcome_t;
 
 /* Decide what to do with one POST body.  *out is overwritten; release it
  * with mcp_outcome_clear.  Never fails: out of memory gives MCP_REPLY with
  * http_status 500 (and possibly body NULL). */
-void mcp_handle(const char *body, size_t len, const mcp_headers_t *h,
-                const mcp_opts_t *o, mcp_outcome_t *out);
+void mcp_handle(const char *body, size_t len, const mcp_headers_t *h, const mcp_opts_t *o,
+                mcp_outcome_t *out);
 /* Free what an outcome still owns (body, key, req, call id). */
 void mcp_outcome_clear(mcp_outcome_t *out);
 

@@ -117,8 +117,9 @@ static void metrics_render_calls(const metrics_t *m, textbuf_t *out)
 {
     size_t n = 0;
     const tools_def_t *table = tools_table(&n);
-    textbuf_puts(out, "# HELP talkback_calls_total Finished tools/call requests, by tool and outcome.\n"
-                      "# TYPE talkback_calls_total counter\n");
+    textbuf_puts(out,
+                 "# HELP talkback_calls_total Finished tools/call requests, by tool and outcome.\n"
+                 "# TYPE talkback_calls_total counter\n");
     for (size_t t = 0; t < n && t < METRICS_MAX_TOOLS; t++) {
         if (!table[t].enabled)
             continue;
@@ -133,8 +134,9 @@ static void metrics_render_seconds(const metrics_t *m, textbuf_t *out)
 {
     size_t n = 0;
     const tools_def_t *table = tools_table(&n);
-    textbuf_puts(out, "# HELP talkback_call_seconds Time from a tools/call's arrival to its answer.\n"
-                      "# TYPE talkback_call_seconds histogram\n");
+    textbuf_puts(out,
+                 "# HELP talkback_call_seconds Time from a tools/call's arrival to its answer.\n"
+                 "# TYPE talkback_call_seconds histogram\n");
     for (size_t t = 0; t < n && t < METRICS_MAX_TOOLS; t++) {
         if (!table[t].enabled)
             continue;
@@ -147,9 +149,10 @@ static void metrics_render_seconds(const metrics_t *m, textbuf_t *out)
         }
         cum += metrics_load(&m->buckets[t][METRICS_N_BUCKETS]);
         uint64_t us = metrics_load(&m->sum_us[t]);
-        textbuf_printf(out, "talkback_call_seconds_bucket{tool=\"%s\",le=\"+Inf\"} %" PRIu64 "\n"
-                            "talkback_call_seconds_sum{tool=\"%s\"} %" PRIu64 ".%06" PRIu64 "\n"
-                            "talkback_call_seconds_count{tool=\"%s\"} %" PRIu64 "\n",
+        textbuf_printf(out,
+                       "talkback_call_seconds_bucket{tool=\"%s\",le=\"+Inf\"} %" PRIu64 "\n"
+                       "talkback_call_seconds_sum{tool=\"%s\"} %" PRIu64 ".%06" PRIu64 "\n"
+                       "talkback_call_seconds_count{tool=\"%s\"} %" PRIu64 "\n",
                        tool, cum, tool, us / 1000000u, us % 1000000u, tool, cum);
     }
 }
@@ -159,8 +162,9 @@ static void metrics_render_hub(const metrics_hub_t *hub, textbuf_t *out)
 {
     const hosts_t *h = hub ? hub->hosts : NULL;
     size_t nh = h ? h->n : 0;
-    textbuf_puts(out, "# HELP talkback_workers Live workers connected to the hub, by kind and host.\n"
-                      "# TYPE talkback_workers gauge\n");
+    textbuf_puts(out,
+                 "# HELP talkback_workers Live workers connected to the hub, by kind and host.\n"
+                 "# TYPE talkback_workers gauge\n");
     for (size_t i = 0; i < nh; i++)
         for (size_t k = 0; k < h->v[i].n_kinds; k++)
             textbuf_printf(out, "talkback_workers{kind=\"%s\",host=\"%s\"} %d\n",
@@ -173,20 +177,22 @@ static void metrics_render_hub(const metrics_hub_t *hub, textbuf_t *out)
         const hosts_entry_t *e = &h->v[i];
         if (!e->has_manager)
             continue;
-        textbuf_printf(out, "talkback_sandboxes{state=\"running\",host=\"%s\"} %" PRId64 "\n"
-                            "talkback_sandboxes{state=\"kept\",host=\"%s\"} %" PRId64 "\n"
-                            "talkback_sandboxes{state=\"spare\",host=\"%s\"} %" PRId64 "\n",
+        textbuf_printf(out,
+                       "talkback_sandboxes{state=\"running\",host=\"%s\"} %" PRId64 "\n"
+                       "talkback_sandboxes{state=\"kept\",host=\"%s\"} %" PRId64 "\n"
+                       "talkback_sandboxes{state=\"spare\",host=\"%s\"} %" PRId64 "\n",
                        e->name, e->running, e->name, e->kept, e->name, e->spares);
         draining += e->draining;
     }
-    textbuf_printf(out, "# HELP talkback_hub_queue_depth Requests the hub holds open (waiting "
-                        "for a worker or being served).\n"
-                        "# TYPE talkback_hub_queue_depth gauge\n"
-                        "talkback_hub_queue_depth %" PRId64 "\n"
-                        "# HELP talkback_hosts_draining Hosts whose sandbox manager is draining "
-                        "(no new chats placed there).\n"
-                        "# TYPE talkback_hosts_draining gauge\n"
-                        "talkback_hosts_draining %d\n",
+    textbuf_printf(out,
+                   "# HELP talkback_hub_queue_depth Requests the hub holds open (waiting "
+                   "for a worker or being served).\n"
+                   "# TYPE talkback_hub_queue_depth gauge\n"
+                   "talkback_hub_queue_depth %" PRId64 "\n"
+                   "# HELP talkback_hosts_draining Hosts whose sandbox manager is draining "
+                   "(no new chats placed there).\n"
+                   "# TYPE talkback_hosts_draining gauge\n"
+                   "talkback_hosts_draining %d\n",
                    hub ? hub->queue_depth : 0, draining);
 }
 

@@ -33,23 +33,25 @@
 
 /* How a call ended: the `outcome` label. */
 typedef enum {
-    METRICS_OK = 0,       /* "ok": answered, not an error */
-    METRICS_IS_ERROR,     /* "error": answered, the result is an error (exit code, refusal) */
-    METRICS_NO_WORKER,    /* "no_worker" */
-    METRICS_WORKER_LOST,  /* "worker_lost" */
-    METRICS_DEADLINE,     /* "deadline" */
-    METRICS_BAD_REQUEST,  /* "bad_request" */
-    METRICS_INTERNAL,     /* "internal" */
-    METRICS_CLIENT_GONE,  /* "client_gone": the client left, the call was cancelled */
-    METRICS_STOPPING,     /* "stopping": given up, the gateway was stopping */
-    METRICS_NOT_QUEUED,   /* "not_queued": out of memory before the hub took it */
+    METRICS_OK = 0,      /* "ok": answered, not an error */
+    METRICS_IS_ERROR,    /* "error": answered, the result is an error (exit code, refusal) */
+    METRICS_NO_WORKER,   /* "no_worker" */
+    METRICS_WORKER_LOST, /* "worker_lost" */
+    METRICS_DEADLINE,    /* "deadline" */
+    METRICS_BAD_REQUEST, /* "bad_request" */
+    METRICS_INTERNAL,    /* "internal" */
+    METRICS_CLIENT_GONE, /* "client_gone": the client left, the call was cancelled */
+    METRICS_STOPPING,    /* "stopping": given up, the gateway was stopping */
+    METRICS_NOT_QUEUED,  /* "not_queued": out of memory before the hub took it */
     METRICS_N_OUTCOMES
 } metrics_outcome_t;
 
 /* Histogram upper bounds in seconds (+Inf is added): calls take from a
  * millisecond (a cached `run`) to half an hour (run_timeout_max). */
-#define METRICS_BUCKETS \
-    { 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600, 1800 }
+#define METRICS_BUCKETS                                                                            \
+    {                                                                                              \
+        0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600, 1800       \
+    }
 #define METRICS_N_BUCKETS 17
 /* Tools counted; the tool table is smaller. */
 #define METRICS_MAX_TOOLS 16
@@ -58,8 +60,8 @@ typedef struct metrics metrics_t;
 
 /* What /metrics reads from the hub at scrape time. */
 typedef struct {
-    const hosts_t *hosts;        /* live workers by host */
-    int64_t queue_depth;         /* requests the hub holds open */
+    const hosts_t *hosts; /* live workers by host */
+    int64_t queue_depth;  /* requests the hub holds open */
 } metrics_hub_t;
 
 metrics_t *metrics_new(void);

@@ -26,7 +26,8 @@
 
 static const tools_def_t tools_rows[] = {
     {
-        .name = "run", .op = OP_RUN,
+        .name = "run",
+        .op = OP_RUN,
         .title = "Run a command",
         .description =
             "Run a bash command on this chat's own Linux machine (Debian 13, root). "
@@ -36,21 +37,26 @@ static const tools_def_t tools_rows[] = {
             "the background (CMD > server.log 2>&1 &) and use them in a later run. Files "
             "and installs stay. Returns the output and the exit code.",
         .use = "run for shell commands",
-        .input_schema =
-            "{\"type\":\"object\","
-            "\"properties\":{"
-            "\"command\":{\"type\":\"string\","
-            "\"description\":\"The bash command line, e.g. \\\"ls -la\\\" or \\\"python3 main.py\\\".\"},"
-            "\"timeout\":{\"type\":\"integer\",\"minimum\":1,"
-            "\"description\":\"Seconds before the command is stopped.\"}},"
-            "\"required\":[\"command\"]}",
-        .read_only = false, .destructive = true, .idempotent = false, .open_world = true,
-        .kind = KIND_SANDBOX, .worker_label = "sandbox manager",
+        .input_schema = "{\"type\":\"object\","
+                        "\"properties\":{"
+                        "\"command\":{\"type\":\"string\","
+                        "\"description\":\"The bash command line, e.g. \\\"ls -la\\\" or "
+                        "\\\"python3 main.py\\\".\"},"
+                        "\"timeout\":{\"type\":\"integer\",\"minimum\":1,"
+                        "\"description\":\"Seconds before the command is stopped.\"}},"
+                        "\"required\":[\"command\"]}",
+        .read_only = false,
+        .destructive = true,
+        .idempotent = false,
+        .open_world = true,
+        .kind = KIND_SANDBOX,
+        .worker_label = "sandbox manager",
         .takes_timeout = true,
         .enabled = true,
     },
     {
-        .name = "write_file", .op = OP_WRITE_FILE,
+        .name = "write_file",
+        .op = OP_WRITE_FILE,
         .title = "Write a file",
         .description =
             "Create or overwrite a file with exactly `content` (the whole file). "
@@ -65,28 +71,37 @@ static const tools_def_t tools_rows[] = {
             "\"content\":{\"type\":\"string\","
             "\"description\":\"The whole new content of the file.\"}},"
             "\"required\":[\"path\",\"content\"]}",
-        .read_only = false, .destructive = true, .idempotent = true, .open_world = false,
-        .kind = KIND_SANDBOX, .worker_label = "sandbox manager",
+        .read_only = false,
+        .destructive = true,
+        .idempotent = true,
+        .open_world = false,
+        .kind = KIND_SANDBOX,
+        .worker_label = "sandbox manager",
         .fixed_wait_s = TOOLS_FIXED_WAIT_S,
         .sized_arg = ARG_CONTENT,
         .enabled = true,
     },
     {
-        .name = "reset", .op = OP_RESET,
+        .name = "reset",
+        .op = OP_RESET,
         .title = "Reset the machine",
-        .description =
-            "Delete this chat's machine (all files, installs and running programs) so "
-            "the next call starts from a clean one. Only when the machine is broken: "
-            "everything in it is lost.",
+        .description = "Delete this chat's machine (all files, installs and running programs) so "
+                       "the next call starts from a clean one. Only when the machine is broken: "
+                       "everything in it is lost.",
         .use = "reset to start again from a clean machine",
         .input_schema = "{\"type\":\"object\",\"properties\":{}}",
-        .read_only = false, .destructive = true, .idempotent = true, .open_world = false,
-        .kind = KIND_SANDBOX, .worker_label = "sandbox manager",
+        .read_only = false,
+        .destructive = true,
+        .idempotent = true,
+        .open_world = false,
+        .kind = KIND_SANDBOX,
+        .worker_label = "sandbox manager",
         .fixed_wait_s = TOOLS_FIXED_WAIT_S,
         .enabled = true,
     },
     {
-        .name = "run_code", .op = OP_RUN_CODE,
+        .name = "run_code",
+        .op = OP_RUN_CODE,
         .title = "Run and check a program",
         .description =
             "Save, compile and run a program on this chat's machine (as /work/main.<ext>) "
@@ -109,15 +124,21 @@ static const tools_def_t tools_rows[] = {
             "\"input\":{\"type\":\"string\"},\"expected\":{\"type\":\"string\"}},"
             "\"required\":[\"expected\"]},"
             "\"description\":\"Several cases at once, instead of input and expected: "
-            "[{\\\"input\\\": \\\"1 2\\\\n\\\", \\\"expected\\\": \\\"3\\\\n\\\"}, ...], at most 20. "
+            "[{\\\"input\\\": \\\"1 2\\\\n\\\", \\\"expected\\\": \\\"3\\\\n\\\"}, ...], at most "
+            "20. "
             "Compiled once, run on each.\"},"
             "\"timeout\":{\"type\":\"integer\",\"minimum\":1,"
             "\"description\":\"Seconds before the program is stopped.\"}},"
             "\"required\":[\"language\",\"code\"]}",
         /* destructive: it overwrites /work/main.<ext> and the binary */
-        .read_only = false, .destructive = true, .idempotent = true, .open_world = false,
-        .kind = KIND_JUDGE, .worker_label = "judge",
-        .takes_timeout = true, .code_timeouts = true,
+        .read_only = false,
+        .destructive = true,
+        .idempotent = true,
+        .open_world = false,
+        .kind = KIND_JUDGE,
+        .worker_label = "judge",
+        .takes_timeout = true,
+        .code_timeouts = true,
         .sized_arg = ARG_CODE,
         .enabled = true,
     },
@@ -195,8 +216,8 @@ static int64_t tools_setup_s(const tools_def_t *t, const tools_limits_t *lim)
  * configured ones, lowered so that timeout plus set-up ends before the
  * client (client_timeout) gives up on the call.  *capped says whether the
  * client's limit is what set the maximum. */
-static void tools_timeout_bounds(const tools_def_t *t, const tools_limits_t *lim,
-                                 int64_t *dflt, int64_t *max, bool *capped)
+static void tools_timeout_bounds(const tools_def_t *t, const tools_limits_t *lim, int64_t *dflt,
+                                 int64_t *max, bool *capped)
 {
     *dflt = t->code_timeouts ? lim->code_run_timeout : lim->run_timeout;
     *max = t->code_timeouts ? lim->code_timeout_max : lim->run_timeout_max;
@@ -233,13 +254,12 @@ static json_t *tools_schema(const tools_def_t *t, const tools_limits_t *lim)
     bool capped;
     tools_timeout_bounds(t, lim, &dflt, &max, &capped);
     char *text = NULL;
-    if (asprintf(&text, "%s Default %lld, at most %lld.", d ? d : "Seconds.",
-                 (long long)dflt, (long long)max) < 0)
+    if (asprintf(&text, "%s Default %lld, at most %lld.", d ? d : "Seconds.", (long long)dflt,
+                 (long long)max) < 0)
         text = NULL;
-    if (!text
-        || json_object_set_new(prop, "description", json_string(text)) != 0
-        || json_object_set_new(prop, "maximum", json_integer(max)) != 0
-        || json_object_set_new(prop, "default", json_integer(dflt)) != 0) {
+    if (!text || json_object_set_new(prop, "description", json_string(text)) != 0 ||
+        json_object_set_new(prop, "maximum", json_integer(max)) != 0 ||
+        json_object_set_new(prop, "default", json_integer(dflt)) != 0) {
         free(text);
         json_decref(schema);
         return NULL;
@@ -259,16 +279,11 @@ json_t *tools_list_json(const tools_limits_t *lim)
             continue;
         json_t *schema = tools_schema(t, lim);
         json_t *tool = schema ? json_pack("{s:s, s:s, s:s, s:o, s:{s:s, s:b, s:b, s:b, s:b}}",
-                                          "name", t->name,
-                                          "title", t->title,
-                                          "description", t->description,
-                                          "inputSchema", schema,
-                                          "annotations",
-                                          "title", t->title,
-                                          "readOnlyHint", t->read_only,
-                                          "destructiveHint", t->destructive,
-                                          "idempotentHint", t->idempotent,
-                                          "openWorldHint", t->open_world)
+                                          "name", t->name, "title", t->title, "description",
+                                          t->description, "inputSchema", schema, "annotations",
+                                          "title", t->title, "readOnlyHint", t->read_only,
+                                          "destructiveHint", t->destructive, "idempotentHint",
+                                          t->idempotent, "openWorldHint", t->open_world)
                               : NULL;
         /* json_pack's "o" steals schema even on failure. */
         if (!tool || json_array_append_new(arr, tool) != 0) {
@@ -293,7 +308,8 @@ char *tools_instructions(void)
     if (!f)
         return NULL;
     fputs("Each chat has its own Linux machine (Debian, root, working directory "
-          "/work) that keeps its files between calls.", f);
+          "/work) that keeps its files between calls.",
+          f);
     if (n > 0) {
         fputs(" Use ", f);
         for (size_t i = 0; i < n; i++) {
@@ -366,8 +382,8 @@ static bool tools_as_int(const json_t *v, int64_t *out)
 
 /* Set *err_text to a formatted message; returns TOOLS_EARG, or
  * TOOLS_ENOMEM when even that fails. */
-__attribute__((format(printf, 2, 3)))
-static tools_err_t tools_fail(char **err_text, const char *fmt, ...)
+__attribute__((format(printf, 2, 3))) static tools_err_t tools_fail(char **err_text,
+                                                                    const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -386,25 +402,30 @@ static tools_err_t tools_take_item(const char *name, size_t i, const json_t *ite
                                    proto_map_t *args, char **err_text)
 {
     if (!json_is_object(v))
-        return tools_fail(err_text, "[talkback: item %zu of `%s` must be an object, not %s. Nothing ran.]",
+        return tools_fail(err_text,
+                          "[talkback: item %zu of `%s` must be an object, not %s. Nothing ran.]",
                           i + 1, name, tools_value_phrase(v));
     size_t k;
     json_t *r;
-    json_array_foreach(json_object_get(items, "required"), k, r) {
+    json_array_foreach(json_object_get(items, "required"), k, r)
+    {
         const json_t *x = json_object_get(v, json_string_value(r) ? json_string_value(r) : "");
         if (!x || json_is_null(x))
-            return tools_fail(err_text, "[talkback: item %zu of `%s` has no `%s`. Nothing ran.]", i + 1, name,
-                              json_string_value(r) ? json_string_value(r) : "?");
+            return tools_fail(err_text, "[talkback: item %zu of `%s` has no `%s`. Nothing ran.]",
+                              i + 1, name, json_string_value(r) ? json_string_value(r) : "?");
     }
     const char *pname;
     json_t *prop;
-    json_object_foreach(json_object_get(items, "properties"), pname, prop) {
+    json_object_foreach(json_object_get(items, "properties"), pname, prop)
+    {
         const json_t *x = json_object_get(v, pname);
         if (!x || json_is_null(x))
             continue;
         if (!json_is_string(x))
-            return tools_fail(err_text, "[talkback: `%s` of item %zu of `%s` must be a string, not %s. "
-                              "Nothing ran.]", pname, i + 1, name, tools_value_phrase(x));
+            return tools_fail(err_text,
+                              "[talkback: `%s` of item %zu of `%s` must be a string, not %s. "
+                              "Nothing ran.]",
+                              pname, i + 1, name, tools_value_phrase(x));
         char key[160];
         ops_item_key(key, sizeof key, name, i, pname);
         if (proto_map_set_str(args, key, json_string_value(x), json_string_length(x)) != 0)
@@ -424,11 +445,11 @@ static tools_err_t tools_take_item(const char *name, size_t i, const json_t *ite
  * different question).  Otherwise the wrong name is ignored, and the result
  * says so. */
 typedef struct {
-    const char *tool;     /* the tool it applies to; NULL = every tool */
-    const char *wrong;    /* the name the model sent */
-    const char *right;    /* the argument it meant, or NULL */
-    const char *instead;  /* without a right one: what to do, one sentence */
-    bool never;           /* nothing runs, even when `right` is given too */
+    const char *tool;    /* the tool it applies to; NULL = every tool */
+    const char *wrong;   /* the name the model sent */
+    const char *right;   /* the argument it meant, or NULL */
+    const char *instead; /* without a right one: what to do, one sentence */
+    bool never;          /* nothing runs, even when `right` is given too */
 } tools_alias_t;
 
 static const tools_alias_t tools_aliases[] = {
@@ -441,15 +462,28 @@ static const tools_alias_t tools_aliases[] = {
     { "run", "bash", "command", NULL, false },
     { "run", "shell", "command", NULL, false },
     { "run", "code", "command", NULL, false },
-    { "run", "args", NULL, "Put the arguments in `command` itself, e.g. \"python3 app.py --port 8000\".", true },
-    { "run", "stdin", NULL, "stdin is closed: pipe the input in `command`, e.g. printf 'LINE1\\nLINE2\\n' | CMD, or CMD < input.txt.", true },
-    { "run", "input", NULL, "stdin is closed: pipe the input in `command`, e.g. printf 'LINE1\\nLINE2\\n' | CMD, or CMD < input.txt.", true },
-    { "run", "cwd", NULL, "Every call starts in /work: put cd DIR && in front of `command`.", true },
-    { "run", "workdir", NULL, "Every call starts in /work: put cd DIR && in front of `command`.", true },
-    { "run", "working_dir", NULL, "Every call starts in /work: put cd DIR && in front of `command`.", true },
-    { "run", "directory", NULL, "Every call starts in /work: put cd DIR && in front of `command`.", true },
-    { "run", "env", NULL, "Set variables in `command` itself: VAR=value CMD, or export VAR=value && CMD.", true },
-    { "run", "background", NULL, "Start it in the background in `command` itself: CMD > out.log 2>&1 &", true },
+    { "run", "args", NULL,
+      "Put the arguments in `command` itself, e.g. \"python3 app.py --port 8000\".", true },
+    { "run", "stdin", NULL,
+      "stdin is closed: pipe the input in `command`, e.g. printf 'LINE1\\nLINE2\\n' | CMD, or CMD "
+      "< input.txt.",
+      true },
+    { "run", "input", NULL,
+      "stdin is closed: pipe the input in `command`, e.g. printf 'LINE1\\nLINE2\\n' | CMD, or CMD "
+      "< input.txt.",
+      true },
+    { "run", "cwd", NULL, "Every call starts in /work: put cd DIR && in front of `command`.",
+      true },
+    { "run", "workdir", NULL, "Every call starts in /work: put cd DIR && in front of `command`.",
+      true },
+    { "run", "working_dir", NULL,
+      "Every call starts in /work: put cd DIR && in front of `command`.", true },
+    { "run", "directory", NULL, "Every call starts in /work: put cd DIR && in front of `command`.",
+      true },
+    { "run", "env", NULL,
+      "Set variables in `command` itself: VAR=value CMD, or export VAR=value && CMD.", true },
+    { "run", "background", NULL,
+      "Start it in the background in `command` itself: CMD > out.log 2>&1 &", true },
     /* run_code */
     { "run_code", "stdin", "input", NULL, true },
     { "run_code", "input_data", "input", NULL, true },
@@ -464,7 +498,8 @@ static const tools_alias_t tools_aliases[] = {
     { "run_code", "source", "code", NULL, false },
     { "run_code", "source_code", "code", NULL, false },
     { "run_code", "program", "code", NULL, false },
-    { "run_code", "command", NULL, "run_code runs `code`; for a shell command use the run tool.", true },
+    { "run_code", "command", NULL, "run_code runs `code`; for a shell command use the run tool.",
+      true },
     { "run_code", "args", NULL, "run_code passes no arguments: read them from `input`.", true },
     /* write_file */
     { "write_file", "file", "path", NULL, false },
@@ -478,8 +513,12 @@ static const tools_alias_t tools_aliases[] = {
     { "write_file", "data", "content", NULL, false },
     { "write_file", "code", "content", NULL, false },
     { "write_file", "body", "content", NULL, false },
-    { "write_file", "append", NULL, "write_file always writes the whole file: send the full new content, or append with run (printf 'TEXT\\n' >> FILE).", true },
-    { "write_file", "mode", NULL, "write_file writes the content only: set the mode with run (chmod +x FILE).", true },
+    { "write_file", "append", NULL,
+      "write_file always writes the whole file: send the full new content, or append with run "
+      "(printf 'TEXT\\n' >> FILE).",
+      true },
+    { "write_file", "mode", NULL,
+      "write_file writes the content only: set the mode with run (chmod +x FILE).", true },
     /* every tool */
     { NULL, "timeout_seconds", "timeout", NULL, false },
     { NULL, "timeout_sec", "timeout", NULL, false },
@@ -514,7 +553,8 @@ static void tools_arg_names(const json_t *schema, char *buf, size_t len)
     json_t *prop;
     size_t at = 0;
     buf[0] = '\0';
-    json_object_foreach(json_object_get(schema, "properties"), name, prop) {
+    json_object_foreach(json_object_get(schema, "properties"), name, prop)
+    {
         int n = snprintf(buf + at, len - at, "%s`%s`", at ? ", " : "", name);
         if (n < 0 || (size_t)n >= len - at)
             break;
@@ -529,7 +569,8 @@ static tools_err_t tools_check_aliases(const tools_def_t *t, const json_t *schem
 {
     const char *name;
     json_t *v;
-    json_object_foreach((json_t *)arguments, name, v) {
+    json_object_foreach((json_t *)arguments, name, v)
+    {
         if (tools_knows_arg(schema, name) || json_is_null(v))
             continue;
         const tools_alias_t *a = tools_alias_find(t, name);
@@ -542,9 +583,12 @@ static tools_err_t tools_check_aliases(const tools_def_t *t, const json_t *schem
         if (!a->never && r && !json_is_null(r))
             continue; /* the right one is there too: the wrong one is only ignored */
         if (r && !json_is_null(r))
-            return tools_fail(err_text, "[talkback: %s has no argument `%s`; send only `%s`. "
-                              "Nothing ran.]", t->name, name, a->right);
-        return tools_fail(err_text, "[talkback: %s has no argument `%s`: it is called `%s`. "
+            return tools_fail(err_text,
+                              "[talkback: %s has no argument `%s`; send only `%s`. "
+                              "Nothing ran.]",
+                              t->name, name, a->right);
+        return tools_fail(err_text,
+                          "[talkback: %s has no argument `%s`: it is called `%s`. "
                           "Nothing ran: call %s again with `%s`.]",
                           t->name, name, a->right, t->name, a->right);
     }
@@ -557,20 +601,26 @@ static tools_err_t tools_take_array(const char *name, const json_t *prop, const 
                                     proto_map_t *args, char **err_text)
 {
     if (!json_is_array(v))
-        return tools_fail(err_text, "[talkback: argument `%s` must be an array, not %s. Nothing ran.]",
-                          name, tools_value_phrase(v));
+        return tools_fail(err_text,
+                          "[talkback: argument `%s` must be an array, not %s. Nothing ran.]", name,
+                          tools_value_phrase(v));
     int64_t lo = 0, hi = 0;
     size_t n = json_array_size(v);
     if (tools_as_int(json_object_get(prop, "minItems"), &lo) && (int64_t)n < lo)
-        return tools_fail(err_text, "[talkback: argument `%s` holds %zu item(s); it needs at least %lld. "
-                          "Nothing ran.]", name, n, (long long)lo);
+        return tools_fail(err_text,
+                          "[talkback: argument `%s` holds %zu item(s); it needs at least %lld. "
+                          "Nothing ran.]",
+                          name, n, (long long)lo);
     if (tools_as_int(json_object_get(prop, "maxItems"), &hi) && (int64_t)n > hi)
-        return tools_fail(err_text, "[talkback: argument `%s` holds %zu items; at most %lld are allowed. "
-                          "Nothing ran.]", name, n, (long long)hi);
+        return tools_fail(err_text,
+                          "[talkback: argument `%s` holds %zu items; at most %lld are allowed. "
+                          "Nothing ran.]",
+                          name, n, (long long)hi);
     const json_t *items = json_object_get(prop, "items");
     size_t i;
     json_t *x;
-    json_array_foreach(v, i, x) {
+    json_array_foreach(v, i, x)
+    {
         tools_err_t rc = tools_take_item(name, i, items, x, args, err_text);
         if (rc != TOOLS_OK)
             return rc;
@@ -593,20 +643,27 @@ void tools_ignored_note(const tools_def_t *t, const json_t *arguments, char *not
     size_t at = 0;
     const char *name;
     json_t *v;
-    json_object_foreach((json_t *)arguments, name, v) {
+    json_object_foreach((json_t *)arguments, name, v)
+    {
         if (tools_knows_arg(schema, name))
             continue;
         const tools_alias_t *a = tools_alias_find(t, name);
         int n;
         if (a && a->right)
-            n = snprintf(note + at, len - at, "[talkback: argument `%.40s` was ignored: %s takes "
-                         "`%s` instead.]\n", name, t->name, a->right);
+            n = snprintf(note + at, len - at,
+                         "[talkback: argument `%.40s` was ignored: %s takes "
+                         "`%s` instead.]\n",
+                         name, t->name, a->right);
         else if (names[0])
-            n = snprintf(note + at, len - at, "[talkback: argument `%.40s` was ignored: %s takes "
-                         "only %s.]\n", name, t->name, names);
+            n = snprintf(note + at, len - at,
+                         "[talkback: argument `%.40s` was ignored: %s takes "
+                         "only %s.]\n",
+                         name, t->name, names);
         else
-            n = snprintf(note + at, len - at, "[talkback: argument `%.40s` was ignored: %s takes "
-                         "no arguments.]\n", name, t->name);
+            n = snprintf(note + at, len - at,
+                         "[talkback: argument `%.40s` was ignored: %s takes "
+                         "no arguments.]\n",
+                         name, t->name);
         if (n < 0 || (size_t)n >= len - at) {
             note[at] = '\0'; /* keep whole lines only */
             break;
@@ -627,57 +684,61 @@ static tools_err_t tools_take_arg(const char *name, const json_t *prop, const js
 
     if (strcmp(type, "string") == 0) {
         if (!json_is_string(v))
-            return tools_fail(err_text, "[talkback: argument `%s` must be %s, not %s. Nothing ran.]",
-                              name, want, tools_value_phrase(v));
+            return tools_fail(err_text,
+                              "[talkback: argument `%s` must be %s, not %s. Nothing ran.]", name,
+                              want, tools_value_phrase(v));
         const json_t *en = json_object_get(prop, "enum");
         if (json_is_array(en)) {
             bool found = false;
             size_t i;
             json_t *e;
-            json_array_foreach(en, i, e)
-                if (json_equal(e, v))
-                    found = true;
+            json_array_foreach(en, i, e) if (json_equal(e, v)) found = true;
             if (!found) {
                 char *list = NULL;
                 size_t len = 0;
                 FILE *f = open_memstream(&list, &len);
                 if (!f)
                     return TOOLS_ENOMEM;
-                json_array_foreach(en, i, e)
-                    fprintf(f, "%s%s", i ? ", " : "", json_is_string(e) ? json_string_value(e) : "?");
+                json_array_foreach(en, i, e) fprintf(
+                    f, "%s%s", i ? ", " : "", json_is_string(e) ? json_string_value(e) : "?");
                 if (fclose(f) != 0) {
                     free(list);
                     return TOOLS_ENOMEM;
                 }
-                tools_err_t r = tools_fail(err_text,
-                                           "[talkback: argument `%s` must be one of: %s. Nothing ran.]",
-                                           name, list);
+                tools_err_t r = tools_fail(
+                    err_text, "[talkback: argument `%s` must be one of: %s. Nothing ran.]", name,
+                    list);
                 free(list);
                 return r;
             }
         }
         return proto_map_set_str(args, name, json_string_value(v), json_string_length(v)) == 0
-                   ? TOOLS_OK : TOOLS_ENOMEM;
+                   ? TOOLS_OK
+                   : TOOLS_ENOMEM;
     }
     if (strcmp(type, "integer") == 0) {
         int64_t i;
         if (!tools_as_int(v, &i))
-            return tools_fail(err_text, "[talkback: argument `%s` must be %s, not %s. Nothing ran.]",
-                              name, want, tools_value_phrase(v));
+            return tools_fail(err_text,
+                              "[talkback: argument `%s` must be %s, not %s. Nothing ran.]", name,
+                              want, tools_value_phrase(v));
         return proto_map_set_int(args, name, i) == 0 ? TOOLS_OK : TOOLS_ENOMEM;
     }
     if (strcmp(type, "boolean") == 0) {
         if (!json_is_boolean(v))
-            return tools_fail(err_text, "[talkback: argument `%s` must be %s, not %s. Nothing ran.]",
-                              name, want, tools_value_phrase(v));
+            return tools_fail(err_text,
+                              "[talkback: argument `%s` must be %s, not %s. Nothing ran.]", name,
+                              want, tools_value_phrase(v));
         return proto_map_set_bool(args, name, json_is_true(v)) == 0 ? TOOLS_OK : TOOLS_ENOMEM;
     }
     if (strcmp(type, "array") == 0)
         return tools_take_array(name, prop, v, args, err_text);
     /* A schema type this code does not copy: a table error, refused
      * loudly rather than passed on half-understood. */
-    return tools_fail(err_text, "[talkback: argument `%s` has a type (%s) talkback cannot pass on. "
-                      "Nothing ran.]", name, type);
+    return tools_fail(err_text,
+                      "[talkback: argument `%s` has a type (%s) talkback cannot pass on. "
+                      "Nothing ran.]",
+                      name, type);
 }
 
 /*
@@ -686,13 +747,14 @@ static tools_err_t tools_take_arg(const char *name, const json_t *prop, const js
  * so the error names the first one missing), then copy each argument
  * the schema names with its type checked.  Others are ignored.
  */
-static tools_err_t tools_take_args(const json_t *schema, const json_t *arguments,
-                                   proto_msg_t *req, char **err_text)
+static tools_err_t tools_take_args(const json_t *schema, const json_t *arguments, proto_msg_t *req,
+                                   char **err_text)
 {
     /* Required arguments first, in the order the schema names them. */
     size_t i;
     json_t *r;
-    json_array_foreach(json_object_get(schema, "required"), i, r) {
+    json_array_foreach(json_object_get(schema, "required"), i, r)
+    {
         const char *name = json_string_value(r);
         if (!name)
             continue;
@@ -700,14 +762,17 @@ static tools_err_t tools_take_args(const json_t *schema, const json_t *arguments
         if (!v || json_is_null(v)) {
             const json_t *prop = json_object_get(json_object_get(schema, "properties"), name);
             const char *type = json_string_value(json_object_get(prop, "type"));
-            return tools_fail(err_text, "[talkback: argument `%s` is required and must be %s. "
-                              "Nothing ran.]", name, tools_type_phrase(type ? type : "string"));
+            return tools_fail(err_text,
+                              "[talkback: argument `%s` is required and must be %s. "
+                              "Nothing ran.]",
+                              name, tools_type_phrase(type ? type : "string"));
         }
     }
     /* Then every argument the schema names; others are ignored. */
     const char *name;
     json_t *prop;
-    json_object_foreach(json_object_get(schema, "properties"), name, prop) {
+    json_object_foreach(json_object_get(schema, "properties"), name, prop)
+    {
         const json_t *v = arguments ? json_object_get(arguments, name) : NULL;
         if (!v || json_is_null(v))
             continue; /* an optional argument sent as null counts as absent */
@@ -734,9 +799,10 @@ static tools_err_t tools_request_wait(const tools_def_t *tool, const tools_limit
         tools_timeout_bounds(tool, lim, &dflt, &max, &capped);
         int64_t t = proto_map_int(&req->args, ARG_TIMEOUT, dflt);
         if (t < 1 || t > max)
-            return tools_fail(err_text, "[talkback: argument `timeout` must be between 1 and "
-                              "%lld seconds (default %lld).%s Nothing ran.]", (long long)max,
-                              (long long)dflt,
+            return tools_fail(err_text,
+                              "[talkback: argument `timeout` must be between 1 and "
+                              "%lld seconds (default %lld).%s Nothing ran.]",
+                              (long long)max, (long long)dflt,
                               capped ? " For longer work, start it in the background "
                                        "(CMD > work.log 2>&1 &) and read work.log in later calls."
                                      : "");
@@ -754,22 +820,23 @@ static tools_err_t tools_request_wait(const tools_def_t *tool, const tools_limit
      * gives up on the call. */
     if (lim->client_timeout > 0 && wait > lim->client_timeout - TOOLS_CLIENT_MARGIN_S)
         wait = lim->client_timeout - TOOLS_CLIENT_MARGIN_S > 1
-                   ? lim->client_timeout - TOOLS_CLIENT_MARGIN_S : 1;
+                   ? lim->client_timeout - TOOLS_CLIENT_MARGIN_S
+                   : 1;
     *wait_out = wait;
     return TOOLS_OK;
 }
 
-tools_err_t tools_build_request(const tools_def_t *tool, const json_t *arguments,
-                                const char *conv, const char *user,
-                                const tools_limits_t *lim, int64_t now_ms,
-                                proto_msg_t **out, int64_t *wait_s,
-                                char **err_text)
+tools_err_t tools_build_request(const tools_def_t *tool, const json_t *arguments, const char *conv,
+                                const char *user, const tools_limits_t *lim, int64_t now_ms,
+                                proto_msg_t **out, int64_t *wait_s, char **err_text)
 {
     *out = NULL;
     *err_text = NULL;
     if (arguments && !json_is_object(arguments) && !json_is_null(arguments))
-        return tools_fail(err_text, "[talkback: the arguments of `%s` must be a JSON object, "
-                          "not %s. Nothing ran.]", tool->name, tools_value_phrase(arguments));
+        return tools_fail(err_text,
+                          "[talkback: the arguments of `%s` must be a JSON object, "
+                          "not %s. Nothing ran.]",
+                          tool->name, tools_value_phrase(arguments));
 
     const json_t *schema = tools_parsed_schema(tool);
     if (!schema)
@@ -791,10 +858,12 @@ tools_err_t tools_build_request(const tools_def_t *tool, const json_t *arguments
 
     if (tool->sized_arg) {
         size_t len = 0;
-        if (proto_map_str(&req->args, tool->sized_arg, &len) && (int64_t)len > lim->write_file_max) {
-            rc = tools_fail(err_text, "[talkback: argument `%s` is %zu bytes, over the limit of "
-                            "%lld bytes. Nothing ran.]", tool->sized_arg, len,
-                            (long long)lim->write_file_max);
+        if (proto_map_str(&req->args, tool->sized_arg, &len) &&
+            (int64_t)len > lim->write_file_max) {
+            rc = tools_fail(err_text,
+                            "[talkback: argument `%s` is %zu bytes, over the limit of "
+                            "%lld bytes. Nothing ran.]",
+                            tool->sized_arg, len, (long long)lim->write_file_max);
             goto done;
         }
     }
@@ -804,9 +873,9 @@ tools_err_t tools_build_request(const tools_def_t *tool, const json_t *arguments
     if (rc != TOOLS_OK)
         goto done;
 
-    if (proto_msg_set_kind(req, tool->kind) != 0 || proto_msg_set_name(req, tool->op) != 0
-        || proto_msg_set_conv(req, conv ? conv : "") != 0
-        || proto_msg_set_user(req, user ? user : "") != 0) {
+    if (proto_msg_set_kind(req, tool->kind) != 0 || proto_msg_set_name(req, tool->op) != 0 ||
+        proto_msg_set_conv(req, conv ? conv : "") != 0 ||
+        proto_msg_set_user(req, user ? user : "") != 0) {
         rc = TOOLS_ENOMEM;
         goto done;
     }

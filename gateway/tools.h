@@ -24,49 +24,49 @@
 
 /* The limits a call is checked against (config keys of the same names). */
 typedef struct {
-    int64_t run_timeout;      /* default `timeout` in seconds */
-    int64_t run_timeout_max;  /* largest `timeout` accepted */
-    int64_t call_grace;       /* seconds added to a call's deadline */
-    int64_t write_file_max;   /* largest sized argument, bytes */
+    int64_t run_timeout;          /* default `timeout` in seconds */
+    int64_t run_timeout_max;      /* largest `timeout` accepted */
+    int64_t call_grace;           /* seconds added to a call's deadline */
+    int64_t write_file_max;       /* largest sized argument, bytes */
     int64_t code_run_timeout;     /* run_code: default `timeout` */
     int64_t code_timeout_max;     /* run_code: largest `timeout` */
     int64_t code_compile_timeout; /* run_code: compile time added to the deadline */
-    int64_t client_timeout;   /* seconds the MCP client waits for one call (its own
+    int64_t client_timeout;       /* seconds the MCP client waits for one call (its own
                                  hard limit); 0 = no limit.  Every `timeout`
                                  and deadline stays below it. */
 } tools_limits_t;
 
 /* One tool. */
 typedef struct {
-    const char *name;           /* MCP tool name */
-    const char *op;             /* the operation that serves it
+    const char *name;         /* MCP tool name */
+    const char *op;           /* the operation that serves it
                                    (proto/ops.h): the same word today */
-    const char *title;          /* short human title (annotations.title too) */
-    const char *description;    /* what the model reads */
-    const char *use;            /* fragment for the server instructions,
+    const char *title;        /* short human title (annotations.title too) */
+    const char *description;  /* what the model reads */
+    const char *use;          /* fragment for the server instructions,
                                    e.g. "run for shell commands" */
-    const char *input_schema;   /* JSON Schema text of the arguments */
-    bool read_only;             /* annotations.readOnlyHint */
-    bool destructive;           /* annotations.destructiveHint */
-    bool idempotent;            /* annotations.idempotentHint */
-    bool open_world;            /* annotations.openWorldHint */
-    const char *kind;           /* worker kind that serves it (KIND_*) */
-    const char *worker_label;   /* how texts name that worker */
-    bool code_timeouts;         /* timeout limits are run_code's (code_*),
+    const char *input_schema; /* JSON Schema text of the arguments */
+    bool read_only;           /* annotations.readOnlyHint */
+    bool destructive;         /* annotations.destructiveHint */
+    bool idempotent;          /* annotations.idempotentHint */
+    bool open_world;          /* annotations.openWorldHint */
+    const char *kind;         /* worker kind that serves it (KIND_*) */
+    const char *worker_label; /* how texts name that worker */
+    bool code_timeouts;       /* timeout limits are run_code's (code_*),
                                    and the deadline has room to compile */
-    bool takes_timeout;         /* optional `timeout` argument in seconds,
+    bool takes_timeout;       /* optional `timeout` argument in seconds,
                                    default run_timeout, 1..run_timeout_max */
-    int64_t fixed_wait_s;       /* tools without timeout: seconds the
+    int64_t fixed_wait_s;     /* tools without timeout: seconds the
                                    worker may take (call_grace is added) */
-    const char *sized_arg;      /* string argument (ARG_*) capped at
+    const char *sized_arg;    /* string argument (ARG_*) capped at
                                    write_file_max bytes, or NULL */
-    bool enabled;               /* listed and callable */
+    bool enabled;             /* listed and callable */
 } tools_def_t;
 
 /* Result of turning a call into a request. */
 typedef enum {
     TOOLS_OK = 0,
-    TOOLS_EARG,     /* an argument is missing or wrong: *err_text says which */
+    TOOLS_EARG, /* an argument is missing or wrong: *err_text says which */
     TOOLS_ENOMEM
 } tools_err_t;
 
@@ -100,11 +100,9 @@ char *tools_instructions(void);
  * now_ms and its deadline.  On TOOLS_EARG *err_text is a malloc'ed text
  * for the model ("[talkback: argument `command` is required and must be
  * a string. Nothing ran.]"). */
-tools_err_t tools_build_request(const tools_def_t *tool, const json_t *arguments,
-                                const char *conv, const char *user,
-                                const tools_limits_t *lim, int64_t now_ms,
-                                proto_msg_t **out, int64_t *wait_s,
-                                char **err_text);
+tools_err_t tools_build_request(const tools_def_t *tool, const json_t *arguments, const char *conv,
+                                const char *user, const tools_limits_t *lim, int64_t now_ms,
+                                proto_msg_t **out, int64_t *wait_s, char **err_text);
 
 /* The lines that tell the model which of its arguments were ignored
  * because the tool has no such argument ("[talkback: argument `cmd` was

@@ -33,9 +33,9 @@ static void put(json_t *o, const char *key, json_t *v)
 json_t *gbody_exec_create(const char *buf, size_t len, char *why, size_t whylen)
 {
     static const char *const names[] = { "attachstdin", "attachstdout", "attachstderr", "tty",
-                                         "cmd", "env", "workingdir", "user" };
+                                         "cmd",         "env",          "workingdir",   "user" };
     static const char *const keys[] = { "AttachStdin", "AttachStdout", "AttachStderr", "Tty",
-                                        "Cmd", "Env", "WorkingDir", "User" };
+                                        "Cmd",         "Env",          "WorkingDir",   "User" };
     json_t *f[N(names)], *out = NULL;
     json_t *j = gbody_parse(buf, len, why, whylen);
     if (!j || fields_pick(j, "the exec body", names, N(names), f, why, whylen))
@@ -73,11 +73,14 @@ done:
     return out;
 }
 
-json_t *gbody_net_create(const char *buf, size_t len, const gtemplate_t *t, char *why, size_t whylen)
+json_t *gbody_net_create(const char *buf, size_t len, const gtemplate_t *t, char *why,
+                         size_t whylen)
 {
     static const char *const names[] = { "name", "driver", "checkduplicate", "labels", "options" };
     static const char *const lk[] = { "talkback.network" }, *const lv[] = { "sandboxes" };
-    static const char *const ok[] = { "com.docker.network.bridge.enable_icc" }, *const ov[] = { "false" };
+    static const char *const ok[] = { "com.docker.network.bridge.enable_icc" }, *const ov[] = {
+        "false"
+    };
     json_t *f[N(names)], *out = NULL;
     json_t *j = gbody_parse(buf, len, why, whylen);
     if (!j || fields_pick(j, "the network body", names, N(names), f, why, whylen))

@@ -20,10 +20,10 @@
 typedef struct {
     const char *image;
     const char *network;
-    const char *runtime;       /* "" = Docker's default */
+    const char *runtime; /* "" = Docker's default */
     const char *log_max_size;
     int64_t memory, memory_swap, nano_cpus, cpu_shares, pids_limit;
-    int64_t disk_cap;          /* least StorageOpt size */
+    int64_t disk_cap; /* least StorageOpt size */
 } gtemplate_t;
 
 /* POST /containers/create: a sandbox (labels talkback.conversation/.user/
@@ -38,7 +38,8 @@ json_t *gbody_exec_create(const char *buf, size_t len, char *why, size_t whylen)
 json_t *gbody_exec_start(const char *buf, size_t len, char *why, size_t whylen);
 /* POST /networks/create: the sandbox network, a bridge, always with
  * inter-container traffic off. */
-json_t *gbody_net_create(const char *buf, size_t len, const gtemplate_t *t, char *why, size_t whylen);
+json_t *gbody_net_create(const char *buf, size_t len, const gtemplate_t *t, char *why,
+                         size_t whylen);
 /* POST /networks/NET/connect or /disconnect (disconnect = 1): Container
  * (a name or id the caller still has to check), an empty EndpointConfig,
  * Force. */

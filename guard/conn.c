@@ -27,8 +27,8 @@
 #include "guard/rules.h"
 #include "guard/splice.h"
 
-#define GCONN_BODY_MAX  (1 << 20)   /* a JSON body */
-#define GCONN_TIMEOUT_S 30          /* to send a request head and body */
+#define GCONN_BODY_MAX  (1 << 20) /* a JSON body */
+#define GCONN_TIMEOUT_S 30        /* to send a request head and body */
 
 /* Answer status with {"message": "refused by the talkback Docker guard: ..."}. */
 static void refuse(int cfd, int status, const char *fmt, ...)
@@ -38,13 +38,19 @@ static void refuse(int cfd, int status, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    json_t *j = json_pack("{s:s+}", "message", status == 404 ? "" : "refused by the talkback Docker guard: ", msg);
+    json_t *j = json_pack("{s:s+}", "message",
+                          status == 404 ? "" : "refused by the talkback Docker guard: ", msg);
     char *body = j ? json_dumps(j, JSON_COMPACT) : NULL;
     json_decref(j);
     char head[256];
-    const char *reason = status == 403 ? "Forbidden" : status == 404 ? "Not Found" : status == 502 ? "Bad Gateway" : "Bad Request";
-    int n = snprintf(head, sizeof head, "HTTP/1.1 %d %s\r\nContent-Type: application/json\r\n"
-                     "Content-Length: %zu\r\nConnection: close\r\n\r\n", status, reason, body ? strlen(body) : 0);
+    const char *reason = status == 403   ? "Forbidden"
+                         : status == 404 ? "Not Found"
+                         : status == 502 ? "Bad Gateway"
+                                         : "Bad Request";
+    int n = snprintf(head, sizeof head,
+                     "HTTP/1.1 %d %s\r\nContent-Type: application/json\r\n"
+                     "Content-Length: %zu\r\nConnection: close\r\n\r\n",
+                     status, reason, body ? strlen(body) : 0);
     gsplice_write(cfd, head, (size_t)n);
     if (body)
         gsplice_write(cfd, body, strlen(body));
@@ -130,7 +136,10 @@ static int check_owner(const guard_t *g, int cfd, const groute_t *rt, json_t *ch
     gowner_t o;
     if (rt->body == GB_NET_CONNECT || rt->body == GB_NET_DISCONNECT) {
         ref = json_string_value(json_object_get(checked, "Container"));
-        if (!ref || strlen(ref) > 128 || strspn(ref, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-") != strlen(ref) || !*ref) {
+        if (!ref || strlen(ref) > 128 ||
+            strspn(ref, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-") !=
+                strlen(ref) ||
+            !*ref) {
             refuse(cfd, 403, "the network body names no container");
             return -1;
         }
@@ -147,7 +156,8 @@ static int check_owner(const guard_t *g, int cfd, const groute_t *rt, json_t *ch
                      (o == GOWN_PROBE && rt->probe)))
         return 0;
     if (o == GOWN_MISSING)
-        refuse(cfd, 404, "No such %s: %s", rt->target == GT_EXEC ? "exec instance" : "container", ref);
+        refuse(cfd, 404, "No such %s: %s", rt->target == GT_EXEC ? "exec instance" : "container",
+               ref);
     else if (o == GOWN_ERROR)
         refuse(cfd, 502, "cannot ask dockerd whose %s is", ref);
     else
@@ -169,15 +179,17 @@ static char *build_head(const greq_t *r, const groute_t *rt, const char *id, lon
                               r->path + rt->id_at + strlen(rt->id));
     else
         n += (size_t)snprintf(h + n, cap - n, "%s %s", r->method, r->path);
-    n += (size_t)snprintf(h + n, cap - n, "%s%s HTTP/1.1\r\nHost: docker\r\n", *r->query ? "?" : "", r->query);
+    n += (size_t)snprintf(h + n, cap - n, "%s%s HTTP/1.1\r\nHost: docker\r\n", *r->query ? "?" : "",
+                          r->query);
     for (size_t i = 0; i < r->n_hdr && n < cap; i++)
         if (!greq_hop_header(r->hdr[i].name))
             n += (size_t)snprintf(h + n, cap - n, "%s: %s\r\n", r->hdr[i].name, r->hdr[i].value);
     if (body_len >= 0 && n < cap)
         n += (size_t)snprintf(h + n, cap - n, "Content-Length: %lld\r\n", body_len);
     if (n < cap)
-        n += (size_t)snprintf(h + n, cap - n, "%s\r\n", rt->hijack && r->upgrade ?
-                              "Connection: Upgrade\r\nUpgrade: tcp\r\n" : "Connection: close\r\n");
+        n += (size_t)snprintf(h + n, cap - n, "%s\r\n",
+                              rt->hijack && r->upgrade ? "Connection: Upgrade\r\nUpgrade: tcp\r\n"
+                                                       : "Connection: close\r\n");
     if (n >= cap) {
         free(h);
         return NULL;
@@ -227,8 +239,8 @@ static void relay(int cfd, int ufd, const groute_t *rt, const greq_t *r)
 
 /* Send head, body and the rest of a streamed body to dockerd, then relay
  * its answer.  stream_left: body bytes still to come from the client. */
-static void forward(const guard_t *g, int cfd, const greq_t *r, const groute_t *rt, const char *head,
-                    const char *body, size_t body_len, long long stream_left)
+static void forward(const guard_t *g, int cfd, const greq_t *r, const groute_t *rt,
+                    const char *head, const char *body, size_t body_len, long long stream_left)
 {
     int ufd = gowner_connect(g->docker_socket);
     if (ufd < 0) {
@@ -239,7 +251,8 @@ static void forward(const guard_t *g, int cfd, const greq_t *r, const groute_t *
         goto done;
     char buf[65536];
     while (stream_left > 0) {
-        ssize_t n = recv(cfd, buf, stream_left < (long long)sizeof buf ? (size_t)stream_left : sizeof buf, 0);
+        ssize_t n = recv(cfd, buf,
+                         stream_left < (long long)sizeof buf ? (size_t)stream_left : sizeof buf, 0);
         if (n < 0 && errno == EINTR)
             continue;
         if (n <= 0 || gsplice_write(ufd, buf, (size_t)n))
@@ -282,16 +295,19 @@ static char *checked_body(const guard_t *g, int cfd, const greq_t *r, const grou
     free(b);
     if (!out) {
         refuse(cfd, 403, "%s", why);
-    } else if (rt->body == GB_CREATE && json_object_get(json_object_get(checked, "Labels"), "talkback.probe") &&
+    } else if (rt->body == GB_CREATE &&
+               json_object_get(json_object_get(checked, "Labels"), "talkback.probe") &&
                !grules_probe_query_ok(r->query)) {
         refuse(cfd, 403, "a storage probe whose query is not name=talkback-probe-...");
         free(out);
         out = NULL;
     } else if (rt->body == GB_CREATE &&
-               !grules_create_query_fits(r->query,
-                                         json_object_get(json_object_get(checked, "Labels"), "talkback.spare"))) {
-        refuse(cfd, 403, "a create whose name does not fit its labels (a spare is named talkback-spare-..., "
-                         "nothing else is)");
+               !grules_create_query_fits(
+                   r->query,
+                   json_object_get(json_object_get(checked, "Labels"), "talkback.spare"))) {
+        refuse(cfd, 403,
+               "a create whose name does not fit its labels (a spare is named talkback-spare-..., "
+               "nothing else is)");
         free(out);
         out = NULL;
     } else if (check_owner(g, cfd, rt, checked, id)) {
@@ -345,7 +361,8 @@ void gconn_serve(const guard_t *g, int cfd)
     char *h = build_head(&r, &rt, id, len);
     log_debug("pass %s %s%s%s", r.method, r.path, *r.query ? "?" : "", r.query);
     if (h && rt.body == GB_STREAM) {
-        size_t now = early_len < (size_t)(len > 0 ? len : 0) ? early_len : (size_t)(len > 0 ? len : 0);
+        size_t now = early_len < (size_t)(len > 0 ? len : 0) ? early_len
+                                                             : (size_t)(len > 0 ? len : 0);
         forward(g, cfd, &r, &rt, h, early, now, (len > 0 ? len : 0) - (long long)now);
     } else if (h) {
         forward(g, cfd, &r, &rt, h, body, strlen(body), 0);

@@ -6,8 +6,8 @@
 #include "guard/body.h"
 
 typedef struct {
-    const char *docker_socket;   /* dockerd's unix socket */
-    gtemplate_t tpl;             /* the sandbox template */
+    const char *docker_socket; /* dockerd's unix socket */
+    gtemplate_t tpl;           /* the sandbox template */
 } guard_t;
 
 /* Serve the one request of client fd cfd, then close it. */

@@ -14,7 +14,7 @@ int fields_fold(const char *key, char *out, size_t outlen)
         if (*p < 0x80) {
             c = (*p >= 'A' && *p <= 'Z') ? (char)(*p - 'A' + 'a') : (char)*p;
             p++;
-        } else if (p[0] == 0xC5 && p[1] == 0xBF) {          /* U+017F long s */
+        } else if (p[0] == 0xC5 && p[1] == 0xBF) { /* U+017F long s */
             c = 's';
             p += 2;
         } else if (p[0] == 0xE2 && p[1] == 0x84 && p[2] == 0xAA) { /* U+212A Kelvin */
@@ -44,7 +44,8 @@ int fields_pick(const json_t *obj, const char *what, const char *const *names, s
         snprintf(why, whylen, "%s is not a JSON object", what);
         return -1;
     }
-    json_object_foreach((json_t *)obj, key, v) {
+    json_object_foreach((json_t *)obj, key, v)
+    {
         size_t i = n;
         if (fields_fold(key, folded, sizeof folded) == 0)
             for (i = 0; i < n && strcmp(names[i], folded) != 0; i++)
@@ -103,8 +104,7 @@ bool fields_strv_ok(const json_t *v, size_t max)
     json_t *s;
     if (!json_is_array(v) || json_array_size(v) > max)
         return false;
-    json_array_foreach(v, i, s)
-        if (!json_is_string(s) || strlen(json_string_value(s)) != json_string_length(s))
-            return false;
+    json_array_foreach(v, i, s) if (!json_is_string(s) || strlen(json_string_value(s)) !=
+                                                              json_string_length(s)) return false;
     return true;
 }

@@ -48,8 +48,8 @@ static int get_json(const char *sock, const char *path, json_t **out)
         close(fd);
         return -1;
     }
-    while (len < OWNER_ANSWER_MAX && ((k = recv(fd, buf + len, OWNER_ANSWER_MAX - len, 0)) > 0 ||
-                                      (k < 0 && errno == EINTR)))
+    while (len < OWNER_ANSWER_MAX &&
+           ((k = recv(fd, buf + len, OWNER_ANSWER_MAX - len, 0)) > 0 || (k < 0 && errno == EINTR)))
         len += k > 0 ? (size_t)k : 0;
     close(fd);
     buf[len] = '\0';

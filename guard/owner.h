@@ -17,11 +17,11 @@
 typedef enum {
     GOWN_SANDBOX,
     GOWN_TOMBSTONE,
-    GOWN_PROBE,       /* the manager's storage probe (sandbox/disk.c) */
-    GOWN_SPARE,       /* a spare sandbox nobody claimed (docker/claim.h) */
-    GOWN_FOREIGN,     /* some other container */
-    GOWN_MISSING,     /* Docker has none of that name */
-    GOWN_ERROR,       /* dockerd could not be asked */
+    GOWN_PROBE,   /* the manager's storage probe (sandbox/disk.c) */
+    GOWN_SPARE,   /* a spare sandbox nobody claimed (docker/claim.h) */
+    GOWN_FOREIGN, /* some other container */
+    GOWN_MISSING, /* Docker has none of that name */
+    GOWN_ERROR,   /* dockerd could not be asked */
 } gowner_t;
 
 /* The owner of container ref; its full id into id (65 bytes). */

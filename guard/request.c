@@ -19,7 +19,8 @@ static int parse_line(char *line, greq_t *r, char *why, size_t whylen)
 {
     char *sp1 = strchr(line, ' ');
     char *sp2 = sp1 ? strchr(sp1 + 1, ' ') : NULL;
-    if (!sp2 || strchr(sp2 + 1, ' ') || (strcmp(sp2 + 1, "HTTP/1.1") && strcmp(sp2 + 1, "HTTP/1.0"))) {
+    if (!sp2 || strchr(sp2 + 1, ' ') ||
+        (strcmp(sp2 + 1, "HTTP/1.1") && strcmp(sp2 + 1, "HTTP/1.0"))) {
         snprintf(why, whylen, "a malformed request line");
         return -1;
     }
@@ -140,8 +141,9 @@ const char *greq_header(const greq_t *r, const char *name)
 
 bool greq_hop_header(const char *name)
 {
-    static const char *const hop[] = { "connection", "keep-alive", "proxy-connection", "te", "trailer",
-                                       "transfer-encoding", "upgrade", "content-length", "expect",
+    static const char *const hop[] = { "connection", "keep-alive",     "proxy-connection",
+                                       "te",         "trailer",        "transfer-encoding",
+                                       "upgrade",    "content-length", "expect",
                                        "host" };
     for (size_t i = 0; i < sizeof hop / sizeof hop[0]; i++)
         if (!strcasecmp(name, hop[i]))

@@ -11,8 +11,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#define GREQ_HEAD_MAX   65536   /* largest request head */
-#define GREQ_HEADERS    64      /* most header lines */
+#define GREQ_HEAD_MAX 65536 /* largest request head */
+#define GREQ_HEADERS  64    /* most header lines */
 
 typedef struct {
     const char *name, *value;
@@ -20,12 +20,12 @@ typedef struct {
 
 typedef struct {
     const char *method;
-    const char *path;          /* up to '?' */
-    const char *query;         /* after '?', "" when none */
+    const char *path;  /* up to '?' */
+    const char *query; /* after '?', "" when none */
     gheader_t hdr[GREQ_HEADERS];
     size_t n_hdr;
-    long long content_length;  /* -1: none */
-    bool upgrade;              /* Connection: upgrade */
+    long long content_length; /* -1: none */
+    bool upgrade;             /* Connection: upgrade */
 } greq_t;
 
 /* Parse head[0..len) (the request line and headers, without the blank line

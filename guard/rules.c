@@ -37,7 +37,8 @@ static const grule_t rules[] = {
     { "GET", "/exec/{id}/json", GB_NONE, GT_EXEC, false, false, false, false },
     { "GET", "/networks/{net}", GB_NONE, GT_NONE, false, false, false, false },
     { "POST", "/networks/{net}/connect", GB_NET_CONNECT, GT_NONE, false, false, false, false },
-    { "POST", "/networks/{net}/disconnect", GB_NET_DISCONNECT, GT_NONE, false, false, false, false },
+    { "POST", "/networks/{net}/disconnect", GB_NET_DISCONNECT, GT_NONE, false, false, false,
+      false },
     { "POST", "/networks/create", GB_NET_CREATE, GT_NONE, false, false, false, false },
     /* The warm pool's claim: a spare renamed to a chat's name (the query
      * is checked by grules_rename_query_ok). */
@@ -47,10 +48,12 @@ static const grule_t rules[] = {
 /* Whether s[0..n) is a Docker id or name: [A-Za-z0-9][A-Za-z0-9_.-]*. */
 static bool is_id(const char *s, size_t n)
 {
-    if (n == 0 || n > 128 || !strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789", s[0]))
+    if (n == 0 || n > 128 ||
+        !strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789", s[0]))
         return false;
     for (size_t i = 1; i < n; i++)
-        if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-", s[i]) || !s[i])
+        if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-", s[i]) ||
+            !s[i])
             return false;
     return true;
 }
@@ -93,12 +96,13 @@ static const char *skip_version(const char *path, char *why, size_t whylen)
     return end;
 }
 
-int grules_match(const char *method, const char *path, const char *network, groute_t *rt,
-                 char *why, size_t whylen)
+int grules_match(const char *method, const char *path, const char *network, groute_t *rt, char *why,
+                 size_t whylen)
 {
     memset(rt, 0, sizeof *rt);
     if (strstr(path, "//") || strstr(path, "..") ||
-        strspn(path, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_./-") != strlen(path)) {
+        strspn(path, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_./-") !=
+            strlen(path)) {
         snprintf(why, whylen, "a path with an escape, a dot segment or an empty segment");
         return -1;
     }
@@ -172,7 +176,8 @@ gowner_t grules_owner(const char *name, const json_t *labels)
             return GOWN_SPARE;
         return grules_chat_name_ok(name + 1) ? GOWN_SANDBOX : GOWN_FOREIGN;
     }
-    if (json_is_string(json_object_get(labels, "talkback.conversation")) && !strncmp(name, "/talkback-", 10))
+    if (json_is_string(json_object_get(labels, "talkback.conversation")) &&
+        !strncmp(name, "/talkback-", 10))
         return GOWN_SANDBOX;
     return GOWN_FOREIGN;
 }

@@ -17,9 +17,9 @@
 #include "guard/owner.h"
 
 typedef enum {
-    GB_NONE,          /* no body */
-    GB_STREAM,        /* passed through as it comes (an archive) */
-    GB_CREATE,        /* checked and rebuilt: body.h */
+    GB_NONE,   /* no body */
+    GB_STREAM, /* passed through as it comes (an archive) */
+    GB_CREATE, /* checked and rebuilt: body.h */
     GB_EXEC_CREATE,
     GB_EXEC_START,
     GB_NET_CREATE,
@@ -28,26 +28,26 @@ typedef enum {
 } gbody_kind_t;
 
 typedef enum {
-    GT_NONE,          /* about no one container */
-    GT_CONTAINER,     /* the {id} of the path: a sandbox (or a tombstone if tomb) */
-    GT_EXEC,          /* the exec {id} of the path: an exec in a sandbox */
+    GT_NONE,      /* about no one container */
+    GT_CONTAINER, /* the {id} of the path: a sandbox (or a tombstone if tomb) */
+    GT_EXEC,      /* the exec {id} of the path: an exec in a sandbox */
 } gtarget_t;
 
 typedef struct {
     gbody_kind_t body;
     gtarget_t target;
-    bool tomb;        /* a tombstone may be the target too */
-    bool probe;       /* so may the manager's storage probe (inspect, remove) */
-    bool hijack;      /* Docker may hand the connection over (attach, exec start) */
-    bool spare;       /* the target must be a spare nobody claimed (rename) */
-    char id[129];     /* the {id} of the path */
-    size_t id_at;     /* where the {id} starts in the path */
+    bool tomb;    /* a tombstone may be the target too */
+    bool probe;   /* so may the manager's storage probe (inspect, remove) */
+    bool hijack;  /* Docker may hand the connection over (attach, exec start) */
+    bool spare;   /* the target must be a spare nobody claimed (rename) */
+    char id[129]; /* the {id} of the path */
+    size_t id_at; /* where the {id} starts in the path */
 } groute_t;
 
 /* Match method and path (query apart) against the table, with network the
  * sandbox network's name.  0 with *rt filled, or -1 with a sentence. */
-int grules_match(const char *method, const char *path, const char *network, groute_t *rt,
-                 char *why, size_t whylen);
+int grules_match(const char *method, const char *path, const char *network, groute_t *rt, char *why,
+                 size_t whylen);
 
 /* Whether the query of a container create names a talkback container:
  * exactly "name=talkback-..." with a Docker-valid name. */

@@ -33,7 +33,8 @@ void gsplice_one(int from, int to)
     for (;;) {
         /* A client that went away cancels, as dockerd's own server does:
          * a `wait` it no longer listens to does not hold this thread. */
-        struct pollfd p[2] = { { .fd = from, .events = POLLIN }, { .fd = to, .events = POLLRDHUP } };
+        struct pollfd p[2] = { { .fd = from, .events = POLLIN },
+                               { .fd = to, .events = POLLRDHUP } };
         if (poll(p, 2, -1) < 0 && errno != EINTR)
             break;
         if (p[1].revents & (POLLRDHUP | POLLHUP | POLLERR))
@@ -54,7 +55,7 @@ typedef struct {
     int from, to;
     char buf[SPLICE_BUF];
     size_t off, len;
-    bool eof;     /* from ended and everything read was written */
+    bool eof; /* from ended and everything read was written */
 } dir_t;
 
 /* Make progress on d for the events its fds got; false when it failed. */

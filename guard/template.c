@@ -79,7 +79,8 @@ static int64_t storage_size(const char *s, size_t len)
  * Go's map has it: "Size" is another key, which a storage driver folds onto
  * size itself, so it is refused) with S a size from disk_cap to disk_cap
  * plus STORAGE_IMAGE_MAX.  The size in bytes into *size (0 when absent). */
-static int check_storage(const json_t *v, const gtemplate_t *t, int64_t *size, char *why, size_t whylen)
+static int check_storage(const json_t *v, const gtemplate_t *t, int64_t *size, char *why,
+                         size_t whylen)
 {
     static const char *const keys[] = { "size" }, *const any[] = { NULL };
     *size = 0;
@@ -92,7 +93,8 @@ static int check_storage(const json_t *v, const gtemplate_t *t, int64_t *size, c
     const json_t *s = json_object_get(v, "size");
     *size = storage_size(json_string_value(s), json_string_length(s));
     if (*size < t->disk_cap || *size - t->disk_cap > STORAGE_IMAGE_MAX) {
-        snprintf(why, whylen, "HostConfig.StorageOpt size is not a size from disk_cap %lld to %lld bytes",
+        snprintf(why, whylen,
+                 "HostConfig.StorageOpt size is not a size from disk_cap %lld to %lld bytes",
                  (long long)t->disk_cap, (long long)(t->disk_cap + STORAGE_IMAGE_MAX));
         return -1;
     }
@@ -134,15 +136,19 @@ static int check_log(const json_t *v, const gtemplate_t *t, int agent, char *why
 static int check_host(const json_t *host, const gtemplate_t *t, int agent, int64_t *size, char *why,
                       size_t whylen)
 {
-    static const char *const names[] = { "init", "memory", "memoryswap", "nanocpus", "cpushares",
-                                         "pidslimit", "networkmode", "logconfig", "restartpolicy",
-                                         "runtime", "capdrop", "storageopt" };
+    static const char *const names[] = {
+        "init",        "memory",    "memoryswap",    "nanocpus", "cpushares", "pidslimit",
+        "networkmode", "logconfig", "restartpolicy", "runtime",  "capdrop",   "storageopt"
+    };
     static const char *const rp[] = { "name", "maximumretrycount" };
     static const char *const drop[] = SANDBOX_CAP_DROP;
     json_t *f[N(names)], *r[N(rp)];
     if (fields_pick(host, "HostConfig", names, N(names), f, why, whylen))
         return -1;
-    const struct { const char *what; int ok; } checks[] = {
+    const struct {
+        const char *what;
+        int ok;
+    } checks[] = {
         { "Init", json_is_true(f[0]) },
         { "Memory", fields_int_is(f[1], t->memory) },
         { "MemorySwap", fields_int_is(f[2], t->memory_swap) },
@@ -150,7 +156,8 @@ static int check_host(const json_t *host, const gtemplate_t *t, int agent, int64
         { "CpuShares", fields_int_is(f[4], t->cpu_shares) },
         { "PidsLimit", fields_int_is(f[5], t->pids_limit) },
         { "NetworkMode", fields_str_is(f[6], t->network) },
-        { "Runtime", *t->runtime ? fields_str_is(f[9], t->runtime) : (!f[9] || fields_str_is(f[9], "")) },
+        { "Runtime",
+          *t->runtime ? fields_str_is(f[9], t->runtime) : (!f[9] || fields_str_is(f[9], "")) },
         { "CapDrop", fields_strv_is(f[10], drop, SANDBOX_CAP_DROP_N) },
     };
     for (size_t i = 0; i < N(checks); i++)
@@ -175,13 +182,14 @@ static json_t *build_host(const gtemplate_t *t, int agent, int64_t size)
 {
     json_t *caps = sandbox_cap_drop_json();
     json_t *log = agent ? json_pack("{s:s, s:{}}", "Type", "none", "Config")
-                        : json_pack("{s:s, s:{s:s, s:s}}", "Type", "json-file", "Config", "max-size",
-                                    t->log_max_size, "max-file", "1");
+                        : json_pack("{s:s, s:{s:s, s:s}}", "Type", "json-file", "Config",
+                                    "max-size", t->log_max_size, "max-file", "1");
     json_t *h = json_pack("{s:b, s:I, s:I, s:I, s:I, s:I, s:s, s:o, s:{s:s}, s:o}", "Init", 1,
                           "Memory", (json_int_t)t->memory, "MemorySwap", (json_int_t)t->memory_swap,
-                          "NanoCpus", (json_int_t)t->nano_cpus, "CpuShares", (json_int_t)t->cpu_shares,
-                          "PidsLimit", (json_int_t)t->pids_limit, "NetworkMode", t->network,
-                          "LogConfig", log, "RestartPolicy", "Name", "no", "CapDrop", caps);
+                          "NanoCpus", (json_int_t)t->nano_cpus, "CpuShares",
+                          (json_int_t)t->cpu_shares, "PidsLimit", (json_int_t)t->pids_limit,
+                          "NetworkMode", t->network, "LogConfig", log, "RestartPolicy", "Name",
+                          "no", "CapDrop", caps);
     if (h && *t->runtime)
         json_object_set_new(h, "Runtime", json_string(t->runtime));
     put_storage(h, size);
@@ -194,11 +202,16 @@ static json_t *check_sandbox(json_t **f, const gtemplate_t *t, char *why, size_t
 {
     static const char *const sleep_cmd[] = { "sleep", "infinity" };
     static const char *const agent_cmd[] = { AGENT_CMD_PATH };
-    static const char *const labels[] = { "talkback.conversation", "talkback.user", "talkback.created" };
-    static const char *const spare_labels[] = { "talkback.spare", "talkback.pool", "talkback.created" };
+    static const char *const labels[] = { "talkback.conversation", "talkback.user",
+                                          "talkback.created" };
+    static const char *const spare_labels[] = { "talkback.spare", "talkback.pool",
+                                                "talkback.created" };
     const char *const any[] = { NULL, NULL, NULL };
     int agent = fields_strv_is(f[1], agent_cmd, 1);
-    const struct { const char *what; int ok; } checks[] = {
+    const struct {
+        const char *what;
+        int ok;
+    } checks[] = {
         { "Cmd", agent || fields_strv_is(f[1], sleep_cmd, 2) },
         { "WorkingDir", fields_str_is(f[2], "/work") },
         { "User", fields_str_is(f[3], "root") },
@@ -207,7 +220,8 @@ static json_t *check_sandbox(json_t **f, const gtemplate_t *t, char *why, size_t
         { "OpenStdin", agent ? json_is_true(f[6]) : (!f[6] || json_is_false(f[6])) },
         { "StdinOnce", !f[7] || json_is_false(f[7]) },
         { "AttachStdin", agent ? json_is_true(f[8]) : (!f[8] || json_is_false(f[8])) },
-        { "Labels", fields_map_is(f[9], labels, any, 3) || fields_map_is(f[9], spare_labels, any, 3) },
+        { "Labels",
+          fields_map_is(f[9], labels, any, 3) || fields_map_is(f[9], spare_labels, any, 3) },
     };
     for (size_t i = 0; i < N(checks); i++)
         if (!checks[i].ok) {
@@ -217,18 +231,18 @@ static json_t *check_sandbox(json_t **f, const gtemplate_t *t, char *why, size_t
     int64_t size;
     if (check_host(f[10], t, agent, &size, why, whylen))
         return NULL;
-    json_t *b = json_pack("{s:s, s:O, s:s, s:s, s:s, s:b, s:b, s:b, s:b, s:O, s:o}", "Image", t->image,
-                          "Cmd", f[1], "WorkingDir", "/work", "User", "root", "Hostname", "sandbox",
-                          "Tty", 0, "OpenStdin", agent, "StdinOnce", 0, "AttachStdin", agent,
-                          "Labels", f[9], "HostConfig", build_host(t, agent, size));
+    json_t *b = json_pack("{s:s, s:O, s:s, s:s, s:s, s:b, s:b, s:b, s:b, s:O, s:o}", "Image",
+                          t->image, "Cmd", f[1], "WorkingDir", "/work", "User", "root", "Hostname",
+                          "sandbox", "Tty", 0, "OpenStdin", agent, "StdinOnce", 0, "AttachStdin",
+                          agent, "Labels", f[9], "HostConfig", build_host(t, agent, size));
     return b;
 }
 
 /* The HostConfig of a never-started container (a tombstone or the
  * probe): no network, no log, and -- the probe's only -- a StorageOpt
  * size (into *size). */
-static int check_bare_host(const json_t *host, const gtemplate_t *t, int probe, int64_t *size, char *why,
-                           size_t whylen)
+static int check_bare_host(const json_t *host, const gtemplate_t *t, int probe, int64_t *size,
+                           char *why, size_t whylen)
 {
     static const char *const hnames[] = { "networkmode", "logconfig", "storageopt" };
     static const char *const lnames[] = { "type", "config" };
@@ -239,7 +253,8 @@ static int check_bare_host(const json_t *host, const gtemplate_t *t, int probe, 
         return -1;
     if (!fields_str_is(h[0], "none") || !fields_str_is(l[0], "none") ||
         (l[1] && !fields_map_is(l[1], NULL, NULL, 0)) || (h[2] && !probe)) {
-        snprintf(why, whylen, "the %s's HostConfig is not the template's", probe ? "probe" : "tombstone");
+        snprintf(why, whylen, "the %s's HostConfig is not the template's",
+                 probe ? "probe" : "tombstone");
         return -1;
     }
     return check_storage(h[2], t, size, why, whylen);
@@ -252,7 +267,8 @@ static int check_bare_host(const json_t *host, const gtemplate_t *t, int probe, 
 static json_t *check_bare(json_t **f, int probe, const gtemplate_t *t, char *why, size_t whylen)
 {
     static const char *const true_cmd[] = { "true" };
-    static const char *const tlabels[] = { "talkback.tombstone", "talkback.gone.reason", "talkback.gone.at" };
+    static const char *const tlabels[] = { "talkback.tombstone", "talkback.gone.reason",
+                                           "talkback.gone.at" };
     static const char *const plabels[] = { "talkback.probe" }, *const pvals[] = { "storage" };
     const char *const any[] = { NULL, NULL, NULL };
     const char *what = probe ? "probe" : "tombstone";
@@ -270,16 +286,17 @@ static json_t *check_bare(json_t **f, int probe, const gtemplate_t *t, char *why
     if (check_bare_host(f[10], t, probe, &size, why, whylen))
         return NULL;
     json_t *b = json_pack("{s:s, s:[s], s:O, s:{s:s, s:{s:s}}}", "Image", t->image, "Cmd", "true",
-                          "Labels", f[9], "HostConfig", "NetworkMode", "none", "LogConfig", "Type", "none");
+                          "Labels", f[9], "HostConfig", "NetworkMode", "none", "LogConfig", "Type",
+                          "none");
     put_storage(json_object_get(b, "HostConfig"), size);
     return b;
 }
 
 json_t *gbody_create(const char *buf, size_t len, const gtemplate_t *t, char *why, size_t whylen)
 {
-    static const char *const names[] = { "image", "cmd", "workingdir", "user", "hostname", "tty",
-                                         "openstdin", "stdinonce", "attachstdin", "labels",
-                                         "hostconfig" };
+    static const char *const names[] = { "image",       "cmd",    "workingdir", "user",
+                                         "hostname",    "tty",    "openstdin",  "stdinonce",
+                                         "attachstdin", "labels", "hostconfig" };
     json_t *f[N(names)], *out = NULL;
     json_t *j = gbody_parse(buf, len, why, whylen);
     if (!j)

@@ -140,8 +140,8 @@ static void hosts_line(const hosts_entry_t *e, textbuf_t *out)
     textbuf_printf(out, "host=%s\tversion=%s", e->name[0] ? e->name : "-",
                    version[0] ? version : "-");
     if (d) {
-        textbuf_printf(out, "\trunning=%" PRId64 "\tkept=%" PRId64 "\tspares=%" PRId64,
-                       e->running, e->kept, e->spares);
+        textbuf_printf(out, "\trunning=%" PRId64 "\tkept=%" PRId64 "\tspares=%" PRId64, e->running,
+                       e->kept, e->spares);
     } else {
         textbuf_puts(out, "\trunning=-\tkept=-\tspares=-");
     }

@@ -27,27 +27,27 @@
  * rest under the last one's name "other". */
 #define HOSTS_KINDS_MAX 8
 /* Longest host name reported; longer ones are cut. */
-#define HOSTS_NAME_MAX 64
+#define HOSTS_NAME_MAX  64
 
 /* One host. */
 typedef struct {
-    char name[HOSTS_NAME_MAX + 1];  /* HELLO `host`, made printable; "" = not said */
-    proto_map_t manager;            /* a copy of its (first) sandbox manager's HELLO data */
-    bool has_manager;               /* manager holds a manager's data */
-    int managers;                   /* sandbox managers on it */
-    int64_t running, kept, spares;  /* summed over its sandbox managers */
-    bool draining;                  /* one of its managers says so */
+    char name[HOSTS_NAME_MAX + 1]; /* HELLO `host`, made printable; "" = not said */
+    proto_map_t manager;           /* a copy of its (first) sandbox manager's HELLO data */
+    bool has_manager;              /* manager holds a manager's data */
+    int managers;                  /* sandbox managers on it */
+    int64_t running, kept, spares; /* summed over its sandbox managers */
+    bool draining;                 /* one of its managers says so */
     struct {
         char kind[32];
         int n;
-    } kinds[HOSTS_KINDS_MAX];       /* live workers by kind, in name order */
+    } kinds[HOSTS_KINDS_MAX]; /* live workers by kind, in name order */
     size_t n_kinds;
 } hosts_entry_t;
 
 typedef struct {
-    hosts_entry_t *v;               /* sorted by name */
+    hosts_entry_t *v; /* sorted by name */
     size_t n, cap;
-    bool oom;                       /* free for callers: a hosts_add failed */
+    bool oom; /* free for callers: a hosts_add failed */
 } hosts_t;
 
 /* Count one worker of kind, whose HELLO data is data (may be NULL), on

@@ -17,8 +17,8 @@
 #include "common/log.h"
 
 struct hubauth {
-    zactor_t *zap;          /* czmq's ZAP handler, CURVE with allowed/ */
-    zcertstore_t *store;    /* the hub thread's copy of allowed/ */
+    zactor_t *zap;       /* czmq's ZAP handler, CURVE with allowed/ */
+    zcertstore_t *store; /* the hub thread's copy of allowed/ */
 };
 
 /* The loud lines of a tcp:// hub that runs without keys. */
@@ -26,7 +26,8 @@ static void hubauth_warn_insecure(const char *endpoint)
 {
     log_error("HUB WITHOUT AUTHENTICATION: hub_insecure is set, so the hub on %s takes any peer "
               "that reaches it as any worker: it can read every chat's commands, answer them, and "
-              "run commands in every sandbox", endpoint);
+              "run commands in every sandbox",
+              endpoint);
     log_error("HUB WITHOUT AUTHENTICATION: make keys once with `talkback-keys DIR`, set hub_keys "
               "to DIR and unset hub_insecure (README \"Security model\")");
 }
@@ -41,8 +42,9 @@ static zcert_t *hubauth_server_cert(const char *endpoint, const char *dir)
     if (!cert)
         log_error("the hub on %s needs keys, and %s cannot be read (%s): make them once with "
                   "`talkback-keys %s` (README \"Security model\"), or set hub_insecure to let any "
-                  "peer act as any worker", endpoint, path,
-                  access(path, R_OK) == 0 ? "not a certificate" : strerror(errno), dir);
+                  "peer act as any worker",
+                  endpoint, path, access(path, R_OK) == 0 ? "not a certificate" : strerror(errno),
+                  dir);
     return cert;
 }
 
@@ -54,7 +56,8 @@ static hubauth_t *hubauth_start(const char *dir)
     if (hubkeys_path(allowed, sizeof allowed, dir, HUBKEYS_ALLOWED) < 0)
         return NULL;
     if (stat(allowed, &st) < 0 || !S_ISDIR(st.st_mode)) {
-        log_error("the hub's allow list %s is missing: make it with `talkback-keys %s`", allowed, dir);
+        log_error("the hub's allow list %s is missing: make it with `talkback-keys %s`", allowed,
+                  dir);
         return NULL;
     }
     hubauth_t *a = calloc(1, sizeof *a);

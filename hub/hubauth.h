@@ -24,10 +24,10 @@ typedef struct hubauth hubauth_t;
 /* What a peer's certificate allows.  The strings belong to the allow list
  * and are valid until the next hubauth_peer call. */
 typedef struct {
-    bool any;              /* keyless or insecure hub: everything */
-    const char *name;      /* the certificate's name, for logs */
-    const char *kinds;     /* kinds it may register as */
-    const char *submit;    /* KIND:NAME requests it may send */
+    bool any;           /* keyless or insecure hub: everything */
+    const char *name;   /* the certificate's name, for logs */
+    const char *kinds;  /* kinds it may register as */
+    const char *submit; /* KIND:NAME requests it may send */
 } hubauth_peer_t;
 
 /* Set up router (not yet bound) for endpoint, with the keys in keys_dir

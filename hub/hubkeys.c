@@ -26,10 +26,10 @@ const hubkeys_role_t hubkeys_roles[] = {
     { KIND_SANDBOX, "" },
     { KIND_JUDGE, KIND_SANDBOX ":" OP_PUT "," KIND_SANDBOX ":" OP_EXEC },
     { KIND_REAPER, KIND_SANDBOX ":" OP_BUSY "," KIND_SANDBOX ":" OP_FORGET },
-    { KIND_CTL, KIND_HUB ":" OP_HOSTS "," KIND_HUB ":" OP_FORGET_HOST ","
-                KIND_SANDBOX ":" OP_LIST "," KIND_SANDBOX ":" OP_DRAIN ","
-                KIND_SANDBOX ":" OP_UNDRAIN "," KIND_SANDBOX ":" OP_STOP "," KIND_SANDBOX ":" OP_RM ","
-                KIND_SANDBOX ":" OP_LOCATE },
+    { KIND_CTL,
+      KIND_HUB ":" OP_HOSTS "," KIND_HUB ":" OP_FORGET_HOST "," KIND_SANDBOX ":" OP_LIST
+               "," KIND_SANDBOX ":" OP_DRAIN "," KIND_SANDBOX ":" OP_UNDRAIN "," KIND_SANDBOX
+               ":" OP_STOP "," KIND_SANDBOX ":" OP_RM "," KIND_SANDBOX ":" OP_LOCATE },
     { NULL, NULL },
 };
 
@@ -78,9 +78,11 @@ int hubkeys_ipc_dir_check(const char *endpoint, bool create, char *err, size_t e
     if (strncmp(endpoint, "ipc://", 6) != 0)
         return 0;
     if (endpoint[6] == '@') {
-        snprintf(err, errlen, "the hub endpoint %s is an abstract socket, which any local user can "
+        snprintf(err, errlen,
+                 "the hub endpoint %s is an abstract socket, which any local user can "
                  "open: use a path in a folder only talkback's user can open (e.g. "
-                 "ipc:///run/talkback/hub.ipc)", endpoint);
+                 "ipc:///run/talkback/hub.ipc)",
+                 endpoint);
         return -1;
     }
     char dir[4096];
@@ -102,13 +104,16 @@ int hubkeys_ipc_dir_check(const char *endpoint, bool create, char *err, size_t e
         return -1;
     }
     if (st.st_uid != geteuid()) {
-        snprintf(err, errlen, "the hub's folder %s belongs to uid %u, not to this process's user "
+        snprintf(err, errlen,
+                 "the hub's folder %s belongs to uid %u, not to this process's user "
                  "(uid %u): any worker there could be someone else's; chown %u %s, or run as its "
-                 "owner", dir, (unsigned)st.st_uid, (unsigned)geteuid(), (unsigned)geteuid(), dir);
+                 "owner",
+                 dir, (unsigned)st.st_uid, (unsigned)geteuid(), (unsigned)geteuid(), dir);
         return -1;
     }
     if (st.st_mode & 077) {
-        snprintf(err, errlen, "the hub's folder %s is mode %04o: it must be 0700 (only its owner "
+        snprintf(err, errlen,
+                 "the hub's folder %s is mode %04o: it must be 0700 (only its owner "
                  "may open it), or other local users could act as talkback's workers; chmod 700 %s",
                  dir, (unsigned)(st.st_mode & 07777), dir);
         return -1;

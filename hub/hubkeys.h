@@ -27,11 +27,11 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#define HUBKEYS_SERVER_PUBLIC "hub.key"          /* every worker reads it */
-#define HUBKEYS_SERVER_SECRET "hub.key_secret"   /* the gateway only */
-#define HUBKEYS_ALLOWED       "allowed"          /* the allow list folder */
-#define HUBKEYS_SECRET_SUFFIX ".key_secret"      /* KIND.key_secret */
-#define HUBKEYS_PUBLIC_SUFFIX ".key"             /* allowed/KIND.key */
+#define HUBKEYS_SERVER_PUBLIC "hub.key"        /* every worker reads it */
+#define HUBKEYS_SERVER_SECRET "hub.key_secret" /* the gateway only */
+#define HUBKEYS_ALLOWED       "allowed"        /* the allow list folder */
+#define HUBKEYS_SECRET_SUFFIX ".key_secret"    /* KIND.key_secret */
+#define HUBKEYS_PUBLIC_SUFFIX ".key"           /* allowed/KIND.key */
 
 #define HUBKEYS_META_KINDS  "kinds"
 #define HUBKEYS_META_SUBMIT "submit"

@@ -18,11 +18,11 @@
 
 typedef struct known_host {
     char name[KNOWN_NAME_MAX + 1];
-    bool managed;                        /* a manager said HELLO this life */
+    bool managed; /* a manager said HELLO this life */
 } known_host_t;
 
 struct known {
-    char *path;                          /* NULL: memory only */
+    char *path; /* NULL: memory only */
     size_t n;
     known_host_t h[KNOWN_MAX];
 };
@@ -119,7 +119,7 @@ static void known_save(const known_t *k)
     char *slash = strrchr(dir, '/');
     if (slash && slash != dir) {
         *slash = '\0';
-        (void)mkdir(dir, 0700);   /* one level, as state folders are made */
+        (void)mkdir(dir, 0700); /* one level, as state folders are made */
     }
     FILE *f = fopen(tmp, "we");
     bool ok = f != NULL;

@@ -22,7 +22,7 @@
 /* Longest host name kept; names are cleaned as hosts_clean_name does. */
 #define KNOWN_NAME_MAX 64
 /* Most names kept; a HELLO naming one more is not remembered (logged). */
-#define KNOWN_MAX 256
+#define KNOWN_MAX      256
 
 typedef struct known known_t;
 

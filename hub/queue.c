@@ -42,9 +42,9 @@
 #include "proto/ops.h"
 #include "hub/route.h"
 
-#define QUEUE_TICK_MS 100
+#define QUEUE_TICK_MS             100
 #define QUEUE_DEFAULT_DEADLINE_MS (30 * 60 * 1000)
-#define QUEUE_REFUSAL_LOG_MS 1000   /* at most one refusal line a second */
+#define QUEUE_REFUSAL_LOG_MS      1000 /* at most one refusal line a second */
 
 /* ---- tickets ------------------------------------------------------------ */
 
@@ -245,8 +245,10 @@ static void queue_forget_host(queue_t *q, pending_t *p)
         return;
     }
     log_info("host %s forgotten by the operator", host);
-    snprintf(text, sizeof text, "Forgot host %.64s: chats found on no live host are no longer "
-             "refused for it.", host);
+    snprintf(text, sizeof text,
+             "Forgot host %.64s: chats found on no live host are no longer "
+             "refused for it.",
+             host);
     proto_msg_t *r = proto_reply_new(p->req, PROTO_ST_OK, false, text);
     if (!r) {
         pending_fail(q, p, PROTO_ST_INTERNAL, "[talkback: the hub ran out of memory]");
@@ -294,9 +296,18 @@ bool queue_worker_alive(const queue_t *q, const worker_entry_t *w, int64_t now)
     return !w->dead && now - w->last_seen <= q->opts.heartbeat_timeout_ms;
 }
 
-int queue_send_to(queue_t *q, zframe_t *identity, const proto_msg_t *m) { return send_to(q, identity, m); }
-bool queue_dispatch(queue_t *q, pending_t *p) { return pending_dispatch(q, p); }
-void queue_fail(queue_t *q, pending_t *p, proto_status_t st, const char *text) { pending_fail(q, p, st, text); }
+int queue_send_to(queue_t *q, zframe_t *identity, const proto_msg_t *m)
+{
+    return send_to(q, identity, m);
+}
+bool queue_dispatch(queue_t *q, pending_t *p)
+{
+    return pending_dispatch(q, p);
+}
+void queue_fail(queue_t *q, pending_t *p, proto_status_t st, const char *text)
+{
+    pending_fail(q, p, st, text);
+}
 
 /* ---- events from the socket -------------------------------------------------- */
 
@@ -432,15 +443,18 @@ static void on_request(queue_t *q, zframe_t *identity, proto_msg_t *m, const hub
         refusal_log(q, "refused a request %.40s %.40s from the key %s (it may send: %s)",
                     m->kind ? m->kind : "?", m->name ? m->name : "?", peer->name,
                     peer->submit && *peer->submit ? peer->submit : "nothing");
-        refuse_request(q, identity, m, "[talkback: the hub refused this request: this worker's key "
-                                       "may not send it]");
+        refuse_request(q, identity, m,
+                       "[talkback: the hub refused this request: this worker's key "
+                       "may not send it]");
         return;
     }
     if (q->opts.peer_requests > 0 && peer_open_requests(q, identity) >= q->opts.peer_requests) {
-        refusal_log(q, "refused a request from the key %s: it has %d open already (hub_peer_requests)",
+        refusal_log(q,
+                    "refused a request from the key %s: it has %d open already (hub_peer_requests)",
                     peer->name, q->opts.peer_requests);
-        refuse_request(q, identity, m, "[talkback: the hub refused this request: too many open "
-                                       "requests from this worker (hub_peer_requests)]");
+        refuse_request(q, identity, m,
+                       "[talkback: the hub refused this request: too many open "
+                       "requests from this worker (hub_peer_requests)]");
         return;
     }
     pending_t *p = calloc(1, sizeof *p);
@@ -502,10 +516,16 @@ static void on_socket(queue_t *q)
     }
     if (m) {
         switch (m->type) {
-        case PROTO_HELLO: on_hello(q, identity, m, &peer); proto_msg_destroy(&m); break;
+        case PROTO_HELLO:
+            on_hello(q, identity, m, &peer);
+            proto_msg_destroy(&m);
+            break;
         case PROTO_REQUEST: on_request(q, identity, m, &peer); break;
         case PROTO_REPLY: on_reply(q, identity, m); break;
-        case PROTO_CANCEL: on_remote_cancel(q, identity, m); proto_msg_destroy(&m); break;
+        case PROTO_CANCEL:
+            on_remote_cancel(q, identity, m);
+            proto_msg_destroy(&m);
+            break;
         }
     }
     zframe_destroy(&identity);
@@ -555,9 +575,9 @@ static void on_inbox_item(void *item, void *arg)
          * is newest first, so the last match). */
         pending_t *hit = NULL;
         for (pending_t *p = q->pending; p; p = p->next) {
-            bool match = it->kind == IN_FORGET
-                             ? p->hub_id == it->hub_id
-                             : (p->cancel_key && it->cancel_key && strcmp(p->cancel_key, it->cancel_key) == 0);
+            bool match = it->kind == IN_FORGET ? p->hub_id == it->hub_id
+                                               : (p->cancel_key && it->cancel_key &&
+                                                  strcmp(p->cancel_key, it->cancel_key) == 0);
             if (match)
                 hit = p;
         }
@@ -599,10 +619,12 @@ static void on_tick(queue_t *q)
             if (kind_retryable(w->kind) && p->retries < 1 && now < p->deadline) {
                 p->retries++;
                 p->wait_until = now + q->opts.worker_wait_ms;
-                log_info("retrying request %llu on another %s", (unsigned long long)p->hub_id, w->kind);
+                log_info("retrying request %llu on another %s", (unsigned long long)p->hub_id,
+                         w->kind);
                 pending_dispatch(q, p);
             } else {
-                pending_fail(q, p, PROTO_ST_WORKER_LOST, "[talkback: the worker stopped while handling this call]");
+                pending_fail(q, p, PROTO_ST_WORKER_LOST,
+                             "[talkback: the worker stopped while handling this call]");
             }
         }
         worker_entry_free(w);
@@ -611,11 +633,13 @@ static void on_tick(queue_t *q)
     for (pending_t *p = q->pending, *nx; p; p = nx) {
         nx = p->next;
         if (!p->worker && !p->held && !pending_dispatch(q, p) && now >= p->wait_until)
-            pending_fail(q, p, PROTO_ST_NO_WORKER, "[talkback: no worker is running for this call]");
+            pending_fail(q, p, PROTO_ST_NO_WORKER,
+                         "[talkback: no worker is running for this call]");
         else if (now >= p->deadline) {
             if (p->worker)
                 send_cancel(q, p);
-            pending_fail(q, p, PROTO_ST_DEADLINE, "[talkback: no answer before the call's deadline]");
+            pending_fail(q, p, PROTO_ST_DEADLINE,
+                         "[talkback: no answer before the call's deadline]");
         }
     }
 }
@@ -775,7 +799,6 @@ void queue_destroy(queue_t **self_p)
     *self_p = NULL;
 }
 
-
 queue_ticket_t *queue_submit(queue_t *q, proto_msg_t *req, const char *cancel_key)
 {
     queue_ticket_t *t = calloc(1, sizeof *t);
@@ -898,6 +921,7 @@ void queue_workers_each(queue_t *q, queue_worker_fn cb, void *ctx)
     int64_t now = proto_mono_ms();
     for (worker_entry_t *w = q->workers; w; w = w->next)
         if (!w->dead && now - w->last_seen <= q->opts.heartbeat_timeout_ms)
-            cb(w->kind ? w->kind : "", w->name ? w->name : "", w->host ? w->host : "", &w->data, ctx);
+            cb(w->kind ? w->kind : "", w->name ? w->name : "", w->host ? w->host : "", &w->data,
+               ctx);
     pthread_mutex_unlock(&q->wmu);
 }

@@ -33,21 +33,21 @@ typedef struct queue queue_t;
 typedef struct queue_ticket queue_ticket_t;
 
 typedef struct {
-    const char *endpoint;          /* ROUTER bind address */
-    int heartbeat_ms;              /* how often workers say HELLO */
-    int heartbeat_timeout_ms;      /* silence after which a worker is dead */
-    int worker_wait_ms;            /* how long a request waits for a worker */
-    const char *record_path;       /* NULL: no recording */
-    bool insecure;                 /* hub_insecure: tcp:// without CURVE */
-    const char *keys_dir;          /* hub_keys (hubauth.h) */
-    int hwm;                       /* hub_hwm: messages queued per peer; 0: no bound */
-    int64_t max_message;           /* hub_max_message: bytes; 0: no bound */
-    int peer_requests;             /* hub_peer_requests: open requests per
+    const char *endpoint;     /* ROUTER bind address */
+    int heartbeat_ms;         /* how often workers say HELLO */
+    int heartbeat_timeout_ms; /* silence after which a worker is dead */
+    int worker_wait_ms;       /* how long a request waits for a worker */
+    const char *record_path;  /* NULL: no recording */
+    bool insecure;            /* hub_insecure: tcp:// without CURVE */
+    const char *keys_dir;     /* hub_keys (hubauth.h) */
+    int hwm;                  /* hub_hwm: messages queued per peer; 0: no bound */
+    int64_t max_message;      /* hub_max_message: bytes; 0: no bound */
+    int peer_requests;        /* hub_peer_requests: open requests per
                                       remote peer; 0: no bound */
-    const char *on_host_lost;      /* "refuse" or "place"; NULL: refuse (route.h) */
-    int locate_wait_ms;            /* locate_wait_ms; 0: 3000 */
-    int64_t route_cache_max;       /* route_cache_max; 0: 100000 */
-    const char *hosts_file;        /* hub_hosts_file: the hosts seen (known.h);
+    const char *on_host_lost; /* "refuse" or "place"; NULL: refuse (route.h) */
+    int locate_wait_ms;       /* locate_wait_ms; 0: 3000 */
+    int64_t route_cache_max;  /* route_cache_max; 0: 100000 */
+    const char *hosts_file;   /* hub_hosts_file: the hosts seen (known.h);
                                       NULL or "": kept in memory only */
 } queue_opts_t;
 

@@ -33,29 +33,29 @@ typedef struct worker_entry {
     zframe_t *identity;
     char *kind;
     char *name;
-    char *host;          /* from its last HELLO's data ("" when none) */
-    proto_map_t data;    /* its last HELLO's data */
-    int64_t last_seen;   /* monotonic ms */
+    char *host;        /* from its last HELLO's data ("" when none) */
+    proto_map_t data;  /* its last HELLO's data */
+    int64_t last_seen; /* monotonic ms */
     int inflight;
-    bool dead;           /* unreachable: removed on the next tick */
+    bool dead; /* unreachable: removed on the next tick */
     struct worker_entry *next;
 } worker_entry_t;
 
 typedef struct pending {
     uint64_t hub_id;
-    proto_msg_t *req;            /* id == hub_id */
-    queue_ticket_t *ticket;      /* local caller, or NULL */
-    zframe_t *client;            /* remote caller identity, or NULL */
+    proto_msg_t *req;       /* id == hub_id */
+    queue_ticket_t *ticket; /* local caller, or NULL */
+    zframe_t *client;       /* remote caller identity, or NULL */
     uint64_t client_id;
     char *cancel_key;
-    worker_entry_t *worker;      /* assigned, or NULL while waiting */
-    int64_t wait_until;          /* monotonic: give up waiting for a worker */
-    int64_t deadline;            /* monotonic */
+    worker_entry_t *worker; /* assigned, or NULL while waiting */
+    int64_t wait_until;     /* monotonic: give up waiting for a worker */
+    int64_t deadline;       /* monotonic */
     int retries;
-    char *host;                  /* only a worker on this host serves it, or NULL */
-    char *note;                  /* put before the reply's text (route.c), or NULL */
-    bool held;                   /* route.c holds it: its chat's host is being found */
-    bool locate;                 /* the hub's own "locate" question (route.c) */
+    char *host;  /* only a worker on this host serves it, or NULL */
+    char *note;  /* put before the reply's text (route.c), or NULL */
+    bool held;   /* route.c holds it: its chat's host is being found */
+    bool locate; /* the hub's own "locate" question (route.c) */
     struct pending *next;
 } pending_t;
 
@@ -73,12 +73,12 @@ struct queue {
     queue_opts_t opts;
     char *endpoint;
     zsock_t *router;
-    hubauth_t *auth;             /* NULL: keyless or insecure hub */
-    int64_t last_refusal_log;    /* monotonic ms */
+    hubauth_t *auth;          /* NULL: keyless or insecure hub */
+    int64_t last_refusal_log; /* monotonic ms */
     record_t *record;
     pthread_t thread;
-    mailbox_t *inbox;            /* inbox_item_t from callers */
-    pthread_mutex_t wmu;         /* guards edits of workers, read elsewhere */
+    mailbox_t *inbox;    /* inbox_item_t from callers */
+    pthread_mutex_t wmu; /* guards edits of workers, read elsewhere */
     atomic_bool stop;
     uint64_t next_id;
     /* Ids of local requests; they live in the low half of the id space the
@@ -86,9 +86,9 @@ struct queue {
     atomic_uint_fast64_t local_ids;
     worker_entry_t *workers;
     pending_t *pending;
-    route_t *route;              /* which host holds each chat (route.h) */
-    known_t *known;              /* the hosts a worker was seen on (known.h) */
-    int64_t open_requests;       /* length of pending, recounted each turn (atomic: /metrics) */
+    route_t *route;        /* which host holds each chat (route.h) */
+    known_t *known;        /* the hosts a worker was seen on (known.h) */
+    int64_t open_requests; /* length of pending, recounted each turn (atomic: /metrics) */
 };
 
 /* Whether a worker counts as alive now (monotonic ms). */

@@ -47,7 +47,8 @@ int record_write(record_t *r, const char *dir, const proto_msg_t *m)
     msgpack_pack_bin(&pk, flen);
     msgpack_pack_bin_body(&pk, frame, flen);
     free(frame);
-    int rc = (sb.data && fwrite(sb.data, 1, sb.size, r->f) == sb.size && fflush(r->f) == 0) ? 0 : -1;
+    int rc = (sb.data && fwrite(sb.data, 1, sb.size, r->f) == sb.size && fflush(r->f) == 0) ? 0
+                                                                                            : -1;
     msgpack_sbuffer_destroy(&sb);
     return rc;
 }
@@ -80,8 +81,7 @@ int record_read(const char *path, record_fn fn, void *ctx)
             rc = -1;
             break;
         }
-        size_t n = fread(msgpack_unpacker_buffer(&up), 1,
-                         msgpack_unpacker_buffer_capacity(&up), f);
+        size_t n = fread(msgpack_unpacker_buffer(&up), 1, msgpack_unpacker_buffer_capacity(&up), f);
         if (n == 0)
             break;
         msgpack_unpacker_buffer_consumed(&up, n);

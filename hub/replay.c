@@ -79,7 +79,8 @@ static void show_text(const char *label, const proto_msg_t *m)
     const char *t = m->text ? m->text : "";
     printf("      %.*s\n", (int)(m->text_len > 2000 ? 2000 : m->text_len), t);
     for (size_t i = 0; i < m->n_images; i++)
-        printf("      image %s (%s, %zu bytes)\n", m->images[i].path, m->images[i].mime, m->images[i].len);
+        printf("      image %s (%s, %zu bytes)\n", m->images[i].path, m->images[i].mime,
+               m->images[i].len);
 }
 
 int main(int argc, char **argv)

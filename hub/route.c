@@ -20,9 +20,9 @@
 #include "hub/queue_int.h"
 #include "proto/ops.h"
 
-#define ROUTE_BUCKETS 4096
-#define ROUTE_PLACED_MS 3000     /* placements counted until HELLOs show them */
-#define ROUTE_TEXT_MAX 768
+#define ROUTE_BUCKETS   4096
+#define ROUTE_PLACED_MS 3000 /* placements counted until HELLOs show them */
+#define ROUTE_TEXT_MAX  768
 
 /* ---- the cache ------------------------------------------------------------------ */
 
@@ -39,7 +39,7 @@ struct route_cache {
 
 static size_t conv_hash(const char *s)
 {
-    uint64_t h = 1469598103934665603ull;   /* FNV-1a */
+    uint64_t h = 1469598103934665603ull; /* FNV-1a */
     for (; *s; s++)
         h = (h ^ (unsigned char)*s) * 1099511628211ull;
     return (size_t)(h % ROUTE_BUCKETS);
@@ -165,82 +165,100 @@ int route_place_pick(const route_host_t *hosts, size_t n, route_pick_t *why)
 
 void route_text_lost(char *out, size_t len, const char *host)
 {
-    snprintf(out, len, "[talkback: this chat's machine is on host %s, which is not reachable now. "
-             "Its files are kept there, so nothing ran elsewhere. Try again in a minute; if it stays "
-             "unreachable, ask the operator to bring that host back.]", host);
+    snprintf(
+        out, len,
+        "[talkback: this chat's machine is on host %s, which is not reachable now. "
+        "Its files are kept there, so nothing ran elsewhere. Try again in a minute; if it stays "
+        "unreachable, ask the operator to bring that host back.]",
+        host);
 }
 
 void route_text_moved(char *out, size_t len, const char *old_host, const char *new_host)
 {
-    snprintf(out, len, "[talkback: this chat's machine was on host %s, which is not reachable now, so "
+    snprintf(out, len,
+             "[talkback: this chat's machine was on host %s, which is not reachable now, so "
              "this chat starts over on host %s (setting `on_host_lost` = place): the files made "
-             "before are not here.]", old_host, new_host);
+             "before are not here.]",
+             old_host, new_host);
 }
 
 void route_text_unknown(char *out, size_t len, const char *host)
 {
-    snprintf(out, len, "[talkback: this chat's machine may be on host %s, which is not reachable now. "
-             "Nothing ran, and no new sandbox was made elsewhere: if the chat is there, its files are "
-             "kept there. Try again in a minute; if it stays unreachable, ask the operator (an operator "
-             "who retired host %s for good removes it with `talkbackctl forget %s`).]", host, host, host);
+    snprintf(
+        out, len,
+        "[talkback: this chat's machine may be on host %s, which is not reachable now. "
+        "Nothing ran, and no new sandbox was made elsewhere: if the chat is there, its files are "
+        "kept there. Try again in a minute; if it stays unreachable, ask the operator (an operator "
+        "who retired host %s for good removes it with `talkbackctl forget %s`).]",
+        host, host, host);
 }
 
 void route_text_maybe_moved(char *out, size_t len, const char *old_host, const char *new_host)
 {
-    snprintf(out, len, "[talkback: this chat's machine may have been on host %s, which is not "
-             "reachable now, so this chat starts on host %s (setting `on_host_lost` = place): files "
-             "made before, if any, are not here.]", old_host, new_host);
+    snprintf(
+        out, len,
+        "[talkback: this chat's machine may have been on host %s, which is not "
+        "reachable now, so this chat starts on host %s (setting `on_host_lost` = place): files "
+        "made before, if any, are not here.]",
+        old_host, new_host);
 }
 
 void route_text_full(char *out, size_t len, size_t n_full, size_t n_draining)
 {
     if (n_full == 0)
-        snprintf(out, len, "[talkback: every sandbox host is draining (no new chats are placed on "
-                 "them), so this chat's sandbox was not started and nothing ran. Tell the user to try "
-                 "again later; the operator can undrain a host (`talkbackctl undrain HOST`).]");
+        snprintf(
+            out, len,
+            "[talkback: every sandbox host is draining (no new chats are placed on "
+            "them), so this chat's sandbox was not started and nothing ran. Tell the user to try "
+            "again later; the operator can undrain a host (`talkbackctl undrain HOST`).]");
     else
-        snprintf(out, len, "[talkback: no sandbox host has room for a new chat: %zu run%s the most "
-                 "sandboxes they may (setting `max_running`)%s, so this chat's sandbox was not started "
-                 "and nothing ran. Tell the user: a chat's sandbox stops after some minutes without "
-                 "calls, so try again in a few minutes; the operator can raise `max_running`, add a "
-                 "host or undrain one.]", n_full, n_full == 1 ? "s" : "",
-                 n_draining ? " and the others are draining" : "");
+        snprintf(
+            out, len,
+            "[talkback: no sandbox host has room for a new chat: %zu run%s the most "
+            "sandboxes they may (setting `max_running`)%s, so this chat's sandbox was not started "
+            "and nothing ran. Tell the user: a chat's sandbox stops after some minutes without "
+            "calls, so try again in a few minutes; the operator can raise `max_running`, add a "
+            "host or undrain one.]",
+            n_full, n_full == 1 ? "s" : "", n_draining ? " and the others are draining" : "");
 }
 
 void route_text_unanswered(char *out, size_t len, const char *host)
 {
-    snprintf(out, len, "[talkback: host %s did not say in time whether it holds this chat's machine, "
-             "so nothing ran (a new sandbox elsewhere could hide this chat's files). Try again in a "
-             "minute.]", host);
+    snprintf(
+        out, len,
+        "[talkback: host %s did not say in time whether it holds this chat's machine, "
+        "so nothing ran (a new sandbox elsewhere could hide this chat's files). Try again in a "
+        "minute.]",
+        host);
 }
 
 /* ---- the hub's side ---------------------------------------------------------------- */
 
 typedef struct locating {
     char *conv;
-    int outstanding;             /* locate questions not yet answered */
-    char *found;                 /* a host that holds it */
-    char *silent;                /* a host that did not answer */
-    char *lost;                  /* on_host_lost = place: the host it was on */
-    bool maybe;                  /* ... or may have been on (known.h) */
-    bool placing;                /* the first request may make a sandbox */
-    int64_t retry_at;            /* found nowhere while young: ask again then */
+    int outstanding;  /* locate questions not yet answered */
+    char *found;      /* a host that holds it */
+    char *silent;     /* a host that did not answer */
+    char *lost;       /* on_host_lost = place: the host it was on */
+    bool maybe;       /* ... or may have been on (known.h) */
+    bool placing;     /* the first request may make a sandbox */
+    int64_t retry_at; /* found nowhere while young: ask again then */
     bool done;
-    char *host;                  /* outcome: where its requests go (NULL: anywhere) */
-    char *text;                  /* outcome: or the text that ends them */
+    char *host; /* outcome: where its requests go (NULL: anywhere) */
+    char *text; /* outcome: or the text that ends them */
     struct locating *next;
 } locating_t;
 
 typedef struct placed {
     char *host;
-    int64_t at;                  /* monotonic ms */
+    int64_t at; /* monotonic ms */
     struct placed *next;
 } placed_t;
 
 struct route {
     int locate_wait_ms;
-    int grace_ms;                /* no placement this young: hosts still joining */
-    int64_t born;                /* monotonic ms */
+    int grace_ms; /* no placement this young: hosts still joining */
+    int64_t born; /* monotonic ms */
     bool place_on_lost;
     route_cache_t *cache;
     locating_t *locating;
@@ -403,7 +421,8 @@ static void locate_fanout(queue_t *q, locating_t *l, int64_t now)
         }
     if (l->outstanding == 0) {
         l->done = true;
-        l->text = strdup("[talkback: no sandbox host could be asked where this chat is; try again]");
+        l->text =
+            strdup("[talkback: no sandbox host could be asked where this chat is; try again]");
     }
 }
 
@@ -436,7 +455,7 @@ bool route_admit(queue_t *q, pending_t *p)
         return false;
     route_t *r = q->route;
     if (locating_find(r, req->conv)) {
-        p->held = true;   /* behind the first request's locate */
+        p->held = true; /* behind the first request's locate */
         return true;
     }
     int64_t now = proto_mono_ms();
@@ -470,7 +489,7 @@ bool route_admit(queue_t *q, pending_t *p)
         return false;
     }
     if (live_managers(q, now) == 0) {
-        p->held = true;   /* route_tick asks once a manager is there */
+        p->held = true; /* route_tick asks once a manager is there */
         return true;
     }
     locate_start(q, p, *lost ? lost : NULL, now);
@@ -512,7 +531,8 @@ static void place(queue_t *q, locating_t *l, int64_t now)
             continue;
         route_host_t *h = &hosts[n++];
         h->host = w->host;
-        h->running = proto_map_int(&w->data, DATA_RUNNING, 0) + placed_recently(q->route, w->host, now);
+        h->running =
+            proto_map_int(&w->data, DATA_RUNNING, 0) + placed_recently(q->route, w->host, now);
         h->max_running = proto_map_int(&w->data, DATA_MAX_RUNNING, 0);
         h->mem_free_kb = proto_map_int(&w->data, DATA_MEM_FREE_KB, -1);
         h->draining = proto_map_int(&w->data, DATA_DRAINING, 0) != 0;
@@ -524,7 +544,8 @@ static void place(queue_t *q, locating_t *l, int64_t now)
         char text[ROUTE_TEXT_MAX];
         route_text_full(text, sizeof text, n - n_draining, n_draining);
         l->text = strdup(text);
-        log_warn("no sandbox host has room for chat %s (%zu hosts, %zu draining)", l->conv, n, n_draining);
+        log_warn("no sandbox host has room for chat %s (%zu hosts, %zu draining)", l->conv, n,
+                 n_draining);
         return;
     }
     l->host = strdup(hosts[i].host);
@@ -536,8 +557,8 @@ static void place(queue_t *q, locating_t *l, int64_t now)
     } else {
         free(pl);
     }
-    log_info("placed chat %s on host %s (%" PRId64 " of %" PRId64 " running)", l->conv, hosts[i].host,
-             hosts[i].running, hosts[i].max_running);
+    log_info("placed chat %s on host %s (%" PRId64 " of %" PRId64 " running)", l->conv,
+             hosts[i].host, hosts[i].running, hosts[i].max_running);
 }
 
 /* Every answer is in: decide where the chat's requests go. */
@@ -589,8 +610,8 @@ void route_locate_done(queue_t *q, pending_t *p, const proto_msg_t *reply)
     bool answered = reply->status == PROTO_ST_OK && !reply->is_error;
     if (answered && proto_map_int(&reply->data, DATA_FOUND, 0)) {
         if (l->found && strcmp(l->found, p->host) != 0)
-            log_warn("chat %s has a sandbox on hosts %s and %s: using %s", l->conv, l->found, p->host,
-                     l->found);
+            log_warn("chat %s has a sandbox on hosts %s and %s: using %s", l->conv, l->found,
+                     p->host, l->found);
         else if (!l->found)
             l->found = strdup(p->host);
     } else if (!answered && !l->silent) {
@@ -621,7 +642,7 @@ static void release(queue_t *q, pending_t *p, locating_t *l, int64_t now)
                 route_text_moved(text, sizeof text, l->lost, l->host);
             p->note = strdup(text);
             free(l->lost);
-            l->lost = NULL;   /* told once */
+            l->lost = NULL; /* told once */
         }
     }
     queue_dispatch(q, p);
@@ -638,7 +659,7 @@ static pending_t *oldest_held(queue_t *q, bool want_done, locating_t **lp)
             continue;
         locating_t *l = locating_find(q->route, p->req->conv);
         if (want_done ? (l && l->done) : !l) {
-            hit = p;   /* the list is newest first: the last match is oldest */
+            hit = p; /* the list is newest first: the last match is oldest */
             hl = l;
         }
     }

@@ -41,16 +41,16 @@ struct pending;
 /* One candidate host for a new chat, from its manager's HELLO data. */
 typedef struct {
     const char *host;
-    int64_t running;       /* running sandboxes, placements just made included */
-    int64_t max_running;   /* its cap; 0 = none */
-    int64_t mem_free_kb;   /* -1 unknown */
+    int64_t running;     /* running sandboxes, placements just made included */
+    int64_t max_running; /* its cap; 0 = none */
+    int64_t mem_free_kb; /* -1 unknown */
     bool draining;
 } route_host_t;
 
 typedef enum {
     ROUTE_PICKED = 0,
-    ROUTE_FULL,            /* every host is at its cap or draining */
-    ROUTE_NO_HOST          /* no host at all */
+    ROUTE_FULL,   /* every host is at its cap or draining */
+    ROUTE_NO_HOST /* no host at all */
 } route_pick_t;
 
 /* The index of the host with the most room, or -1 with *why set. */

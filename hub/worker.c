@@ -32,10 +32,10 @@
 #include "common/log.h"
 #include "proto/ops.h"
 
-#define WORKER_REDIAL_MS 5000   /* after a failed handshake */
+#define WORKER_REDIAL_MS 5000 /* after a failed handshake */
 
 typedef struct job_entry {
-    worker_job_t job;           /* first: handlers get &entry->job */
+    worker_job_t job; /* first: handlers get &entry->job */
     proto_msg_t *req;
     pthread_t thread;
     struct job_entry *next;
@@ -51,19 +51,19 @@ typedef struct call_entry {
 typedef struct out_item {
     char *frame;
     size_t len;
-    bool job_done;      /* a reply: one job slot is free again */
+    bool job_done; /* a reply: one job slot is free again */
 } out_item_t;
 
 struct worker {
     worker_opts_t opts;
     char *endpoint, *kind, *name, *host;
-    char *keys_dir, *cert_path;  /* copies of the options' */
+    char *keys_dir, *cert_path; /* copies of the options' */
     zsock_t *dealer;
-    zsock_t *monitor;            /* handshake events of a CURVE dealer, or NULL */
-    int64_t redial_at;           /* monotonic ms; 0 = connected or trying */
-    mailbox_t *outbox;           /* out_item_t from job threads */
-    pthread_mutex_t mu;          /* guards everything below */
-    job_entry_t *jobs;           /* running */
+    zsock_t *monitor;   /* handshake events of a CURVE dealer, or NULL */
+    int64_t redial_at;  /* monotonic ms; 0 = connected or trying */
+    mailbox_t *outbox;  /* out_item_t from job threads */
+    pthread_mutex_t mu; /* guards everything below */
+    job_entry_t *jobs;  /* running */
     job_entry_t *waiting, **waiting_tail;
     call_entry_t *calls;
     int running;
@@ -237,7 +237,7 @@ static void on_frame(worker_t *w, zframe_t *body)
                 if (!*pp)
                     w->waiting_tail = pp;
                 proto_msg_t *r = proto_reply_new(e->req, PROTO_ST_OK, true,
-                                                  "[Cancelled before it started: nothing ran.]");
+                                                 "[Cancelled before it started: nothing ran.]");
                 pthread_mutex_unlock(&w->mu);
                 if (r) {
                     outbox_push(w, r, false);
@@ -258,8 +258,7 @@ static void on_frame(worker_t *w, zframe_t *body)
                 break;
             }
         break;
-    case PROTO_HELLO:
-        break;
+    case PROTO_HELLO: break;
     }
     pthread_mutex_unlock(&w->mu);
     proto_msg_destroy(&m);
@@ -325,8 +324,9 @@ static zcert_t *worker_cert_load(const char *path, const char *what)
     if (!c)
         log_error("cannot read %s %s (%s): make the keys with `talkback-keys DIR` on the gateway's "
                   "host, copy %s and this worker's KIND.key_secret into hub_keys here (README "
-                  "\"Security model\"), or set hub_insecure", what, path,
-                  access(path, R_OK) == 0 ? "not a certificate" : strerror(errno), HUBKEYS_SERVER_PUBLIC);
+                  "\"Security model\"), or set hub_insecure",
+                  what, path, access(path, R_OK) == 0 ? "not a certificate" : strerror(errno),
+                  HUBKEYS_SERVER_PUBLIC);
     return c;
 }
 
@@ -337,7 +337,8 @@ static int worker_cert_check(worker_t *w, zcert_t *mine, const char *path)
     static const byte zero[32];
     if (memcmp(zcert_secret_key(mine), zero, sizeof zero) == 0) {
         log_error("%s has no secret key: name this worker's KIND.key_secret, not a public "
-                  "certificate", path);
+                  "certificate",
+                  path);
         return -1;
     }
     struct stat st;
@@ -347,7 +348,8 @@ static int worker_cert_check(worker_t *w, zcert_t *mine, const char *path)
     const char *kinds = zcert_meta(mine, HUBKEYS_META_KINDS);
     if (!hubkeys_may_register(kinds, w->kind))
         log_error("the certificate %s allows the kinds \"%s\", not %s: the hub will not send this "
-                  "worker anything", path, kinds ? kinds : "", w->kind);
+                  "worker anything",
+                  path, kinds ? kinds : "", w->kind);
     return 0;
 }
 
@@ -365,7 +367,8 @@ static int worker_secure(worker_t *w)
     }
     if (w->opts.insecure) {
         log_warn("connecting to the hub at %s without keys (hub_insecure): any peer that reaches "
-                 "it can act as talkback", w->endpoint);
+                 "it can act as talkback",
+                 w->endpoint);
         return 0;
     }
     const char *dir = w->keys_dir;
@@ -373,7 +376,8 @@ static int worker_secure(worker_t *w)
     if (hubkeys_path(server, sizeof server, dir, HUBKEYS_SERVER_PUBLIC) < 0)
         return -1;
     if (!*path) {
-        if (snprintf(own, sizeof own, "%s/%s%s", dir, w->kind, HUBKEYS_SECRET_SUFFIX) >= (int)sizeof own)
+        if (snprintf(own, sizeof own, "%s/%s%s", dir, w->kind, HUBKEYS_SECRET_SUFFIX) >=
+            (int)sizeof own)
             return -1;
         path = own;
     }
@@ -468,11 +472,12 @@ static void worker_on_monitor(worker_t *w)
     if (event == ZMQ_EVENT_HANDSHAKE_FAILED_AUTH)
         log_error("the hub at %s refused this worker's key: its public certificate is not in the "
                   "gateway's allow list (HUB_KEYS/%s/; `talkback-keys DIR %s NAME` makes one); "
-                  "trying again in %d s", w->endpoint, HUBKEYS_ALLOWED, w->kind, WORKER_REDIAL_MS / 1000);
+                  "trying again in %d s",
+                  w->endpoint, HUBKEYS_ALLOWED, w->kind, WORKER_REDIAL_MS / 1000);
     else
         log_error("no secure handshake with the hub at %s: check that hub_keys has this hub's %s "
-                  "(and that the hub has keys); trying again in %d s", w->endpoint,
-                  HUBKEYS_SERVER_PUBLIC, WORKER_REDIAL_MS / 1000);
+                  "(and that the hub has keys); trying again in %d s",
+                  w->endpoint, HUBKEYS_SERVER_PUBLIC, WORKER_REDIAL_MS / 1000);
     /* Close now: libzmq would otherwise try again every few hundred ms,
      * with the same keys and the same answer. */
     zsock_destroy(&w->monitor);

@@ -38,20 +38,20 @@ typedef proto_msg_t *(*worker_handler_fn)(worker_job_t *job, void *ctx);
 typedef void (*worker_hello_fn)(proto_map_t *data, void *ctx);
 
 typedef struct {
-    const char *endpoint;   /* hub endpoint to connect to */
-    const char *kind;       /* KIND_SANDBOX, KIND_JUDGE, ... (proto/ops.h) */
-    const char *name;       /* for logs; NULL: kind-pid */
+    const char *endpoint; /* hub endpoint to connect to */
+    const char *kind;     /* KIND_SANDBOX, KIND_JUDGE, ... (proto/ops.h) */
+    const char *name;     /* for logs; NULL: kind-pid */
     int heartbeat_ms;
-    int max_jobs;           /* concurrent requests at most; more wait */
+    int max_jobs; /* concurrent requests at most; more wait */
     /* A tcp:// hub's keys (hubkeys.h); unused for ipc://. */
-    bool insecure;          /* hub_insecure: no CURVE, with a warning */
-    const char *keys_dir;   /* hub_keys: holds the hub's public key */
-    const char *cert_path;  /* hub_cert: this worker's certificate;
+    bool insecure;         /* hub_insecure: no CURVE, with a warning */
+    const char *keys_dir;  /* hub_keys: holds the hub's public key */
+    const char *cert_path; /* hub_cert: this worker's certificate;
                                NULL or "": keys_dir/<kind>.key_secret */
     worker_handler_fn handler;
     void *ctx;
-    const char *host;       /* HELLO's "host"; NULL: host_name, or the machine's */
-    worker_hello_fn hello;  /* NULL: HELLO carries only the host */
+    const char *host;      /* HELLO's "host"; NULL: host_name, or the machine's */
+    worker_hello_fn hello; /* NULL: HELLO carries only the host */
     void *hello_ctx;
 } worker_opts_t;
 

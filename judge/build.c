@@ -15,7 +15,7 @@
 #include "judge/judge.h"
 
 #define BUILD_DIR "/var/lib/talkback/build"
-#define REUSED "talkback-build-reused "
+#define REUSED    "talkback-build-reused "
 
 bool judge_build_cacheable(const language_t *lang, const char *code)
 {
@@ -38,7 +38,8 @@ static void put_quoted(textbuf_t *t, const char *s)
     textbuf_puts(t, "'");
 }
 
-char *judge_build_script(const language_t *lang, const char *file, const char *compile, const char *nonce)
+char *judge_build_script(const language_t *lang, const char *file, const char *compile,
+                         const char *nonce)
 {
     textbuf_t t;
     textbuf_init(&t);
@@ -46,15 +47,19 @@ char *judge_build_script(const language_t *lang, const char *file, const char *c
     put_quoted(&t, compile);
     textbuf_puts(&t, "; __f=");
     put_quoted(&t, file);
-    textbuf_puts(&t, "; __d=" BUILD_DIR "\n"
-                     "__k=$( { printf '%s\\n' \"$__l\"; cat -- \"$__f\"; } | sha256sum | cut -c1-64)\n"
-                     "if [ -n \"$__k\" ] && [ \"$(cat \"$__d/key\" 2>/dev/null)\" = \"$__k\" ] && "
-                     "cp -p \"$__d\"/art/* . 2>/dev/null; then echo '" REUSED);
+    textbuf_puts(&t,
+                 "; __d=" BUILD_DIR "\n"
+                 "__k=$( { printf '%s\\n' \"$__l\"; cat -- \"$__f\"; } | sha256sum | cut -c1-64)\n"
+                 "if [ -n \"$__k\" ] && [ \"$(cat \"$__d/key\" 2>/dev/null)\" = \"$__k\" ] && "
+                 "cp -p \"$__d\"/art/* . 2>/dev/null; then echo '" REUSED);
     textbuf_puts(&t, nonce);
     textbuf_puts(&t, "'; exit 0; fi\nrm -rf \"$__d\"\n");
     textbuf_puts(&t, compile);
-    textbuf_printf(&t, "\n__rc=$?\nif [ $__rc = 0 ]; then mkdir -p \"$__d/art\" && cp -p %s \"$__d/art/\" && "
-                   "echo \"$__k\" > \"$__d/key\"; fi 2>/dev/null\nexit $__rc\n", lang->build);
+    textbuf_printf(
+        &t,
+        "\n__rc=$?\nif [ $__rc = 0 ]; then mkdir -p \"$__d/art\" && cp -p %s \"$__d/art/\" && "
+        "echo \"$__k\" > \"$__d/key\"; fi 2>/dev/null\nexit $__rc\n",
+        lang->build);
     return textbuf_take(&t, NULL);
 }
 
@@ -73,23 +78,30 @@ static void say_not_built(const ops_exec_t *x, int ctimeout, int64_t memory, tex
 {
     int rc = (int)x->exit_code;
     if (x->timed_out) {
-        textbuf_printf(t, "COMPILE ERROR: the compiler ran longer than %d s and was stopped.\n", ctimeout);
+        textbuf_printf(t, "COMPILE ERROR: the compiler ran longer than %d s and was stopped.\n",
+                       ctimeout);
     } else if (rc == 137) {
-        textbuf_puts(t, "COMPILE ERROR: the compiler was killed, most likely out of memory (this sandbox has ");
+        textbuf_puts(
+            t,
+            "COMPILE ERROR: the compiler was killed, most likely out of memory (this sandbox has ");
         judge_say_memory(t, x, memory);
         textbuf_puts(t, ").\n");
     } else {
-        textbuf_printf(t, "COMPILE ERROR: the program did not compile (exit code %d), so it did not run.\n", rc);
+        textbuf_printf(
+            t, "COMPILE ERROR: the program did not compile (exit code %d), so it did not run.\n",
+            rc);
     }
 }
 
-judge_build_t judge_build(worker_job_t *job, const judge_opts_t *o, const language_t *lang, const char *file, const char *compile,
-                          const char *code, textbuf_t *t, bool *noticed)
+judge_build_t judge_build(worker_job_t *job, const judge_opts_t *o, const language_t *lang,
+                          const char *file, const char *compile, const char *code, textbuf_t *t,
+                          bool *noticed)
 {
     int ctimeout = (int)o->code_compile_timeout;
     char nonce[17];
     make_nonce(nonce);
-    char *script = judge_build_cacheable(lang, code) ? judge_build_script(lang, file, compile, nonce) : NULL;
+    char *script =
+        judge_build_cacheable(lang, code) ? judge_build_script(lang, file, compile, nonce) : NULL;
     textbuf_printf(t, "$ %s\n", compile);
     proto_msg_t *r = judge_exec(job, o, script ? script : compile, ctimeout, false, 0);
     free(script);
@@ -106,10 +118,13 @@ judge_build_t judge_build(worker_job_t *job, const judge_opts_t *o, const langua
     char marker[64];
     int ml = snprintf(marker, sizeof marker, REUSED "%s\n", nonce);
     judge_build_t res = JUDGE_BUILT;
-    if (x.exit_code == 0 && !x.timed_out && out &&
-        olen == (size_t)ml && memcmp(out, marker, olen) == 0) {
-        textbuf_printf(t, "Build reused: this sandbox compiled the same %s source with the same line before, "
-                       "so that build runs (not compiled again).\n", lang->name);
+    if (x.exit_code == 0 && !x.timed_out && out && olen == (size_t)ml &&
+        memcmp(out, marker, olen) == 0) {
+        textbuf_printf(
+            t,
+            "Build reused: this sandbox compiled the same %s source with the same line before, "
+            "so that build runs (not compiled again).\n",
+            lang->name);
     } else {
         if (out && olen)
             judge_trim_compiler_output(out, olen, 40, 6000, t);

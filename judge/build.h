@@ -21,22 +21,24 @@
 #include "judge/languages.h"
 
 typedef enum {
-    JUDGE_BUILT,        /* compiled, or the last build reused */
-    JUDGE_NOT_BUILT,    /* did not compile: the COMPILE ERROR text is in t */
-    JUDGE_BUILD_LOST    /* the call failed: why is in t */
+    JUDGE_BUILT,     /* compiled, or the last build reused */
+    JUDGE_NOT_BUILT, /* did not compile: the COMPILE ERROR text is in t */
+    JUDGE_BUILD_LOST /* the call failed: why is in t */
 } judge_build_t;
 
 /* Compile the saved file with the expanded compile line.  Appends the
  * "$ line", then the compiler messages or the reuse sentence, and on
  * JUDGE_NOT_BUILT the verdict line (without the closing sentence). */
-judge_build_t judge_build(worker_job_t *job, const judge_opts_t *o, const language_t *lang, const char *file, const char *compile,
-                          const char *code, textbuf_t *t, bool *noticed);
+judge_build_t judge_build(worker_job_t *job, const judge_opts_t *o, const language_t *lang,
+                          const char *file, const char *compile, const char *code, textbuf_t *t,
+                          bool *noticed);
 
 /* May this source be served from the cache?  Pure. */
 bool judge_build_cacheable(const language_t *lang, const char *code);
 
 /* The bash script that compiles through the cache; on a hit it prints
  * exactly "talkback-build-reused <nonce>\n" and exits 0.  malloc'ed. */
-char *judge_build_script(const language_t *lang, const char *file, const char *compile, const char *nonce);
+char *judge_build_script(const language_t *lang, const char *file, const char *compile,
+                         const char *nonce);
 
 #endif

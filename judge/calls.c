@@ -33,8 +33,8 @@ proto_msg_t *judge_put(worker_job_t *job, const char *path, const char *content,
 }
 
 /* exec command: its own timeout, plus call_grace for the round trip. */
-proto_msg_t *judge_exec(worker_job_t *job, const judge_opts_t *o, const char *command, int timeout_s,
-                        bool separate_stderr, int64_t output_limit)
+proto_msg_t *judge_exec(worker_job_t *job, const judge_opts_t *o, const char *command,
+                        int timeout_s, bool separate_stderr, int64_t output_limit)
 {
     int64_t grace = o->call_grace * 1000;
     proto_msg_t *m = judge_request(job->req, OP_EXEC, proto_now_ms() + timeout_s * 1000LL + grace);
@@ -52,7 +52,8 @@ proto_msg_t *judge_exec(worker_job_t *job, const judge_opts_t *o, const char *co
  * already says what happened and what to do. */
 bool judge_failed(const proto_msg_t *r)
 {
-    return !r || r->status != PROTO_ST_OK || (r->is_error && !proto_map_has(&r->data, DATA_EXIT_CODE, PROTO_V_INT));
+    return !r || r->status != PROTO_ST_OK ||
+           (r->is_error && !proto_map_has(&r->data, DATA_EXIT_CODE, PROTO_V_INT));
 }
 
 /* The model's text for a failed call, by status. */
@@ -61,10 +62,13 @@ void judge_failure_text(const proto_msg_t *r, textbuf_t *t)
     if (!r)
         textbuf_puts(t, "[talkback: out of memory in the judge. Try again.]\n");
     else if (r->status == PROTO_ST_NO_WORKER)
-        textbuf_puts(t, "[talkback: the sandbox manager is not running, so nothing ran. Try the same call again "
-                        "in a minute; if it keeps failing, tell the user the sandbox service is down.]\n");
+        textbuf_puts(
+            t, "[talkback: the sandbox manager is not running, so nothing ran. Try the same call "
+               "again "
+               "in a minute; if it keeps failing, tell the user the sandbox service is down.]\n");
     else if (r->status == PROTO_ST_WORKER_LOST)
-        textbuf_puts(t, "[talkback: the sandbox manager stopped while handling this call. Try again.]\n");
+        textbuf_puts(
+            t, "[talkback: the sandbox manager stopped while handling this call. Try again.]\n");
     else if (r->status == PROTO_ST_DEADLINE)
         textbuf_puts(t, "[talkback: the sandbox did not answer in time. Try again.]\n");
     else if (r->text)

@@ -20,8 +20,8 @@ proto_msg_t *judge_put(worker_job_t *job, const char *path, const char *content,
 
 /* Run a bash line in the chat's sandbox.  output_limit > 0 asks the
  * sandbox to stop the command once it printed that many bytes. */
-proto_msg_t *judge_exec(worker_job_t *job, const judge_opts_t *o, const char *command, int timeout_s,
-                        bool separate_stderr, int64_t output_limit);
+proto_msg_t *judge_exec(worker_job_t *job, const judge_opts_t *o, const char *command,
+                        int timeout_s, bool separate_stderr, int64_t output_limit);
 
 /* Is this reply not a usable result (no exit code)? */
 bool judge_failed(const proto_msg_t *r);
@@ -31,8 +31,6 @@ void judge_failure_text(const proto_msg_t *r, textbuf_t *t);
 
 /* Append the sandbox's resume notice to t, the first time one comes. */
 void judge_take_notice(textbuf_t *t, const proto_msg_t *r, bool *noticed);
-
-
 
 /* Append how much memory the sandbox has, as the sandbox manager read it
  * from the sandbox (the exec reply's memory), else the configured memory

@@ -24,18 +24,21 @@
  * the sandbox's process slots.  Each one found is stopped at once, so it
  * cannot fork while the walk goes on; when a walk finds nothing new, all
  * of them are killed.  The exit status stays the program's. */
-#define REAP_AFTER \
-    "__tb_rc=$?; __all=' '; for __r in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do __new=0; " \
-    "for __d in /proc/[0-9]*; do __p=${__d#/proc/}; " \
-    "[ \"$__p\" = \"$$\" ] || [ \"$__p\" = \"$PPID\" ] && continue; " \
-    "case $__all in *\" $__p \"*) continue;; esac; " \
-    "while IFS= read -r -d '' __e; do [ \"$__e\" = \"TALKBACK_RUN=$TALKBACK_RUN\" ] && " \
-    "{ kill -STOP \"$__p\"; __all=\"$__all$__p \"; __new=1; break; }; done 2>/dev/null < \"$__d/environ\"; " \
-    "done 2>/dev/null; [ $__new = 0 ] && break; done; " \
+#define REAP_AFTER                                                                                 \
+    "__tb_rc=$?; __all=' '; for __r in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do "    \
+    "__new=0; "                                                                                    \
+    "for __d in /proc/[0-9]*; do __p=${__d#/proc/}; "                                              \
+    "[ \"$__p\" = \"$$\" ] || [ \"$__p\" = \"$PPID\" ] && continue; "                              \
+    "case $__all in *\" $__p \"*) continue;; esac; "                                               \
+    "while IFS= read -r -d '' __e; do [ \"$__e\" = \"TALKBACK_RUN=$TALKBACK_RUN\" ] && "           \
+    "{ kill -STOP \"$__p\"; __all=\"$__all$__p \"; __new=1; break; }; done 2>/dev/null < "         \
+    "\"$__d/environ\"; "                                                                           \
+    "done 2>/dev/null; [ $__new = 0 ] && break; done; "                                            \
     "for __p in $__all; do kill -KILL \"$__p\" 2>/dev/null; done; exit $__tb_rc"
 
 /* label + block; at most max bytes (cut at a line end) when max > 0. */
-static void show_block(textbuf_t *t, const char *label, const char *s, size_t len, const char *empty, size_t max)
+static void show_block(textbuf_t *t, const char *label, const char *s, size_t len,
+                       const char *empty, size_t max)
 {
     if (len == 0) {
         textbuf_printf(t, "%s %s\n", label, empty);
@@ -61,12 +64,14 @@ static const char *say_crash(const ops_exec_t *x, const judge_case_t *c, int rc,
 {
     int sig = rc > 128 && rc < 128 + 65 ? rc - 128 : 0;
     if (sig == SIGKILL) {
-        textbuf_puts(v, "CRASH: the program was killed (exit code 137, SIGKILL), most likely because it ran "
-                        "out of memory: this sandbox has ");
+        textbuf_puts(
+            v, "CRASH: the program was killed (exit code 137, SIGKILL), most likely because it ran "
+               "out of memory: this sandbox has ");
         judge_say_memory(v, x, memory);
         textbuf_puts(v, ".\n");
     } else if (sig && judge_signal_name(sig)) {
-        textbuf_printf(v, "CRASH: the program was killed by signal %d, %s.\n", sig, judge_signal_name(sig));
+        textbuf_printf(v, "CRASH: the program was killed by signal %d, %s.\n", sig,
+                       judge_signal_name(sig));
     } else {
         textbuf_printf(v, "CRASH: the program exited with code %d (a run-time error)%s.\n", rc,
                        c->expected ? "; an accepted program exits with 0" : "");
@@ -75,23 +80,25 @@ static const char *say_crash(const ops_exec_t *x, const judge_case_t *c, int rc,
 }
 
 /* Compare what it printed with what was expected. */
-static const char *say_compared(const ops_exec_t *x, const judge_case_t *c, const char *out, size_t olen,
-                                textbuf_t *v)
+static const char *say_compared(const ops_exec_t *x, const judge_case_t *c, const char *out,
+                                size_t olen, textbuf_t *v)
 {
     compare_result_t cr;
-    compare_outputs(c->expected, c->elen, out, olen, c->input ? c->input : "", c->input ? c->ilen : 0, &cr);
+    compare_outputs(c->expected, c->elen, out, olen, c->input ? c->input : "",
+                    c->input ? c->ilen : 0, &cr);
     compare_render(&cr, v);
     int64_t cut = x->cut;
     if (cut && !compare_passed(cr.verdict))
-        textbuf_printf(v, "(the output was %" PRId64 " bytes longer than shown: its middle was cut)\n", cut);
+        textbuf_printf(
+            v, "(the output was %" PRId64 " bytes longer than shown: its middle was cut)\n", cut);
     const char *word = compare_passed(cr.verdict) ? "pass" : "fail";
     compare_result_free(&cr);
     return word;
 }
 
 /* The verdict lines of a finished run, into v; the verdict word. */
-static const char *judge_verdict(const judge_runner_t *jr, const ops_exec_t *x, const judge_case_t *c,
-                                 const char *out, size_t olen, textbuf_t *v)
+static const char *judge_verdict(const judge_runner_t *jr, const ops_exec_t *x,
+                                 const judge_case_t *c, const char *out, size_t olen, textbuf_t *v)
 {
     int rc = (int)x->exit_code;
     if (x->cancelled) {
@@ -99,14 +106,21 @@ static const char *judge_verdict(const judge_runner_t *jr, const ops_exec_t *x, 
         return "cancelled";
     }
     if (x->output_limited) {
-        textbuf_printf(v, "OUTPUT LIMIT: the program printed more than %" PRId64 " bytes and was stopped at once "
-                       "(only the head of what it printed is shown). It prints in a loop that does not end, or "
-                       "far more than the task asks for.\n", jr->output_limit);
+        textbuf_printf(v,
+                       "OUTPUT LIMIT: the program printed more than %" PRId64
+                       " bytes and was stopped at once "
+                       "(only the head of what it printed is shown). It prints in a loop that does "
+                       "not end, or "
+                       "far more than the task asks for.\n",
+                       jr->output_limit);
         return "output limit";
     }
     if (x->timed_out) {
-        textbuf_printf(v, "TIMEOUT: the program ran longer than %d s and was killed, with everything it started. "
-                       "It loops forever, waits for input that was not given, or is too slow.\n", jr->timeout_s);
+        textbuf_printf(
+            v,
+            "TIMEOUT: the program ran longer than %d s and was killed, with everything it started. "
+            "It loops forever, waits for input that was not given, or is too slow.\n",
+            jr->timeout_s);
         return "timeout";
     }
     if (rc != 0)
@@ -117,7 +131,8 @@ static const char *judge_verdict(const judge_runner_t *jr, const ops_exec_t *x, 
 }
 
 /* The stats line of a run, from the sandbox's reply. */
-static void say_stats(const judge_runner_t *jr, const ops_exec_t *x, const judge_case_t *c, textbuf_t *t)
+static void say_stats(const judge_runner_t *jr, const ops_exec_t *x, const judge_case_t *c,
+                      textbuf_t *t)
 {
     judge_stats_t s = {
         .wall_ms = x->elapsed_ms,
@@ -169,8 +184,9 @@ static void take_images(const judge_runner_t *jr, proto_msg_t *r, const ops_exec
     if (!pics || !plen)
         return;
     if (jr->images && jr->images->n_images && r->n_images) {
-        textbuf_puts(jr->t, "[the images of this test are not shown: a tests call shows those of the "
-                            "first test that drew any]\n");
+        textbuf_puts(jr->t,
+                     "[the images of this test are not shown: a tests call shows those of the "
+                     "first test that drew any]\n");
         return;
     }
     textbuf_append(jr->t, pics, plen);
@@ -204,7 +220,8 @@ const char *judge_case_run(const judge_runner_t *jr, const judge_case_t *c)
     size_t max = c->number || limited ? SHOW_MAX : 0;
     say_stats(jr, &x, c, jr->t);
     textbuf_printf(jr->t, "$ %s\n", line);
-    show_block(jr->t, "input:", c->input, c->input ? c->ilen : 0, "(none: stdin was empty)", c->number ? SHOW_MAX : 0);
+    show_block(jr->t, "input:", c->input, c->input ? c->ilen : 0, "(none: stdin was empty)",
+               c->number ? SHOW_MAX : 0);
     show_block(jr->t, "output:", out ? out : "", out ? olen : 0, "(nothing)", max);
     if (err && errlen)
         show_block(jr->t, "stderr (not compared):", err, errlen, "", max);

@@ -22,22 +22,22 @@
 
 typedef struct {
     worker_job_t *job;
-    const char *run;       /* the expanded run line */
+    const char *run; /* the expanded run line */
     int timeout_s;
-    int64_t output_limit;  /* bytes; 0 = none */
-    textbuf_t *t;          /* the text the model reads */
-    bool *noticed;         /* the resume notice was said */
-    proto_msg_t *images;   /* holds the images a run drew, for the reply */
+    int64_t output_limit; /* bytes; 0 = none */
+    textbuf_t *t;         /* the text the model reads */
+    bool *noticed;        /* the resume notice was said */
+    proto_msg_t *images;  /* holds the images a run drew, for the reply */
     const judge_opts_t *opts;
 } judge_runner_t;
 
 typedef struct {
-    const char *input;     /* NULL: none */
+    const char *input; /* NULL: none */
     size_t ilen;
-    const char *expected;  /* NULL: nothing to compare with */
+    const char *expected; /* NULL: nothing to compare with */
     size_t elen;
-    int number;            /* 1-based in a tests call; 0 for a single run */
-    int count;             /* cases in the call */
+    int number; /* 1-based in a tests call; 0 for a single run */
+    int count;  /* cases in the call */
 } judge_case_t;
 
 /* Run one case.  Returns the verdict word ("pass", "fail", "crash",

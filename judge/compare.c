@@ -68,14 +68,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define FLOAT_EPS 1e-6
-#define SHOW_MAX 200          /* bytes of a shown line, markers aside */
-#define SHOW_BEFORE 60        /* context kept before the first difference */
-#define PROMPT_MAX 120        /* longest prompt segment, keyword to ':' */
+#define FLOAT_EPS         1e-6
+#define SHOW_MAX          200 /* bytes of a shown line, markers aside */
+#define SHOW_BEFORE       60  /* context kept before the first difference */
+#define PROMPT_MAX        120 /* longest prompt segment, keyword to ':' */
 #define PROMPT_CANDIDATES 32  /* segments checked before giving up */
-#define NUMBER_MAX 64         /* longer tokens are not parsed as numbers */
+#define NUMBER_MAX        64  /* longer tokens are not parsed as numbers */
 
-static const char ELLIPSIS[] = "\xe2\x80\xa6";  /* U+2026 "…" */
+static const char ELLIPSIS[] = "\xe2\x80\xa6"; /* U+2026 "…" */
 
 /* ---- lines ------------------------------------------------------------ */
 
@@ -87,7 +87,7 @@ static bool is_blank(unsigned char c)
 
 typedef struct {
     const char *p;
-    size_t end;   /* end of content: trailing blanks and newlines cut */
+    size_t end; /* end of content: trailing blanks and newlines cut */
     size_t pos;
 } lines_t;
 
@@ -192,7 +192,7 @@ static bool numbers_close(const char *e, size_t elen, const char *g, size_t glen
     if (!parse_number(e, elen, &ve, &fe) || !parse_number(g, glen, &vg, &fg))
         return false;
     if (!fe && !fg)
-        return false;   /* two integers: exact or wrong */
+        return false; /* two integers: exact or wrong */
     double tol = FLOAT_EPS * fmax(1.0, fabs(ve));
     /* The slack absorbs the rounding of the subtraction itself, so that
      * "1.000001" vs "1" (exactly 1e-6 apart on paper) counts as equal. */
@@ -204,8 +204,8 @@ typedef enum { LINE_SAME, LINE_SPACING, LINE_FLOAT, LINE_DIFF } line_cmp_t;
 /* Compare one expected line with one got line.  On LINE_DIFF, *de and *dg
  * are where the first differing token starts in each (or the line's end
  * when that side ran out of tokens). */
-static line_cmp_t line_compare(const char *e, size_t elen, const char *g, size_t glen,
-                               size_t *de, size_t *dg)
+static line_cmp_t line_compare(const char *e, size_t elen, const char *g, size_t glen, size_t *de,
+                               size_t *dg)
 {
     if (elen == glen && (elen == 0 || memcmp(e, g, elen) == 0))
         return LINE_SAME;
@@ -241,11 +241,17 @@ static size_t utf8_seq(const unsigned char *s, size_t n)
     size_t need;
     uint32_t cp, min;
     if (c >= 0xC2 && c <= 0xDF) {
-        need = 1; cp = c & 0x1F; min = 0x80;
+        need = 1;
+        cp = c & 0x1F;
+        min = 0x80;
     } else if ((c & 0xF0) == 0xE0) {
-        need = 2; cp = c & 0x0F; min = 0x800;
+        need = 2;
+        cp = c & 0x0F;
+        min = 0x800;
     } else if (c >= 0xF0 && c <= 0xF4) {
-        need = 3; cp = c & 0x07; min = 0x10000;
+        need = 3;
+        cp = c & 0x07;
+        min = 0x10000;
     } else {
         return 0;
     }
@@ -322,18 +328,10 @@ static const struct {
     const char *word;
     kw_kind_t kind;
 } keywords[] = {
-    { "enter", KW_VERB },
-    { "input", KW_VERB_OBJ },
-    { "please", KW_VERB },
-    { "type", KW_VERB_OBJ },
-    { "give", KW_VERB_OBJ },
-    { "provide", KW_VERB_OBJ },
-    { "choose", KW_VERB_OBJ },
-    { "how many", KW_NOUN },
-    { "number of", KW_NOUN },
-    { "value of", KW_NOUN },
-    { "size of", KW_NOUN },
-    { "what is", KW_NOUN },
+    { "enter", KW_VERB },      { "input", KW_VERB_OBJ }, { "please", KW_VERB },
+    { "type", KW_VERB_OBJ },   { "give", KW_VERB_OBJ },  { "provide", KW_VERB_OBJ },
+    { "choose", KW_VERB_OBJ }, { "how many", KW_NOUN },  { "number of", KW_NOUN },
+    { "value of", KW_NOUN },   { "size of", KW_NOUN },   { "what is", KW_NOUN },
 };
 
 static bool is_word_char(unsigned char c)
@@ -429,13 +427,14 @@ static kw_kind_t segment_at(const char *line, size_t n, size_t pos, size_t *end)
 
 static bool is_value_strip(unsigned char c)
 {
-    return c == '[' || c == ']' || c == '(' || c == ')' || c == '{' || c == '}' ||
-           c == ',' || c == '"' || c == '\'' || c == '=' || isspace(c);
+    return c == '[' || c == ']' || c == '(' || c == ')' || c == '{' || c == '}' || c == ',' ||
+           c == '"' || c == '\'' || c == '=' || isspace(c);
 }
 
 /* Next value token: brackets, commas, quotes and '=' are separators.
  * *named is set when the token is followed by '=' ("nums = [...]"). */
-static bool next_value(const char *p, size_t n, size_t *pos, size_t *start, size_t *len, bool *named)
+static bool next_value(const char *p, size_t n, size_t *pos, size_t *start, size_t *len,
+                       bool *named)
 {
     size_t i = *pos;
     while (i < n && is_value_strip((unsigned char)p[i]))
@@ -589,7 +588,7 @@ char *compare_find_prompt(const char *got, size_t glen, const char *expected, si
             if (kind == KW_NONE)
                 continue;
             if (++checked > PROMPT_CANDIDATES)
-                return NULL;   /* not proven: better silent than wrong */
+                return NULL; /* not proven: better silent than wrong */
             const char *seg = line + i;
             size_t seglen = end - i;
             const char *rest = line + end;
@@ -623,7 +622,7 @@ char *compare_find_prompt(const char *got, size_t glen, const char *expected, si
                 }
                 return textbuf_take(&t, NULL);
             }
-            i = end - 1;   /* go on after this segment's ':' */
+            i = end - 1; /* go on after this segment's ':' */
         }
         line = next_line;
         len = next_len;
@@ -661,7 +660,7 @@ void compare_outputs(const char *expected, size_t elen, const char *got, size_t 
         res->verdict = COMPARE_FAIL_EMPTY;
         res->line = 1;
         res->expected_line = show_line(el, elen1, 0);
-        return;   /* no output, so no prompt either */
+        return; /* no output, so no prompt either */
     }
 
     compare_verdict_t pass = COMPARE_PASS;
@@ -727,14 +726,12 @@ static void put_line(textbuf_t *out, const char *label, const char *s)
 }
 
 #define EXPECTED_LABEL "expected: "
-#define GOT_LABEL "got:      "
+#define GOT_LABEL      "got:      "
 
 void compare_render(const compare_result_t *res, textbuf_t *out)
 {
     switch (res->verdict) {
-    case COMPARE_PASS:
-        textbuf_puts(out, "PASS: the output matches the expected output.\n");
-        break;
+    case COMPARE_PASS: textbuf_puts(out, "PASS: the output matches the expected output.\n"); break;
     case COMPARE_PASS_SPACING:
         textbuf_puts(out, "PASS: the output matches the expected output (only spacing differs: "
                           "extra or missing spaces between values were ignored).\n");
@@ -744,9 +741,10 @@ void compare_render(const compare_result_t *res, textbuf_t *out)
                           "1e-6, which counts as equal).\n");
         break;
     case COMPARE_FAIL_PROMPT:
-        textbuf_printf(out, "FAIL: the program prints an input prompt (`%s`). Nobody types here: the "
-                            "input comes from stdin, all at once. Remove every prompt and print only "
-                            "what the task asks for.\n",
+        textbuf_printf(out,
+                       "FAIL: the program prints an input prompt (`%s`). Nobody types here: the "
+                       "input comes from stdin, all at once. Remove every prompt and print only "
+                       "what the task asks for.\n",
                        res->prompt ? res->prompt : "");
         /* The first difference, as far as it was found: a differing line
          * has both sides, a missing or extra line one. */
@@ -761,22 +759,29 @@ void compare_render(const compare_result_t *res, textbuf_t *out)
         put_line(out, GOT_LABEL, res->got_line);
         break;
     case COMPARE_FAIL_MISSING:
-        textbuf_printf(out, "FAIL: the output stops after line %zu, but %zu lines were expected. "
-                            "The first missing line is:\n",
+        textbuf_printf(out,
+                       "FAIL: the output stops after line %zu, but %zu lines were expected. "
+                       "The first missing line is:\n",
                        res->got_lines, res->expected_lines);
         put_line(out, EXPECTED_LABEL, res->expected_line);
         break;
     case COMPARE_FAIL_EXTRA: {
         size_t more = res->got_lines - res->expected_lines;
         if (res->expected_lines == 0)
-            textbuf_printf(out, "FAIL: no output was expected, but the program printed %zu line(s), "
-                                "starting with:\n", more);
+            textbuf_printf(out,
+                           "FAIL: no output was expected, but the program printed %zu line(s), "
+                           "starting with:\n",
+                           more);
         else if (res->expected_lines == 1)
-            textbuf_printf(out, "FAIL: the expected line matches, but the output goes on with %zu more "
-                                "line(s), starting with:\n", more);
+            textbuf_printf(out,
+                           "FAIL: the expected line matches, but the output goes on with %zu more "
+                           "line(s), starting with:\n",
+                           more);
         else
-            textbuf_printf(out, "FAIL: all %zu expected lines match, but the output goes on with %zu "
-                                "more line(s), starting with:\n", res->expected_lines, more);
+            textbuf_printf(out,
+                           "FAIL: all %zu expected lines match, but the output goes on with %zu "
+                           "more line(s), starting with:\n",
+                           res->expected_lines, more);
         put_line(out, GOT_LABEL, res->got_line);
         break;
     }

@@ -29,24 +29,24 @@
 #include "common/textbuf.h"
 
 typedef enum {
-    COMPARE_PASS = 0,         /* equal after normalising */
-    COMPARE_PASS_SPACING,     /* equal as tokens; spacing differed */
-    COMPARE_PASS_FLOAT,       /* equal within 1e-6 (and maybe spacing) */
-    COMPARE_FAIL_PROMPT,      /* differs, and the output holds input prompts */
-    COMPARE_FAIL_LINE,        /* a line differs */
-    COMPARE_FAIL_MISSING,     /* output stops early: expected lines missing */
-    COMPARE_FAIL_EXTRA,       /* output goes on after all expected lines */
-    COMPARE_FAIL_EMPTY        /* no output at all, something was expected */
+    COMPARE_PASS = 0,     /* equal after normalising */
+    COMPARE_PASS_SPACING, /* equal as tokens; spacing differed */
+    COMPARE_PASS_FLOAT,   /* equal within 1e-6 (and maybe spacing) */
+    COMPARE_FAIL_PROMPT,  /* differs, and the output holds input prompts */
+    COMPARE_FAIL_LINE,    /* a line differs */
+    COMPARE_FAIL_MISSING, /* output stops early: expected lines missing */
+    COMPARE_FAIL_EXTRA,   /* output goes on after all expected lines */
+    COMPARE_FAIL_EMPTY    /* no output at all, something was expected */
 } compare_verdict_t;
 
 typedef struct {
     compare_verdict_t verdict;
-    size_t line;              /* 1-based line of the first difference */
-    size_t expected_lines;    /* after normalising */
+    size_t line;           /* 1-based line of the first difference */
+    size_t expected_lines; /* after normalising */
     size_t got_lines;
-    char *expected_line;      /* malloc'ed, truncated for display; or NULL */
-    char *got_line;           /* malloc'ed, truncated for display; or NULL */
-    char *prompt;             /* COMPARE_FAIL_PROMPT: the first prompt text */
+    char *expected_line; /* malloc'ed, truncated for display; or NULL */
+    char *got_line;      /* malloc'ed, truncated for display; or NULL */
+    char *prompt;        /* COMPARE_FAIL_PROMPT: the first prompt text */
 } compare_result_t;
 
 /* Compare a program's output with the expected output; input is what was

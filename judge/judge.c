@@ -40,13 +40,17 @@
 
 #define DONT_ANSWER "Don't answer yet: fix the code and call run_code again until it says PASS.\n"
 #define HISTORY_DIR "/var/lib/talkback"
-#define TESTS_MAX 20   /* cases in one call: the gateway's schema says the same */
+#define TESTS_MAX   20 /* cases in one call: the gateway's schema says the same */
 
 const char *judge_signal_name(int sig)
 {
     switch (sig) {
-    case SIGSEGV: return "SIGSEGV (invalid memory access: a bad pointer, an index out of range, or a stack overflow from deep recursion)";
-    case SIGABRT: return "SIGABRT (the program aborted: a failed assert, an uncaught exception, or a corrupted heap)";
+    case SIGSEGV:
+        return "SIGSEGV (invalid memory access: a bad pointer, an index out of range, or a stack "
+               "overflow from deep recursion)";
+    case SIGABRT:
+        return "SIGABRT (the program aborted: a failed assert, an uncaught exception, or a "
+               "corrupted heap)";
     case SIGFPE: return "SIGFPE (arithmetic error: most often a division by zero)";
     case SIGKILL: return "SIGKILL";
     case SIGBUS: return "SIGBUS (bad memory access)";
@@ -82,15 +86,18 @@ void judge_trim_compiler_output(const char *s, size_t len, size_t max_lines, siz
                 rest_lines++;
         if (len && s[len - 1] != '\n')
             rest_lines++;
-        textbuf_printf(out, "[... %zu more line(s) of compiler messages left out: fix the first errors first, "
-                       "they often cause the rest]\n", rest_lines);
+        textbuf_printf(
+            out,
+            "[... %zu more line(s) of compiler messages left out: fix the first errors first, "
+            "they often cause the rest]\n",
+            rest_lines);
     }
 }
 
 /* ---- history ------------------------------------------------------------------- */
 
-static void remember(worker_job_t *job, const char *file, const language_t *lang, const char *verdict,
-                     const char *code, size_t clen)
+static void remember(worker_job_t *job, const char *file, const language_t *lang,
+                     const char *verdict, const char *code, size_t clen)
 {
     textbuf_t t;
     textbuf_init(&t);
@@ -100,7 +107,8 @@ static void remember(worker_job_t *job, const char *file, const language_t *lang
     snprintf(path, sizeof path, HISTORY_DIR "/%s", file);
     proto_msg_t *r = judge_put(job, path, t.buf ? t.buf : "", t.len);
     if (judge_failed(r))
-        log_warn("could not remember the run of conversation %s", job->req->conv ? job->req->conv : "?");
+        log_warn("could not remember the run of conversation %s",
+                 job->req->conv ? job->req->conv : "?");
     proto_msg_destroy(&r);
     textbuf_free(&t);
 }
@@ -116,7 +124,8 @@ static proto_msg_t *op_history(worker_job_t *job, const judge_opts_t *o)
         const char *file, *language, *verdict, *code;
     } files[] = {
         { "last-ran", DATA_LAST_RAN_LANGUAGE, DATA_LAST_RAN_VERDICT, DATA_LAST_RAN_CODE },
-        { "last-passed", DATA_LAST_PASSED_LANGUAGE, DATA_LAST_PASSED_VERDICT, DATA_LAST_PASSED_CODE },
+        { "last-passed", DATA_LAST_PASSED_LANGUAGE, DATA_LAST_PASSED_VERDICT,
+          DATA_LAST_PASSED_CODE },
     };
     for (size_t i = 0; i < 2; i++) {
         char cmd[160];
@@ -154,20 +163,28 @@ static proto_msg_t *check_args(const proto_msg_t *req, const language_t *lang, c
     if (!lang) {
         char list[512], text[800];
         languages_list(list, sizeof list);
-        snprintf(text, sizeof text, "[talkback: run_code does not know the language `%s`. Use one of: %s. "
-                 "Nothing ran.]", lname ? lname : "", list);
+        snprintf(text, sizeof text,
+                 "[talkback: run_code does not know the language `%s`. Use one of: %s. "
+                 "Nothing ran.]",
+                 lname ? lname : "", list);
         return refuse(req, text);
     }
     if (!code || clen == 0 || memchr(code, '\0', clen))
-        return refuse(req, "[talkback: argument `code` is required: the whole program as a string. Nothing ran.]");
+        return refuse(
+            req,
+            "[talkback: argument `code` is required: the whole program as a string. Nothing ran.]");
     bool single = proto_map_get(&req->args, ARG_INPUT) || proto_map_get(&req->args, ARG_EXPECTED);
     if (ntests && single)
-        return refuse(req, "[talkback: send either `tests` or `input` and `expected`, not both. For several cases, "
-                           "put every input with its expected output in `tests`: [{\"input\": \"...\", \"expected\": "
-                           "\"...\"}, ...]; for one case, send `input` and `expected` without `tests`. Nothing ran.]");
+        return refuse(req, "[talkback: send either `tests` or `input` and `expected`, not both. "
+                           "For several cases, "
+                           "put every input with its expected output in `tests`: [{\"input\": "
+                           "\"...\", \"expected\": "
+                           "\"...\"}, ...]; for one case, send `input` and `expected` without "
+                           "`tests`. Nothing ran.]");
     if (ntests < 0 || ntests > TESTS_MAX) {
         char text[160];
-        snprintf(text, sizeof text, "[talkback: `tests` holds at most %d cases. Nothing ran.]", TESTS_MAX);
+        snprintf(text, sizeof text, "[talkback: `tests` holds at most %d cases. Nothing ran.]",
+                 TESTS_MAX);
         return refuse(req, text);
     }
     return NULL;
@@ -205,8 +222,8 @@ static const char *run_tests(const judge_runner_t *jr, const proto_msg_t *req, i
 }
 
 /* Everything after the checks: save, build, run once or on every test. */
-static proto_msg_t *run_program(worker_job_t *job, const judge_opts_t *o, const language_t *lang, const char *code, size_t clen,
-                                int64_t ntests, textbuf_t *t)
+static proto_msg_t *run_program(worker_job_t *job, const judge_opts_t *o, const language_t *lang,
+                                const char *code, size_t clen, int64_t ntests, textbuf_t *t)
 {
     const proto_msg_t *req = job->req;
     char *file = languages_expand(lang, "{file}", code);
@@ -216,7 +233,8 @@ static proto_msg_t *run_program(worker_job_t *job, const judge_opts_t *o, const 
     bool noticed = false, lost = false;
     const char *verdict = NULL;
     if (!file || !run || (lang->compile && !compile) || !images) {
-        reply = proto_reply_new(req, PROTO_ST_INTERNAL, true, "[talkback: out of memory in the judge]");
+        reply =
+            proto_reply_new(req, PROTO_ST_INTERNAL, true, "[talkback: out of memory in the judge]");
         goto out;
     }
     char path[512];
@@ -240,9 +258,14 @@ static proto_msg_t *run_program(worker_job_t *job, const judge_opts_t *o, const 
         }
     }
     judge_runner_t jr = {
-        .job = job, .run = run, .t = t, .noticed = &noticed, .images = images,
+        .job = job,
+        .run = run,
+        .t = t,
+        .noticed = &noticed,
+        .images = images,
         .timeout_s = (int)proto_map_int(&req->args, ARG_TIMEOUT, o->code_run_timeout),
-        .output_limit = o->code_output_limit, .opts = o,
+        .output_limit = o->code_output_limit,
+        .opts = o,
     };
     if (jr.timeout_s < 1)
         jr.timeout_s = 1;
@@ -259,7 +282,8 @@ static proto_msg_t *run_program(worker_job_t *job, const judge_opts_t *o, const 
     }
 out:
     if (!reply) {
-        bool failed = lost || !verdict || (strcmp(verdict, "pass") != 0 && strcmp(verdict, "ran") != 0);
+        bool failed = lost || !verdict ||
+                      (strcmp(verdict, "pass") != 0 && strcmp(verdict, "ran") != 0);
         if (failed && !lost)
             textbuf_puts(t, DONT_ANSWER);
         reply = proto_reply_new(req, PROTO_ST_OK, failed, t->buf ? t->buf : "");
@@ -306,5 +330,6 @@ proto_msg_t *judge_handle(worker_job_t *job, void *ctx)
         return op_run_code(job, o);
     if (strcmp(op, OP_HISTORY) == 0)
         return op_history(job, o);
-    return proto_reply_new(job->req, PROTO_ST_BAD_REQUEST, true, "[talkback: unknown judge operation]");
+    return proto_reply_new(job->req, PROTO_ST_BAD_REQUEST, true,
+                           "[talkback: unknown judge operation]");
 }

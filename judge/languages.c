@@ -16,31 +16,28 @@
 #include <strings.h>
 
 static const language_t languages[] = {
-    { "C", "c", "c gcc c11 c17",
-      "main.c", "gcc -O2 -std=gnu17 -pipe -o main {file} -lm", "./main", "main" },
-    { "C++", "cpp", "c++ cpp cxx cc g++ cplusplus c++17 cpp17",
-      "main.cpp", "g++ -O2 -std=c++17 -pipe -I/opt/talkback/pch -Winvalid-pch -o main {file}", "./main", "main" },
-    { "Python", "python", "python python3 py py3",
-      "main.py", NULL, "python3 {file}", NULL },
-    { "JavaScript", "javascript", "javascript js node nodejs",
-      "main.js", NULL, "node {file}", NULL },
-    { "Bash", "bash", "bash sh shell",
-      "main.sh", NULL, "bash {file}", NULL },
-    { "Rust", "rust", "rust rs rustc",
-      "main.rs", "rustc -O -o main {file}", "./main", "main" },
-    { "Go", "go", "go golang",
-      "main.go", "go build -o main {file}", "./main", "main" },
-    { "Java", "java", "java",
-      "{class}.java", "javac -J-Xmx160m -J-XX:TieredStopAtLevel=1 -d . {file}", "java -Xmx160m -Xss64m -cp . {class}", "*.class" },
-    { "Kotlin", "kotlin", "kotlin kt kts",
-      "main.kt", "JAVA_OPTS=-Xmx160m kotlinc {file} -include-runtime -d main.jar",
+    { "C", "c", "c gcc c11 c17", "main.c", "gcc -O2 -std=gnu17 -pipe -o main {file} -lm", "./main",
+      "main" },
+    { "C++", "cpp", "c++ cpp cxx cc g++ cplusplus c++17 cpp17", "main.cpp",
+      "g++ -O2 -std=c++17 -pipe -I/opt/talkback/pch -Winvalid-pch -o main {file}", "./main",
+      "main" },
+    { "Python", "python", "python python3 py py3", "main.py", NULL, "python3 {file}", NULL },
+    { "JavaScript", "javascript", "javascript js node nodejs", "main.js", NULL, "node {file}",
+      NULL },
+    { "Bash", "bash", "bash sh shell", "main.sh", NULL, "bash {file}", NULL },
+    { "Rust", "rust", "rust rs rustc", "main.rs", "rustc -O -o main {file}", "./main", "main" },
+    { "Go", "go", "go golang", "main.go", "go build -o main {file}", "./main", "main" },
+    { "Java", "java", "java", "{class}.java",
+      "javac -J-Xmx160m -J-XX:TieredStopAtLevel=1 -d . {file}",
+      "java -Xmx160m -Xss64m -cp . {class}", "*.class" },
+    { "Kotlin", "kotlin", "kotlin kt kts", "main.kt",
+      "JAVA_OPTS=-Xmx160m kotlinc {file} -include-runtime -d main.jar",
       "java -Xmx160m -Xss64m -jar main.jar", "main.jar" },
-    { "C#", "csharp", "c# cs csharp mono",
-      "main.cs", "mcs -out:main.exe {file}", "mono main.exe", "main.exe" },
-    { "Haskell", "haskell", "haskell hs ghc",
-      "main.hs", "ghc -O1 -o main {file} +RTS -M200m -RTS", "./main", "main" },
-    { "Lua", "lua", "lua lua5.4",
-      "main.lua", NULL, "lua5.4 {file}", NULL },
+    { "C#", "csharp", "c# cs csharp mono", "main.cs", "mcs -out:main.exe {file}", "mono main.exe",
+      "main.exe" },
+    { "Haskell", "haskell", "haskell hs ghc", "main.hs", "ghc -O1 -o main {file} +RTS -M200m -RTS",
+      "./main", "main" },
+    { "Lua", "lua", "lua lua5.4", "main.lua", NULL, "lua5.4 {file}", NULL },
 };
 
 #define LANGUAGES_N (sizeof languages / sizeof languages[0])
@@ -156,7 +153,8 @@ void languages_java_class(const char *code, char *out, size_t outlen)
     char last_class[256] = "";
     char before_main[256] = "";
     for (const char *p = clean; *p; p++) {
-        if ((p == clean || !(isalnum((unsigned char)p[-1]) || p[-1] == '_')) && ident_at(p, "class")) {
+        if ((p == clean || !(isalnum((unsigned char)p[-1]) || p[-1] == '_')) &&
+            ident_at(p, "class")) {
             char name[256];
             if (!class_name(p, name, sizeof name))
                 continue;
@@ -165,10 +163,12 @@ void languages_java_class(const char *code, char *out, size_t outlen)
             while (q > clean && isspace((unsigned char)q[-1]))
                 q--;
             const char *line = q;
-            while (line > clean && line[-1] != '\n' && line[-1] != ';' && line[-1] != '}' && line[-1] != '{')
+            while (line > clean && line[-1] != '\n' && line[-1] != ';' && line[-1] != '}' &&
+                   line[-1] != '{')
                 line--;
             char prefix[128];
-            size_t pl = (size_t)(p - line) < sizeof prefix - 1 ? (size_t)(p - line) : sizeof prefix - 1;
+            size_t pl = (size_t)(p - line) < sizeof prefix - 1 ? (size_t)(p - line)
+                                                               : sizeof prefix - 1;
             memcpy(prefix, line, pl);
             prefix[pl] = '\0';
             if (strstr(prefix, "public")) {

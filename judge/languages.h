@@ -12,13 +12,13 @@
 #include <stddef.h>
 
 typedef struct {
-    const char *name;      /* what the model reads: "C++" */
-    const char *tag;       /* code-fence tag: "cpp" */
-    const char *aliases;   /* space-separated, lower case: "c++ cpp cxx cc" */
-    const char *file;      /* file name, may hold {class} */
-    const char *compile;   /* compile line, or NULL */
-    const char *run;       /* run line */
-    const char *build;     /* what the compile makes (a shell glob), kept for
+    const char *name;    /* what the model reads: "C++" */
+    const char *tag;     /* code-fence tag: "cpp" */
+    const char *aliases; /* space-separated, lower case: "c++ cpp cxx cc" */
+    const char *file;    /* file name, may hold {class} */
+    const char *compile; /* compile line, or NULL */
+    const char *run;     /* run line */
+    const char *build;   /* what the compile makes (a shell glob), kept for
                             * the compile cache; NULL when not compiled */
 } language_t;
 

@@ -36,20 +36,23 @@ static void put_timeout(const judge_stats_t *s, int timeout_s, textbuf_t *out)
     textbuf_puts(out, ", so it needed more than that.");
     switch (judge_stats_kind(s)) {
     case JUDGE_TIME_COMPUTING:
-        textbuf_puts(out, " It was computing the whole time (CPU time close to wall time): an endless loop, "
-                          "or an algorithm too slow for this input.");
+        textbuf_puts(
+            out, " It was computing the whole time (CPU time close to wall time): an endless loop, "
+                 "or an algorithm too slow for this input.");
         break;
     case JUDGE_TIME_WAITING:
-        textbuf_puts(out, " It was waiting, not computing (little CPU time): a sleep, a read of more input "
-                          "than was given, a lock, or the network (which the sandbox may not reach).");
+        textbuf_puts(
+            out, " It was waiting, not computing (little CPU time): a sleep, a read of more input "
+                 "than was given, a lock, or the network (which the sandbox may not reach).");
         break;
     case JUDGE_TIME_MIXED:
-        textbuf_puts(out, " It was computing, with less CPU time than wall time (the machine was busy, or "
-                          "part of the time went to waiting): most likely an endless loop, or an algorithm too "
-                          "slow for this input.");
+        textbuf_puts(
+            out,
+            " It was computing, with less CPU time than wall time (the machine was busy, or "
+            "part of the time went to waiting): most likely an endless loop, or an algorithm too "
+            "slow for this input.");
         break;
-    case JUDGE_TIME_UNKNOWN:
-        break;
+    case JUDGE_TIME_UNKNOWN: break;
     }
 }
 

@@ -17,9 +17,9 @@
 #include "common/textbuf.h"
 
 typedef struct {
-    int64_t wall_ms;   /* -1: unknown */
-    int64_t cpu_ms;    /* -1: unknown */
-    int64_t rss_kb;    /* -1: unknown */
+    int64_t wall_ms; /* -1: unknown */
+    int64_t cpu_ms;  /* -1: unknown */
+    int64_t rss_kb;  /* -1: unknown */
 } judge_stats_t;
 
 typedef enum {

@@ -148,8 +148,9 @@ int main(int argc, char **argv)
     if (argc == 4) {
         const hubkeys_role_t *r = hubkeys_role(argv[2]);
         if (!r || !hubkeys_meta_valid(argv[3], "") || strchr(argv[3], ',')) {
-            fprintf(stderr, "talkback-keys: KIND is sandbox, judge, reaper or ctl, and NAME is made of "
-                            "a-z, 0-9, _ and -\n");
+            fprintf(stderr,
+                    "talkback-keys: KIND is sandbox, judge, reaper or ctl, and NAME is made of "
+                    "a-z, 0-9, _ and -\n");
             return 2;
         }
         return keys_client(r->kind, argv[3], r->submit) < 0 ? 1 : 0;

@@ -42,29 +42,29 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define FRAME_VERSION 1
-#define FRAME_HDR     16u
+#define FRAME_VERSION   1
+#define FRAME_HDR       16u
 /* Largest payload either side sends: a write_file of write_file_max plus
  * room, or a run's stdin.  The manager reads the agent with a far smaller
  * limit (sandbox/agent_link.c). */
-#define FRAME_MAX     (64u * 1024u * 1024u)
+#define FRAME_MAX       (64u * 1024u * 1024u)
 /* Largest payload the agent sends (output travels in chunks of a few KiB):
  * what the manager's reader accepts from a sandbox. */
 #define FRAME_AGENT_MAX (256u * 1024u)
 /* Most keys in one payload (ours use fewer than 10). */
-#define FRAME_MAX_KEYS 64u
+#define FRAME_MAX_KEYS  64u
 
 typedef enum {
     /* manager -> agent.  Every one carries n, the nonce of its link (one
      * attach connection); the agent acts only on frames whose n is that of
      * the last HELLO it answered, so a request of a link given up on is
      * never run later by a restarted worker. */
-    FRAME_HELLO = 1,     /* n: nonce.  Answer: READY with the same n */
-    FRAME_RUN = 2,       /* id, argv, env, cwd, in (absent: stdin closed), mk,
+    FRAME_HELLO = 1,  /* n: nonce.  Answer: READY with the same n */
+    FRAME_RUN = 2,    /* id, argv, env, cwd, in (absent: stdin closed), mk,
                             tmo, merge, ol, shep */
-    FRAME_KILL = 3,      /* id.  Answer: DONE id once everything is killed */
-    FRAME_WRITE = 4,     /* id, path, d, mode, mt.  Answer: DONE or FAIL */
-    FRAME_LIMITS = 5,    /* id.  Answer: LIMITS_OK */
+    FRAME_KILL = 3,   /* id.  Answer: DONE id once everything is killed */
+    FRAME_WRITE = 4,  /* id, path, d, mode, mt.  Answer: DONE or FAIL */
+    FRAME_LIMITS = 5, /* id.  Answer: LIMITS_OK */
     /* agent -> manager */
     FRAME_READY = 16,    /* v, pid, n (0 when a new agent says hello unasked) */
     FRAME_STARTED = 17,  /* id, pid: the command runs */
@@ -80,31 +80,31 @@ typedef enum {
 
 /* Integer fields, by their key on the wire. */
 typedef enum {
-    FN_VERSION,    /* "v" */
-    FN_NONCE,      /* "n" */
-    FN_PID,        /* "pid" */
-    FN_STATUS,     /* "st" */
-    FN_SIGNAL,     /* "sig" */
-    FN_ERRNO,      /* "err" */
-    FN_STREAM,     /* "s" */
-    FN_MODE,       /* "mode" */
-    FN_MTIME,      /* "mt" */
-    FN_MEM,        /* "mem"  memory limit, bytes */
-    FN_SWAP,       /* "swap" memory + the swap it can use (no more than the host has), bytes */
-    FN_PIDS,       /* "pids" */
-    FN_CPU_QUOTA,  /* "cq"   microseconds per period */
-    FN_CPU_PERIOD, /* "cp" */
-    FN_TIMEOUT,    /* "tmo"   RUN: SIGKILL the command's group after this
+    FN_VERSION,      /* "v" */
+    FN_NONCE,        /* "n" */
+    FN_PID,          /* "pid" */
+    FN_STATUS,       /* "st" */
+    FN_SIGNAL,       /* "sig" */
+    FN_ERRNO,        /* "err" */
+    FN_STREAM,       /* "s" */
+    FN_MODE,         /* "mode" */
+    FN_MTIME,        /* "mt" */
+    FN_MEM,          /* "mem"  memory limit, bytes */
+    FN_SWAP,         /* "swap" memory + the swap it can use (no more than the host has), bytes */
+    FN_PIDS,         /* "pids" */
+    FN_CPU_QUOTA,    /* "cq"   microseconds per period */
+    FN_CPU_PERIOD,   /* "cp" */
+    FN_TIMEOUT,      /* "tmo"   RUN: SIGKILL the command's group after this
                       many milliseconds (absent or 0: never) */
-    FN_MERGE,      /* "merge" RUN: 1 = stderr is the stdout pipe (2>&1) */
+    FN_MERGE,        /* "merge" RUN: 1 = stderr is the stdout pipe (2>&1) */
     FN_OUTPUT_LIMIT, /* "ol"  RUN: past this many bytes of output the
                         command and all it started are killed (0: none) */
-    FN_LIMITED,    /* "olim"  EXIT: 1 = killed at the output limit */
-    FN_CPU_MS,     /* "cpu"   EXIT, DONE of a KILL: CPU time of the command
+    FN_LIMITED,      /* "olim"  EXIT: 1 = killed at the output limit */
+    FN_CPU_MS,       /* "cpu"   EXIT, DONE of a KILL: CPU time of the command
                       and every process of it that ended, milliseconds */
-    FN_RSS_KB,     /* "rss"   EXIT, DONE of a KILL: the largest peak RSS of
+    FN_RSS_KB,       /* "rss"   EXIT, DONE of a KILL: the largest peak RSS of
                       those processes, KiB */
-    FN_SHEPHERD,   /* "shep"  RUN: 0 = run without the shepherd
+    FN_SHEPHERD,     /* "shep"  RUN: 0 = run without the shepherd
                       (agent/shepherd.h), for measurements */
     FN__COUNT
 } frame_num_t;
@@ -129,11 +129,11 @@ typedef enum {
 /* One decoded or to-be-encoded message.  Byte strings are views: after
  * frame_decode they point into the decoded buffer. */
 typedef struct {
-    uint32_t type;                  /* "t", a frame_type_t */
-    uint64_t id;                    /* "id", 0 when absent */
-    uint32_t has_num;               /* bit i: num[i] present */
+    uint32_t type;    /* "t", a frame_type_t */
+    uint64_t id;      /* "id", 0 when absent */
+    uint32_t has_num; /* bit i: num[i] present */
     int64_t num[FN__COUNT];
-    uint32_t has_str;               /* bit i: str[i] present */
+    uint32_t has_str; /* bit i: str[i] present */
     const char *str[FS__COUNT];
     size_t str_len[FS__COUNT];
 } frame_msg_t;
@@ -174,13 +174,13 @@ uint32_t frame_crc32(const void *p, size_t len);
 
 /* Streaming reader: feed bytes as they come, take frames out. */
 typedef struct {
-    size_t max;         /* largest payload accepted */
-    bool resync;        /* on a bad frame: skip a byte and look for the
+    size_t max;  /* largest payload accepted */
+    bool resync; /* on a bad frame: skip a byte and look for the
                            next magic (true), or stop for good (false) */
-    bool bad;           /* stopped: the stream is malformed */
+    bool bad;    /* stopped: the stream is malformed */
     unsigned char *buf;
-    size_t pos, have, cap;   /* unread bytes are buf[pos..have) */
-    uint64_t skipped;   /* bytes dropped while looking for a frame */
+    size_t pos, have, cap; /* unread bytes are buf[pos..have) */
+    uint64_t skipped;      /* bytes dropped while looking for a frame */
 } frame_reader_t;
 
 void frame_reader_init(frame_reader_t *r, size_t max, bool resync);

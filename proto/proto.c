@@ -231,11 +231,26 @@ static int set_field(char **field, const char *s)
     return 0;
 }
 
-int proto_msg_set_kind(proto_msg_t *m, const char *s) { return set_field(&m->kind, s); }
-int proto_msg_set_name(proto_msg_t *m, const char *s) { return set_field(&m->name, s); }
-int proto_msg_set_conv(proto_msg_t *m, const char *s) { return set_field(&m->conv, s); }
-int proto_msg_set_user(proto_msg_t *m, const char *s) { return set_field(&m->user, s); }
-int proto_msg_set_host(proto_msg_t *m, const char *s) { return set_field(&m->host, s); }
+int proto_msg_set_kind(proto_msg_t *m, const char *s)
+{
+    return set_field(&m->kind, s);
+}
+int proto_msg_set_name(proto_msg_t *m, const char *s)
+{
+    return set_field(&m->name, s);
+}
+int proto_msg_set_conv(proto_msg_t *m, const char *s)
+{
+    return set_field(&m->conv, s);
+}
+int proto_msg_set_user(proto_msg_t *m, const char *s)
+{
+    return set_field(&m->user, s);
+}
+int proto_msg_set_host(proto_msg_t *m, const char *s)
+{
+    return set_field(&m->host, s);
+}
 
 int proto_msg_set_text(proto_msg_t *m, const char *s, size_t len)
 {
@@ -318,8 +333,8 @@ proto_msg_t *proto_msg_dup(const proto_msg_t *src)
     return m;
 }
 
-proto_msg_t *proto_reply_new(const proto_msg_t *req, proto_status_t st,
-                             bool is_error, const char *text)
+proto_msg_t *proto_reply_new(const proto_msg_t *req, proto_status_t st, bool is_error,
+                             const char *text)
 {
     proto_msg_t *m = proto_msg_new(PROTO_REPLY);
     if (!m)
@@ -363,7 +378,10 @@ static void pack_map(msgpack_packer *pk, const char *key, const proto_map_t *m)
         case PROTO_V_NIL: msgpack_pack_nil(pk); break;
         case PROTO_V_INT: msgpack_pack_int64(pk, kv->i); break;
         case PROTO_V_BOOL:
-            if (kv->i) msgpack_pack_true(pk); else msgpack_pack_false(pk);
+            if (kv->i)
+                msgpack_pack_true(pk);
+            else
+                msgpack_pack_false(pk);
             break;
         case PROTO_V_STR:
             /* bin, not str: values are arbitrary bytes (program output,
@@ -383,17 +401,28 @@ proto_err_t proto_encode(const proto_msg_t *m, char **buf, size_t *len)
     msgpack_packer_init(&pk, &sb, msgpack_sbuffer_write);
 
     size_t n = 3; /* v, t, id */
-    if (m->kind) n++;
-    if (m->name) n++;
-    if (m->conv) n++;
-    if (m->user) n++;
-    if (m->host) n++;
-    if (m->deadline_ms) n++;
-    if (m->args.n) n++;
-    if (m->type == PROTO_REPLY) n += 2; /* s, e */
-    if (m->text) n++;
-    if (m->data.n) n++;
-    if (m->n_images) n++;
+    if (m->kind)
+        n++;
+    if (m->name)
+        n++;
+    if (m->conv)
+        n++;
+    if (m->user)
+        n++;
+    if (m->host)
+        n++;
+    if (m->deadline_ms)
+        n++;
+    if (m->args.n)
+        n++;
+    if (m->type == PROTO_REPLY)
+        n += 2; /* s, e */
+    if (m->text)
+        n++;
+    if (m->data.n)
+        n++;
+    if (m->n_images)
+        n++;
 
     msgpack_pack_map(&pk, n);
     pack_key(&pk, "v");
@@ -402,28 +431,38 @@ proto_err_t proto_encode(const proto_msg_t *m, char **buf, size_t *len)
     msgpack_pack_int(&pk, (int)m->type);
     pack_key(&pk, "id");
     msgpack_pack_uint64(&pk, m->id);
-    if (m->kind) pack_str(&pk, "k", m->kind, strlen(m->kind));
-    if (m->name) pack_str(&pk, "n", m->name, strlen(m->name));
-    if (m->conv) pack_str(&pk, "c", m->conv, strlen(m->conv));
-    if (m->user) pack_str(&pk, "u", m->user, strlen(m->user));
-    if (m->host) pack_str(&pk, "h", m->host, strlen(m->host));
+    if (m->kind)
+        pack_str(&pk, "k", m->kind, strlen(m->kind));
+    if (m->name)
+        pack_str(&pk, "n", m->name, strlen(m->name));
+    if (m->conv)
+        pack_str(&pk, "c", m->conv, strlen(m->conv));
+    if (m->user)
+        pack_str(&pk, "u", m->user, strlen(m->user));
+    if (m->host)
+        pack_str(&pk, "h", m->host, strlen(m->host));
     if (m->deadline_ms) {
         pack_key(&pk, "dl");
         msgpack_pack_int64(&pk, m->deadline_ms);
     }
-    if (m->args.n) pack_map(&pk, "a", &m->args);
+    if (m->args.n)
+        pack_map(&pk, "a", &m->args);
     if (m->type == PROTO_REPLY) {
         pack_key(&pk, "s");
         msgpack_pack_int(&pk, (int)m->status);
         pack_key(&pk, "e");
-        if (m->is_error) msgpack_pack_true(&pk); else msgpack_pack_false(&pk);
+        if (m->is_error)
+            msgpack_pack_true(&pk);
+        else
+            msgpack_pack_false(&pk);
     }
     if (m->text) {
         pack_key(&pk, "x");
         msgpack_pack_bin(&pk, m->text_len);
         msgpack_pack_bin_body(&pk, m->text, m->text_len);
     }
-    if (m->data.n) pack_map(&pk, "d", &m->data);
+    if (m->data.n)
+        pack_map(&pk, "d", &m->data);
     if (m->n_images) {
         pack_key(&pk, "i");
         msgpack_pack_array(&pk, 3 * m->n_images);
@@ -551,7 +590,8 @@ static proto_err_t take_images(const msgpack_object *o, proto_msg_t *m)
     for (uint32_t i = 0; i < o->via.array.size; i += 3) {
         const char *pp, *mp, *dp;
         size_t pn, mn, dn;
-        if (!obj_bytes(&o->via.array.ptr[i], &pp, &pn) || !obj_bytes(&o->via.array.ptr[i + 1], &mp, &mn) ||
+        if (!obj_bytes(&o->via.array.ptr[i], &pp, &pn) ||
+            !obj_bytes(&o->via.array.ptr[i + 1], &mp, &mn) ||
             !obj_bytes(&o->via.array.ptr[i + 2], &dp, &dn) || pn == 0 || pn > 4096 || mn == 0 ||
             mn > 64 || memchr(pp, '\0', pn) || memchr(mp, '\0', mn))
             return PROTO_EFORMAT;
@@ -656,7 +696,7 @@ static uint64_t be(const unsigned char *p, size_t n)
 static bool proto_frame_sane(const unsigned char *p, size_t len)
 {
     size_t pos = 0;
-    uint64_t pending = 1;  /* objects still to read */
+    uint64_t pending = 1; /* objects still to read */
     unsigned containers = 0;
     while (pending) {
         if (pos >= len)
@@ -677,25 +717,46 @@ static bool proto_frame_sane(const unsigned char *p, size_t len)
             skip = b & 0x1fu;
         } else {
             switch (b) {
-            case 0xc0: case 0xc2: case 0xc3: break;
-            case 0xc4: case 0xd9: lenbytes = 1; break;
-            case 0xc5: case 0xda: lenbytes = 2; break;
-            case 0xc6: case 0xdb: lenbytes = 4; break;
-            case 0xc7: lenbytes = 1; skip = 1; break;  /* ext 8: + type */
-            case 0xc8: lenbytes = 2; skip = 1; break;
-            case 0xc9: lenbytes = 4; skip = 1; break;
+            case 0xc0:
+            case 0xc2:
+            case 0xc3: break;
+            case 0xc4:
+            case 0xd9: lenbytes = 1; break;
+            case 0xc5:
+            case 0xda: lenbytes = 2; break;
+            case 0xc6:
+            case 0xdb: lenbytes = 4; break;
+            case 0xc7:
+                lenbytes = 1;
+                skip = 1;
+                break; /* ext 8: + type */
+            case 0xc8:
+                lenbytes = 2;
+                skip = 1;
+                break;
+            case 0xc9:
+                lenbytes = 4;
+                skip = 1;
+                break;
             case 0xca: skip = 4; break;
             case 0xcb: skip = 8; break;
-            case 0xcc: case 0xd0: skip = 1; break;
-            case 0xcd: case 0xd1: skip = 2; break;
-            case 0xce: case 0xd2: skip = 4; break;
-            case 0xcf: case 0xd3: skip = 8; break;
+            case 0xcc:
+            case 0xd0: skip = 1; break;
+            case 0xcd:
+            case 0xd1: skip = 2; break;
+            case 0xce:
+            case 0xd2: skip = 4; break;
+            case 0xcf:
+            case 0xd3: skip = 8; break;
             case 0xd4: skip = 2; break;
             case 0xd5: skip = 3; break;
             case 0xd6: skip = 5; break;
             case 0xd7: skip = 9; break;
             case 0xd8: skip = 17; break;
-            case 0xdc: case 0xdd: case 0xde: case 0xdf: {
+            case 0xdc:
+            case 0xdd:
+            case 0xde:
+            case 0xdf: {
                 size_t n = (b == 0xdc || b == 0xde) ? 2 : 4;
                 if (n > len - pos)
                     return false;
@@ -706,8 +767,7 @@ static bool proto_frame_sane(const unsigned char *p, size_t len)
                 containers++;
                 break;
             }
-            default:
-                return false; /* 0xc1: never used */
+            default: return false; /* 0xc1: never used */
             }
         }
         if (lenbytes) {

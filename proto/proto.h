@@ -49,16 +49,16 @@
 
 /* Hard ceilings for decoding untrusted frames.  A frame bigger than this is
  * refused before msgpack sees it. */
-#define PROTO_MAX_FRAME   (32u * 1024u * 1024u)
-#define PROTO_MAX_FIELDS  256u
+#define PROTO_MAX_FRAME  (32u * 1024u * 1024u)
+#define PROTO_MAX_FIELDS 256u
 /* Most images one reply carries (see proto_image_t). */
-#define PROTO_MAX_IMAGES  16u
+#define PROTO_MAX_IMAGES 16u
 
 typedef enum {
-    PROTO_HELLO   = 1, /* worker -> hub: I am alive, kind k, name w */
+    PROTO_HELLO = 1,   /* worker -> hub: I am alive, kind k, name w */
     PROTO_REQUEST = 2, /* client -> hub -> worker */
-    PROTO_REPLY   = 3, /* worker -> hub -> client */
-    PROTO_CANCEL  = 4  /* hub -> worker: stop request id */
+    PROTO_REPLY = 3,   /* worker -> hub -> client */
+    PROTO_CANCEL = 4   /* hub -> worker: stop request id */
 } proto_type_t;
 
 /* Status of a reply as seen by the transport.  PROTO_ST_OK means the worker
@@ -76,10 +76,10 @@ typedef enum {
 typedef enum {
     PROTO_OK = 0,
     PROTO_ENOMEM,
-    PROTO_ETOOBIG,    /* frame over PROTO_MAX_FRAME */
-    PROTO_EFORMAT,    /* not a msgpack map of the expected shape */
-    PROTO_EVERSION,   /* "v" missing or not PROTO_VERSION */
-    PROTO_ETYPE       /* "t" missing or unknown */
+    PROTO_ETOOBIG,  /* frame over PROTO_MAX_FRAME */
+    PROTO_EFORMAT,  /* not a msgpack map of the expected shape */
+    PROTO_EVERSION, /* "v" missing or not PROTO_VERSION */
+    PROTO_ETYPE     /* "t" missing or unknown */
 } proto_err_t;
 
 /* Return a static English string for an error code. */
@@ -94,9 +94,9 @@ typedef enum { PROTO_V_NIL, PROTO_V_INT, PROTO_V_BOOL, PROTO_V_STR } proto_vtype
 typedef struct {
     char *key;
     proto_vtype_t type;
-    int64_t i;   /* PROTO_V_INT, PROTO_V_BOOL (0/1) */
-    char *s;     /* PROTO_V_STR */
-    size_t len;  /* PROTO_V_STR */
+    int64_t i;  /* PROTO_V_INT, PROTO_V_BOOL (0/1) */
+    char *s;    /* PROTO_V_STR */
+    size_t len; /* PROTO_V_STR */
 } proto_kv_t;
 
 typedef struct {
@@ -126,9 +126,9 @@ int proto_map_copy(proto_map_t *dst, const proto_map_t *src);
  * into an MCP image content block).  On the wire, "i" is one array of
  * three byte strings per image: path, MIME type, the file's bytes. */
 typedef struct {
-    char *path;   /* where it is in the sandbox, e.g. /work/plot.png */
-    char *mime;   /* image/png, image/jpeg, image/gif or image/webp */
-    char *data;   /* the file's bytes */
+    char *path; /* where it is in the sandbox, e.g. /work/plot.png */
+    char *mime; /* image/png, image/jpeg, image/gif or image/webp */
+    char *data; /* the file's bytes */
     size_t len;
 } proto_image_t;
 
@@ -136,21 +136,21 @@ typedef struct {
  * owned by the message. */
 typedef struct {
     proto_type_t type;
-    uint64_t id;          /* REQUEST, REPLY, CANCEL */
-    char *kind;           /* HELLO: worker kind; REQUEST: which kind serves it */
-    char *name;           /* HELLO: worker name; REQUEST: tool or operation */
-    char *conv;           /* REQUEST: conversation id */
-    char *user;           /* REQUEST: user id, may be "" */
-    char *host;           /* REQUEST: only a worker on this host serves it; NULL = any */
-    int64_t deadline_ms;  /* REQUEST: absolute, unix milliseconds; 0 = none */
-    proto_map_t args;     /* REQUEST: arguments */
-    proto_status_t status;/* REPLY */
-    bool is_error;        /* REPLY: the result is an error for the model */
-    char *text;           /* REPLY: what the model reads */
+    uint64_t id;           /* REQUEST, REPLY, CANCEL */
+    char *kind;            /* HELLO: worker kind; REQUEST: which kind serves it */
+    char *name;            /* HELLO: worker name; REQUEST: tool or operation */
+    char *conv;            /* REQUEST: conversation id */
+    char *user;            /* REQUEST: user id, may be "" */
+    char *host;            /* REQUEST: only a worker on this host serves it; NULL = any */
+    int64_t deadline_ms;   /* REQUEST: absolute, unix milliseconds; 0 = none */
+    proto_map_t args;      /* REQUEST: arguments */
+    proto_status_t status; /* REPLY */
+    bool is_error;         /* REPLY: the result is an error for the model */
+    char *text;            /* REPLY: what the model reads */
     size_t text_len;
-    proto_map_t data;     /* REPLY: structured fields for programs; HELLO: the
+    proto_map_t data;      /* REPLY: structured fields for programs; HELLO: the
                            * worker's host and capacity */
-    proto_image_t *images;/* REPLY: images, in the order they were written */
+    proto_image_t *images; /* REPLY: images, in the order they were written */
     size_t n_images;
 } proto_msg_t;
 
@@ -176,8 +176,8 @@ void proto_msg_take_images(proto_msg_t *dst, proto_msg_t *src);
 
 /* Build a reply to req carrying the same id: status, is_error and a
  * NUL-terminated text.  NULL when out of memory. */
-proto_msg_t *proto_reply_new(const proto_msg_t *req, proto_status_t st,
-                             bool is_error, const char *text);
+proto_msg_t *proto_reply_new(const proto_msg_t *req, proto_status_t st, bool is_error,
+                             const char *text);
 
 /* Encode into a malloc'ed buffer the caller frees. */
 proto_err_t proto_encode(const proto_msg_t *m, char **buf, size_t *len);

@@ -56,24 +56,58 @@ bool repair_tool_matches(const char *names, const char *tool)
     return false;
 }
 
-static const struct { const char *alias, *tag; } repair_lang_aliases[] = {
-    { "c", "c" }, { "gcc", "c" }, { "c11", "c" }, { "c17", "c" }, { "c99", "c" },
-    { "cpp", "cpp" }, { "c++", "cpp" }, { "cxx", "cpp" }, { "cc", "cpp" }, { "g++", "cpp" },
-    { "cplusplus", "cpp" }, { "c++17", "cpp" }, { "cpp17", "cpp" }, { "c++20", "cpp" },
-    { "python", "python" }, { "python3", "python" }, { "py", "python" }, { "py3", "python" },
-    { "javascript", "javascript" }, { "js", "javascript" }, { "node", "javascript" },
+static const struct {
+    const char *alias, *tag;
+} repair_lang_aliases[] = {
+    { "c", "c" },
+    { "gcc", "c" },
+    { "c11", "c" },
+    { "c17", "c" },
+    { "c99", "c" },
+    { "cpp", "cpp" },
+    { "c++", "cpp" },
+    { "cxx", "cpp" },
+    { "cc", "cpp" },
+    { "g++", "cpp" },
+    { "cplusplus", "cpp" },
+    { "c++17", "cpp" },
+    { "cpp17", "cpp" },
+    { "c++20", "cpp" },
+    { "python", "python" },
+    { "python3", "python" },
+    { "py", "python" },
+    { "py3", "python" },
+    { "javascript", "javascript" },
+    { "js", "javascript" },
+    { "node", "javascript" },
     { "nodejs", "javascript" },
-    { "typescript", "typescript" }, { "ts", "typescript" },
-    { "bash", "bash" }, { "sh", "bash" }, { "shell", "bash" },
-    { "rust", "rust" }, { "rs", "rust" }, { "rustc", "rust" },
-    { "go", "go" }, { "golang", "go" },
+    { "typescript", "typescript" },
+    { "ts", "typescript" },
+    { "bash", "bash" },
+    { "sh", "bash" },
+    { "shell", "bash" },
+    { "rust", "rust" },
+    { "rs", "rust" },
+    { "rustc", "rust" },
+    { "go", "go" },
+    { "golang", "go" },
     { "java", "java" },
-    { "kotlin", "kotlin" }, { "kt", "kotlin" }, { "kts", "kotlin" },
-    { "csharp", "csharp" }, { "cs", "csharp" }, { "c#", "csharp" }, { "mono", "csharp" },
-    { "haskell", "haskell" }, { "hs", "haskell" }, { "ghc", "haskell" },
-    { "lua", "lua" }, { "lua5.4", "lua" },
-    { "ruby", "ruby" }, { "rb", "ruby" },
-    { "perl", "perl" }, { "pl", "perl" },
+    { "kotlin", "kotlin" },
+    { "kt", "kotlin" },
+    { "kts", "kotlin" },
+    { "csharp", "csharp" },
+    { "cs", "csharp" },
+    { "c#", "csharp" },
+    { "mono", "csharp" },
+    { "haskell", "haskell" },
+    { "hs", "haskell" },
+    { "ghc", "haskell" },
+    { "lua", "lua" },
+    { "lua5.4", "lua" },
+    { "ruby", "ruby" },
+    { "rb", "ruby" },
+    { "perl", "perl" },
+    { "pl", "perl" },
     { "php", "php" },
 };
 
@@ -92,8 +126,8 @@ void repair_lang_tag(const char *language, char *out, size_t outlen)
     if (n == 0 || n >= outlen || n > 32)
         return;
     for (size_t i = 0; i < sizeof repair_lang_aliases / sizeof repair_lang_aliases[0]; i++)
-        if (strlen(repair_lang_aliases[i].alias) == n
-            && strncasecmp(repair_lang_aliases[i].alias, language, n) == 0) {
+        if (strlen(repair_lang_aliases[i].alias) == n &&
+            strncasecmp(repair_lang_aliases[i].alias, language, n) == 0) {
             snprintf(out, outlen, "%s", repair_lang_aliases[i].tag);
             return;
         }
@@ -109,18 +143,51 @@ void repair_lang_tag(const char *language, char *out, size_t outlen)
     out[n] = '\0';
 }
 
-static const struct { const char *ext, *tag; } repair_exts[] = {
-    { "c", "c" }, { "h", "c" },
-    { "cpp", "cpp" }, { "cc", "cpp" }, { "cxx", "cpp" }, { "c++", "cpp" }, { "hpp", "cpp" },
+static const struct {
+    const char *ext, *tag;
+} repair_exts[] = {
+    { "c", "c" },
+    { "h", "c" },
+    { "cpp", "cpp" },
+    { "cc", "cpp" },
+    { "cxx", "cpp" },
+    { "c++", "cpp" },
+    { "hpp", "cpp" },
     { "hh", "cpp" },
-    { "py", "python" }, { "js", "javascript" }, { "mjs", "javascript" }, { "cjs", "javascript" },
-    { "ts", "typescript" }, { "sh", "bash" }, { "bash", "bash" }, { "rs", "rust" }, { "go", "go" },
-    { "java", "java" }, { "kt", "kotlin" }, { "kts", "kotlin" }, { "cs", "csharp" },
-    { "hs", "haskell" }, { "lua", "lua" }, { "rb", "ruby" }, { "pl", "perl" }, { "php", "php" },
-    { "swift", "swift" }, { "scala", "scala" }, { "r", "r" }, { "jl", "julia" },
-    { "ml", "ocaml" }, { "ex", "elixir" }, { "exs", "elixir" }, { "erl", "erlang" },
-    { "clj", "clojure" }, { "dart", "dart" }, { "zig", "zig" }, { "nim", "nim" },
-    { "f90", "fortran" }, { "pas", "pascal" }, { "awk", "awk" }, { "tcl", "tcl" },
+    { "py", "python" },
+    { "js", "javascript" },
+    { "mjs", "javascript" },
+    { "cjs", "javascript" },
+    { "ts", "typescript" },
+    { "sh", "bash" },
+    { "bash", "bash" },
+    { "rs", "rust" },
+    { "go", "go" },
+    { "java", "java" },
+    { "kt", "kotlin" },
+    { "kts", "kotlin" },
+    { "cs", "csharp" },
+    { "hs", "haskell" },
+    { "lua", "lua" },
+    { "rb", "ruby" },
+    { "pl", "perl" },
+    { "php", "php" },
+    { "swift", "swift" },
+    { "scala", "scala" },
+    { "r", "r" },
+    { "jl", "julia" },
+    { "ml", "ocaml" },
+    { "ex", "elixir" },
+    { "exs", "elixir" },
+    { "erl", "erlang" },
+    { "clj", "clojure" },
+    { "dart", "dart" },
+    { "zig", "zig" },
+    { "nim", "nim" },
+    { "f90", "fortran" },
+    { "pas", "pascal" },
+    { "awk", "awk" },
+    { "tcl", "tcl" },
 };
 
 static const char *repair_basename(const char *path)
@@ -172,7 +239,8 @@ bool repair_has_fence(const char *text, size_t len)
         char c = text[i];
         if (c == '`' && i + 2 < len && text[i + 1] == '`' && text[i + 2] == '`')
             return true;
-        if (c == '~' && line_start && spaces <= 3 && i + 2 < len && text[i + 1] == '~' && text[i + 2] == '~')
+        if (c == '~' && line_start && spaces <= 3 && i + 2 < len && text[i + 1] == '~' &&
+            text[i + 2] == '~')
             return true;
         if (c == '\n') {
             line_start = true;
@@ -189,7 +257,7 @@ bool repair_has_fence(const char *text, size_t len)
 /* ---- finding the turn's programs ----------------------------------------------- */
 
 typedef struct {
-    char *path;      /* as the sandbox sees it: relative paths are under /work */
+    char *path; /* as the sandbox sees it: relative paths are under /work */
     char *content;
     char tag[24];
 } repair_file_t;
@@ -200,8 +268,8 @@ typedef struct {
 } repair_files_t;
 
 typedef struct {
-    repair_program_t pass;   /* last that passed (code == NULL: none) */
-    repair_program_t last;   /* last that ran */
+    repair_program_t pass; /* last that passed (code == NULL: none) */
+    repair_program_t last; /* last that ran */
 } repair_pick_t;
 
 void repair_program_free(repair_program_t *p)
@@ -215,8 +283,8 @@ void repair_program_free(repair_program_t *p)
     memset(p, 0, sizeof *p);
 }
 
-static int repair_program_set(repair_program_t *p, repair_verdict_t v, const char *tag, const char *code,
-                              const char *path, const char *command)
+static int repair_program_set(repair_program_t *p, repair_verdict_t v, const char *tag,
+                              const char *code, const char *path, const char *command)
 {
     repair_program_t n = { .verdict = v };
     n.tag = strdup(tag ? tag : "");
@@ -252,7 +320,8 @@ static char *repair_tool_text(json_t *content)
     size_t i;
     json_t *part;
     if (json_is_array(content))
-        json_array_foreach(content, i, part) {
+        json_array_foreach(content, i, part)
+        {
             const char *s = json_string_value(json_object_get(part, "text"));
             if (s) {
                 if (t.len)
@@ -358,16 +427,16 @@ bool repair_command_names(const char *command, const char *base)
     for (const char *p = strstr(command, base); p; p = strstr(p + 1, base)) {
         bool before_ok = p == command || !repair_word_char(p[-1]);
         char after = p[bl];
-        bool after_ok = !after || !repair_word_char(after)
-                        || (after == '.' && !isalnum((unsigned char)p[bl + 1]));
+        bool after_ok = !after || !repair_word_char(after) ||
+                        (after == '.' && !isalnum((unsigned char)p[bl + 1]));
         if (before_ok && after_ok)
             return true;
     }
     return false;
 }
 
-static int repair_take_result(const repair_tools_t *tools, const char *name, json_t *args, const char *text,
-                              repair_files_t *files, repair_pick_t *pick)
+static int repair_take_result(const repair_tools_t *tools, const char *name, json_t *args,
+                              const char *text, repair_files_t *files, repair_pick_t *pick)
 {
     if (repair_tool_matches(tools->run_code, name)) {
         const char *code = json_string_value(json_object_get(args, "code"));
@@ -377,8 +446,8 @@ static int repair_take_result(const repair_tools_t *tools, const char *name, jso
         repair_lang_tag(json_string_value(json_object_get(args, "language")), tag, sizeof tag);
         /* Without an expected output the judge never says PASS. */
         const json_t *tests = json_object_get(args, "tests");
-        bool compared = json_is_string(json_object_get(args, "expected"))
-                        || (json_is_array(tests) && json_array_size(tests) > 0);
+        bool compared = json_is_string(json_object_get(args, "expected")) ||
+                        (json_is_array(tests) && json_array_size(tests) > 0);
         return repair_note(pick, repair_code_verdict(text, compared), tag, code, NULL, NULL);
     }
     if (repair_tool_matches(tools->write_file, name)) {
@@ -397,8 +466,8 @@ static int repair_take_result(const repair_tools_t *tools, const char *name, jso
         repair_verdict_t v = repair_run_verdict(text);
         const repair_file_t *hit = NULL;
         for (size_t i = 0; i < files->n; i++)
-            if (repair_file_is_program(&files->v[i])
-                && repair_command_names(command, repair_basename(files->v[i].path)))
+            if (repair_file_is_program(&files->v[i]) &&
+                repair_command_names(command, repair_basename(files->v[i].path)))
                 hit = &files->v[i];
         if (hit)
             return repair_note(pick, v, hit->tag, hit->content, hit->path, command);
@@ -408,7 +477,7 @@ static int repair_take_result(const repair_tools_t *tools, const char *name, jso
 
 typedef struct {
     const char *id, *name;
-    json_t *args;   /* borrowed from the request (or a parsed string, owned) */
+    json_t *args; /* borrowed from the request (or a parsed string, owned) */
     bool owned;
 } repair_call_t;
 
@@ -443,7 +512,8 @@ int repair_find(const char *body, size_t len, const repair_tools_t *tools, repai
         if (strcmp(role, "assistant") == 0) {
             json_t *tcs = json_object_get(m, "tool_calls"), *tc;
             size_t j;
-            json_array_foreach(tcs, j, tc) {
+            json_array_foreach(tcs, j, tc)
+            {
                 json_t *fn = json_object_get(tc, "function");
                 const char *id = json_string_value(json_object_get(tc, "id"));
                 const char *name = json_string_value(json_object_get(fn, "name"));
@@ -460,7 +530,8 @@ int repair_find(const char *body, size_t len, const repair_tools_t *tools, repai
                     capcalls = ncap;
                 }
                 json_t *args = repair_call_args(fn);
-                calls[ncalls++] = (repair_call_t){ .id = id, .name = name, .args = args, .owned = args != NULL };
+                calls[ncalls++] =
+                    (repair_call_t){ .id = id, .name = name, .args = args, .owned = args != NULL };
             }
         } else if (strcmp(role, "tool") == 0) {
             const char *id = json_string_value(json_object_get(m, "tool_call_id"));
@@ -540,9 +611,7 @@ char *repair_render(const repair_program_t *p, const char *reply, size_t reply_l
         textbuf_puts(&t, "):**\n\n");
     } else {
         switch (p->verdict) {
-        case REPAIR_PASS:
-            textbuf_puts(&t, "**The program that passed its test:**\n\n");
-            break;
+        case REPAIR_PASS: textbuf_puts(&t, "**The program that passed its test:**\n\n"); break;
         case REPAIR_FAIL:
             textbuf_puts(&t, "**The last program that ran (it did not pass its test):**\n\n");
             break;
@@ -550,7 +619,8 @@ char *repair_render(const repair_program_t *p, const char *reply, size_t reply_l
             textbuf_puts(&t, "**The last program that was tried (it did not compile):**\n\n");
             break;
         default:
-            textbuf_puts(&t, "**The last program that ran (it was not tested against an expected output):**\n\n");
+            textbuf_puts(&t, "**The last program that ran (it was not tested against an expected "
+                             "output):**\n\n");
             break;
         }
     }
@@ -610,9 +680,9 @@ int repair_json(const char *body, size_t len, const repair_program_t *p, char **
     json_t *msg = json_object_get(choice, "message");
     json_t *content = json_object_get(msg, "content");
     int rc = 0;
-    if (!json_is_object(root) || json_object_get(root, "error") || !json_is_object(msg)
-        || repair_has_calls(msg) || repair_is_tool_finish(json_object_get(choice, "finish_reason"))
-        || !(json_is_string(content) || json_is_null(content) || !content))
+    if (!json_is_object(root) || json_object_get(root, "error") || !json_is_object(msg) ||
+        repair_has_calls(msg) || repair_is_tool_finish(json_object_get(choice, "finish_reason")) ||
+        !(json_is_string(content) || json_is_null(content) || !content))
         goto out;
     const char *text = json_is_string(content) ? json_string_value(content) : "";
     size_t tl = json_is_string(content) ? json_string_length(content) : 0;
@@ -646,13 +716,13 @@ out:
 /* ---- the SSE filter ------------------------------------------------------------------- */
 
 struct repair_sse {
-    const repair_program_t *p;   /* borrowed; NULL: pass everything */
-    textbuf_t pending;           /* bytes of an event not yet complete */
-    size_t line_start;           /* where the unfinished line in pending starts */
-    textbuf_t content;           /* choice 0's content so far */
-    json_t *meta;                /* id, object, created, model, ... of the last chunk */
-    const char *eol;             /* the upstream's line ending */
-    bool off;                    /* decided: pass the rest through as it is */
+    const repair_program_t *p; /* borrowed; NULL: pass everything */
+    textbuf_t pending;         /* bytes of an event not yet complete */
+    size_t line_start;         /* where the unfinished line in pending starts */
+    textbuf_t content;         /* choice 0's content so far */
+    json_t *meta;              /* id, object, created, model, ... of the last chunk */
+    const char *eol;           /* the upstream's line ending */
+    bool off;                  /* decided: pass the rest through as it is */
     bool repaired;
 };
 
@@ -705,7 +775,8 @@ static void repair_sse_emit_block(repair_sse_t *s, textbuf_t *out)
     if (!add)
         return;
     json_t *chunk = s->meta ? json_deep_copy(s->meta) : json_object();
-    json_t *choice = json_pack("{s:i, s:{s:s}, s:n}", "index", 0, "delta", "content", add, "finish_reason");
+    json_t *choice =
+        json_pack("{s:i, s:{s:s}, s:n}", "index", 0, "delta", "content", add, "finish_reason");
     if (chunk && choice) {
         if (!json_object_get(chunk, "object"))
             json_object_set_new(chunk, "object", json_string("chat.completion.chunk"));
@@ -738,7 +809,8 @@ static json_t *repair_sse_choice0(json_t *chunk)
 {
     json_t *choices = json_object_get(chunk, "choices"), *c;
     size_t i;
-    json_array_foreach(choices, i, c) {
+    json_array_foreach(choices, i, c)
+    {
         json_t *idx = json_object_get(c, "index");
         if (!idx || json_integer_value(idx) == 0)
             return c;
@@ -812,7 +884,7 @@ static void repair_sse_event(repair_sse_t *s, const char *ev, size_t n, textbuf_
     json_t *chunk = json_loadb(data.buf, data.len, 0, NULL);
     textbuf_free(&data);
     if (!json_is_object(chunk) || json_object_get(chunk, "error")) {
-        s->off = true;   /* unreadable or an error: not ours to change */
+        s->off = true; /* unreadable or an error: not ours to change */
         json_decref(chunk);
         textbuf_append(out, ev, n);
         return;
@@ -822,8 +894,8 @@ static void repair_sse_event(repair_sse_t *s, const char *ev, size_t n, textbuf_
     json_t *choice = repair_sse_choice0(chunk);
     json_t *delta = json_object_get(choice, "delta");
     json_t *finish = json_object_get(choice, "finish_reason");
-    if (repair_has_calls(delta) || repair_has_calls(json_object_get(choice, "message"))
-        || repair_is_tool_finish(finish)) {
+    if (repair_has_calls(delta) || repair_has_calls(json_object_get(choice, "message")) ||
+        repair_is_tool_finish(finish)) {
         s->off = true;
         json_decref(chunk);
         textbuf_append(out, ev, n);

@@ -34,20 +34,20 @@ typedef struct {
 } repair_tools_t;
 
 typedef enum {
-    REPAIR_PASS,            /* run_code said PASS */
-    REPAIR_FAIL,            /* FAIL, CRASH, TIMEOUT or OUTPUT LIMIT */
-    REPAIR_COMPILE_ERROR,   /* it did not compile */
-    REPAIR_RAN,             /* ran without an expected output: no verdict */
-    REPAIR_NOT_RUN,         /* refused or failed before anything ran */
+    REPAIR_PASS,          /* run_code said PASS */
+    REPAIR_FAIL,          /* FAIL, CRASH, TIMEOUT or OUTPUT LIMIT */
+    REPAIR_COMPILE_ERROR, /* it did not compile */
+    REPAIR_RAN,           /* ran without an expected output: no verdict */
+    REPAIR_NOT_RUN,       /* refused or failed before anything ran */
 } repair_verdict_t;
 
 /* The program a reply gets, owned by the struct (repair_program_free). */
 typedef struct {
     repair_verdict_t verdict;
-    char *tag;       /* fence language tag, "" when unknown */
+    char *tag; /* fence language tag, "" when unknown */
     char *code;
-    char *path;      /* a written file that `run` executed; NULL for run_code */
-    char *command;   /* the `run` command that executed it; NULL for run_code */
+    char *path;    /* a written file that `run` executed; NULL for run_code */
+    char *command; /* the `run` command that executed it; NULL for run_code */
 } repair_program_t;
 
 /* Does `tool` (as sent, e.g. "run_code_mcp_sandbox") match one of the
@@ -97,7 +97,8 @@ char *repair_render(const repair_program_t *p, const char *reply, size_t reply_l
 /* Non-streaming: repair a whole chat.completion JSON answer.  Returns 1 and
  * sets *out and *outlen (caller frees) when the answer was changed; 0 when it is
  * to go out untouched (has code, has tool calls, or is not readable). */
-int repair_json(const char *body, size_t len, const repair_program_t *p, char **out, size_t *outlen);
+int repair_json(const char *body, size_t len, const repair_program_t *p, char **out,
+                size_t *outlen);
 
 /* Streaming: one filter per SSE answer.  feed() takes bytes as they come
  * and appends to `out` every complete event (and the extra chunk when its

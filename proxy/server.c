@@ -32,17 +32,17 @@
 #include "proxy/upstream.h"
 
 #define SERVER_MAX_CONNECTIONS 1024
-#define SERVER_STREAM_BLOCK (16 * 1024)
+#define SERVER_STREAM_BLOCK    (16 * 1024)
 
 struct server {
     server_opts_t o;
-    char *root;                 /* upstream root URL, no trailing / or /v1 */
+    char *root; /* upstream root URL, no trailing / or /v1 */
     struct MHD_Daemon *d;
     int port;
 };
 
 typedef struct {
-    char *uri;                  /* raw, as sent */
+    char *uri; /* raw, as sent */
     bool started;
     bool too_big;
     textbuf_t body;
@@ -70,23 +70,25 @@ char *server_upstream_root(const char *url)
 /* ---- answers of the proxy itself ----------------------------------------------------- */
 
 /* An OpenAI-style error: {"error":{"message","type","param","code"}}. */
-static enum MHD_Result server_error(struct MHD_Connection *c, unsigned status, const char *type, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
+static enum MHD_Result server_error(struct MHD_Connection *c, unsigned status, const char *type,
+                                    const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 
-static enum MHD_Result server_error(struct MHD_Connection *c, unsigned status, const char *type, const char *fmt, ...)
+static enum MHD_Result server_error(struct MHD_Connection *c, unsigned status, const char *type,
+                                    const char *fmt, ...)
 {
     char msg[1024];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    json_t *j = json_pack("{s:{s:s, s:s, s:n, s:i}}", "error", "message", msg, "type", type, "param",
-                          "code", (int)status);
+    json_t *j = json_pack("{s:{s:s, s:s, s:n, s:i}}", "error", "message", msg, "type", type,
+                          "param", "code", (int)status);
     char *body = j ? json_dumps(j, JSON_COMPACT) : NULL;
     json_decref(j);
     if (!body)
         return MHD_NO;
-    struct MHD_Response *r = MHD_create_response_from_buffer(strlen(body), body, MHD_RESPMEM_MUST_FREE);
+    struct MHD_Response *r =
+        MHD_create_response_from_buffer(strlen(body), body, MHD_RESPMEM_MUST_FREE);
     if (!r) {
         free(body);
         return MHD_NO;
@@ -103,8 +105,17 @@ static enum MHD_Result server_error(struct MHD_Connection *c, unsigned status, c
 static bool server_skip_request_header(const char *name)
 {
     static const char *const skip[] = {
-        "Host", "Connection", "Keep-Alive", "Proxy-Connection", "Proxy-Authorization", "TE",
-        "Trailer", "Transfer-Encoding", "Upgrade", "Content-Length", "Expect",
+        "Host",
+        "Connection",
+        "Keep-Alive",
+        "Proxy-Connection",
+        "Proxy-Authorization",
+        "TE",
+        "Trailer",
+        "Transfer-Encoding",
+        "Upgrade",
+        "Content-Length",
+        "Expect",
         /* The answer must arrive unencoded for the repair to read it. */
         "Accept-Encoding",
     };
@@ -117,8 +128,8 @@ static bool server_skip_request_header(const char *name)
 static bool server_skip_response_header(const char *name)
 {
     static const char *const skip[] = {
-        "Connection", "Keep-Alive", "Proxy-Connection", "TE", "Trailer", "Transfer-Encoding",
-        "Upgrade", "Content-Length", "Date",
+        "Connection",        "Keep-Alive", "Proxy-Connection", "TE",   "Trailer",
+        "Transfer-Encoding", "Upgrade",    "Content-Length",   "Date",
     };
     for (size_t i = 0; i < sizeof skip / sizeof skip[0]; i++)
         if (strcasecmp(name, skip[i]) == 0)
@@ -165,7 +176,8 @@ static struct curl_slist *server_request_headers(struct MHD_Connection *c)
     MHD_get_connection_values(c, MHD_HEADER_KIND, server_collect_header, &h);
     /* Nothing curl would add on its own: no Expect: 100-continue wait, no
      * made-up Content-Type or Accept. */
-    const char *extra[] = { "Expect:", h.has_type ? NULL : "Content-Type:", h.has_accept ? NULL : "Accept:" };
+    const char *extra[] = { "Expect:", h.has_type ? NULL : "Content-Type:",
+                            h.has_accept ? NULL : "Accept:" };
     for (size_t i = 0; i < sizeof extra / sizeof extra[0] && !h.oom; i++) {
         if (!extra[i])
             continue;
@@ -206,7 +218,7 @@ static ssize_t server_read(void *cls, uint64_t pos, char *buf, size_t max)
 static void server_read_done(void *cls)
 {
     upstream_t *u = cls;
-    upstream_cancel(u);   /* a no-op when the answer is complete */
+    upstream_cancel(u); /* a no-op when the answer is complete */
     upstream_release(&u);
 }
 
@@ -223,8 +235,8 @@ static repair_program_t *server_program(const server_t *s, const char *method, c
                                         const char *body, size_t len)
 {
     /* Without a tool result there is no program: skip the JSON parse. */
-    if (strcmp(method, "POST") != 0 || !server_is_chat(uri) || !body
-        || !memmem(body, len, "tool_call_id", 12))
+    if (strcmp(method, "POST") != 0 || !server_is_chat(uri) || !body ||
+        !memmem(body, len, "tool_call_id", 12))
         return NULL;
     repair_program_t *p = malloc(sizeof *p);
     if (!p)
@@ -233,12 +245,13 @@ static repair_program_t *server_program(const server_t *s, const char *method, c
         free(p);
         return NULL;
     }
-    log_debug("this turn's program: %s, %zu bytes, %s", p->tag[0] ? p->tag : "(no tag)", strlen(p->code),
-              p->verdict == REPAIR_PASS ? "passed" : "did not pass");
+    log_debug("this turn's program: %s, %zu bytes, %s", p->tag[0] ? p->tag : "(no tag)",
+              strlen(p->code), p->verdict == REPAIR_PASS ? "passed" : "did not pass");
     return p;
 }
 
-static enum MHD_Result server_forward(server_t *s, struct MHD_Connection *c, const char *method, server_req_t *r)
+static enum MHD_Result server_forward(server_t *s, struct MHD_Connection *c, const char *method,
+                                      server_req_t *r)
 {
     upstream_req_t q = { .method = method, .connect_timeout_s = s->o.connect_timeout_s };
     upstream_url_err_t ue = upstream_url(s->root, r->uri, &q.url);
@@ -265,16 +278,19 @@ static enum MHD_Result server_forward(server_t *s, struct MHD_Connection *c, con
      * parse runs while curl connects. */
     upstream_decide(u, server_program(s, method, r->uri, body, body_len));
 
-    const union MHD_ConnectionInfo *ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+    const union MHD_ConnectionInfo *ci =
+        MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
     int wrc = upstream_wait_head(u, ci ? ci->connect_fd : -1);
     enum MHD_Result ret;
     if (wrc == -2) {
         log_info("%s %s: the client left before the answer", method, r->uri);
         ret = MHD_NO;
     } else if (wrc == -1) {
-        log_warn("%s %s: the model server at %s did not answer: %s", method, r->uri, s->root, upstream_error(u));
+        log_warn("%s %s: the model server at %s did not answer: %s", method, r->uri, s->root,
+                 upstream_error(u));
         ret = server_error(c, 502, "upstream_error",
-                           "talkback-proxy: the model server at %s did not answer: %s", s->root, upstream_error(u));
+                           "talkback-proxy: the model server at %s did not answer: %s", s->root,
+                           upstream_error(u));
     } else {
         struct MHD_Response *resp;
         if (upstream_mode(u) == UPSTREAM_JSON) {
@@ -282,9 +298,9 @@ static enum MHD_Result server_forward(server_t *s, struct MHD_Connection *c, con
             const char *b = upstream_body(u, &len);
             resp = MHD_create_response_from_buffer(len, (void *)b, MHD_RESPMEM_MUST_COPY);
         } else {
-            upstream_t *ref = upstream_ref(u);   /* the response's own */
-            resp = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, SERVER_STREAM_BLOCK, server_read, ref,
-                                                     server_read_done);
+            upstream_t *ref = upstream_ref(u); /* the response's own */
+            resp = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, SERVER_STREAM_BLOCK,
+                                                     server_read, ref, server_read_done);
             if (!resp)
                 upstream_release(&ref);
         }
@@ -333,9 +349,9 @@ static void server_on_completed(void *cls, struct MHD_Connection *c, void **con_
     *con_cls = NULL;
 }
 
-static enum MHD_Result server_on_request(void *cls, struct MHD_Connection *c, const char *url, const char *method,
-                                         const char *version, const char *upload, size_t *upload_size,
-                                         void **con_cls)
+static enum MHD_Result server_on_request(void *cls, struct MHD_Connection *c, const char *url,
+                                         const char *method, const char *version,
+                                         const char *upload, size_t *upload_size, void **con_cls)
 {
     (void)url, (void)version;
     server_t *s = cls;
@@ -358,7 +374,8 @@ static enum MHD_Result server_on_request(void *cls, struct MHD_Connection *c, co
     }
     if (r->too_big)
         return server_error(c, 413, "invalid_request_error",
-                            "talkback-proxy: the request body is over %zu bytes (proxy_max_body)", s->o.max_body);
+                            "talkback-proxy: the request body is over %zu bytes (proxy_max_body)",
+                            s->o.max_body);
     return server_forward(s, c, method, r);
 }
 
@@ -383,11 +400,12 @@ server_t *server_start(const server_opts_t *o)
     s->o = *o;
     s->root = server_upstream_root(o->upstream);
     char *probe = NULL;
-    bool usable = s->root && strncmp(s->root, "http", 4) == 0
-                  && upstream_url(s->root, "/", &probe) == UPSTREAM_URL_OK;
+    bool usable = s->root && strncmp(s->root, "http", 4) == 0 &&
+                  upstream_url(s->root, "/", &probe) == UPSTREAM_URL_OK;
     free(probe);
     if (!usable) {
-        log_error("proxy_upstream \"%s\" is not an http:// or https:// URL", o->upstream ? o->upstream : "");
+        log_error("proxy_upstream \"%s\" is not an http:// or https:// URL",
+                  o->upstream ? o->upstream : "");
         free(s->root);
         free(s);
         return NULL;
@@ -399,19 +417,17 @@ server_t *server_start(const server_opts_t *o)
         free(s);
         return NULL;
     }
-    unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_THREAD_PER_CONNECTION | MHD_USE_POLL
-                     | MHD_USE_ITC | MHD_USE_ERROR_LOG;
+    unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_THREAD_PER_CONNECTION |
+                     MHD_USE_POLL | MHD_USE_ITC | MHD_USE_ERROR_LOG;
     if (ss.ss_family == AF_INET6)
         flags |= MHD_USE_IPv6;
-    s->d = MHD_start_daemon(flags, 0, NULL, NULL, server_on_request, s,
-                            MHD_OPTION_EXTERNAL_LOGGER, server_mhd_log, (void *)s,
-                            MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
+    s->d = MHD_start_daemon(flags, 0, NULL, NULL, server_on_request, s, MHD_OPTION_EXTERNAL_LOGGER,
+                            server_mhd_log, (void *)s, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
                             MHD_OPTION_URI_LOG_CALLBACK, server_on_uri, (void *)s,
                             MHD_OPTION_NOTIFY_COMPLETED, server_on_completed, (void *)s,
                             MHD_OPTION_CONNECTION_LIMIT, (unsigned)SERVER_MAX_CONNECTIONS,
                             MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)600,
-                            MHD_OPTION_LISTENING_ADDRESS_REUSE, (unsigned)1,
-                            MHD_OPTION_END);
+                            MHD_OPTION_LISTENING_ADDRESS_REUSE, (unsigned)1, MHD_OPTION_END);
     if (!s->d) {
         log_error("cannot listen on %s (address in use, or not allowed?)", o->listen);
         free(s->root);
@@ -435,7 +451,7 @@ void server_stop(server_t **sp)
     if (!sp || !*sp)
         return;
     server_t *s = *sp;
-    upstream_shutdown();   /* blocked readers give up within a slice */
+    upstream_shutdown(); /* blocked readers give up within a slice */
     MHD_stop_daemon(s->d);
     free(s->root);
     free(s);

@@ -15,10 +15,10 @@
 #include "proxy/repair.h"
 
 typedef struct {
-    const char *listen;          /* HOST:PORT, [V6]:PORT or PORT */
-    const char *upstream;        /* the model server's root URL (no /v1) */
+    const char *listen;   /* HOST:PORT, [V6]:PORT or PORT */
+    const char *upstream; /* the model server's root URL (no /v1) */
     repair_tools_t tools;
-    size_t max_body;             /* largest request body; larger gets 413 */
+    size_t max_body; /* largest request body; larger gets 413 */
     long connect_timeout_s;
 } server_opts_t;
 

@@ -32,7 +32,7 @@
 #include "common/textbuf.h"
 
 #define UPSTREAM_QUEUE_MAX (4u << 20)
-#define UPSTREAM_POLL_MS 500
+#define UPSTREAM_POLL_MS   500
 
 /* ---- the upstream URL ------------------------------------------------------------- */
 
@@ -106,10 +106,10 @@ upstream_url_err_t upstream_url(const char *root, const char *target, char **out
     if (curl_url_set(u, CURLUPART_URL, root, 0) != CURLUE_OK)
         goto done;
     path = upstream_join_path(u, target, tlen);
-    if (!path || curl_url_set(u, CURLUPART_PATH, path, 0) != CURLUE_OK
-        || curl_url_set(u, CURLUPART_QUERY, q && q[1] ? q + 1 : NULL, 0) != CURLUE_OK
-        || curl_url_set(u, CURLUPART_FRAGMENT, NULL, 0) != CURLUE_OK
-        || curl_url_get(u, CURLUPART_URL, &url, 0) != CURLUE_OK)
+    if (!path || curl_url_set(u, CURLUPART_PATH, path, 0) != CURLUE_OK ||
+        curl_url_set(u, CURLUPART_QUERY, q && q[1] ? q + 1 : NULL, 0) != CURLUE_OK ||
+        curl_url_set(u, CURLUPART_FRAGMENT, NULL, 0) != CURLUE_OK ||
+        curl_url_get(u, CURLUPART_URL, &url, 0) != CURLUE_OK)
         goto done;
     *out = strdup(url);
     e = *out ? UPSTREAM_URL_OK : UPSTREAM_URL_NOMEM;
@@ -125,7 +125,7 @@ done:
 static CURLSH *upstream_share;
 static pthread_mutex_t upstream_share_mu[CURL_LOCK_DATA_LAST];
 static atomic_bool upstream_stopping;
-static atomic_int upstream_active;   /* worker threads still running */
+static atomic_int upstream_active; /* worker threads still running */
 
 static void upstream_share_lock(CURL *h, curl_lock_data d, curl_lock_access a, void *u)
 {
@@ -170,7 +170,7 @@ void upstream_global_cleanup(void)
         usleep(10 * 1000);
     if (atomic_load(&upstream_active) > 0) {
         log_warn("%d transfers still running at exit", atomic_load(&upstream_active));
-        return;   /* leave libcurl to the exit rather than pull it from under them */
+        return; /* leave libcurl to the exit rather than pull it from under them */
     }
     if (upstream_share && curl_share_cleanup(upstream_share) == CURLSHE_OK)
         upstream_share = NULL;
@@ -187,8 +187,8 @@ struct upstream {
     pthread_mutex_t mu;
     pthread_cond_t cv;
     int refs;
-    mailbox_t *wake;          /* worker -> reader: only kicks, no items */
-    bool reader_waiting;      /* a kick is wanted */
+    mailbox_t *wake;     /* worker -> reader: only kicks, no items */
+    bool reader_waiting; /* a kick is wanted */
     atomic_bool cancelled;
     int client_fd;
 
@@ -203,10 +203,10 @@ struct upstream {
     repair_program_t *program;
 
     /* the answer */
-    bool head_seen;           /* status line and headers complete (worker) */
-    bool ready;               /* the HTTP side may answer */
-    bool done;                /* the transfer ended */
-    bool failed;              /* ... and broke off */
+    bool head_seen; /* status line and headers complete (worker) */
+    bool ready;     /* the HTTP side may answer */
+    bool done;      /* the transfer ended */
+    bool failed;    /* ... and broke off */
     long status;
     bool event_stream;
     upstream_mode_t mode;
@@ -214,11 +214,11 @@ struct upstream {
     size_t nhdr, caphdr;
     char error[CURL_ERROR_SIZE + 128];
 
-    CURL *curl;               /* worker only */
-    CURLM *multi;             /* while the transfer runs; for curl_multi_wakeup */
-    repair_sse_t *sse;        /* worker only */
-    textbuf_t whole;          /* JSON mode: the answer (worker, then reader) */
-    textbuf_t queue;          /* streaming modes: bytes for the reader */
+    CURL *curl;        /* worker only */
+    CURLM *multi;      /* while the transfer runs; for curl_multi_wakeup */
+    repair_sse_t *sse; /* worker only */
+    textbuf_t whole;   /* JSON mode: the answer (worker, then reader) */
+    textbuf_t queue;   /* streaming modes: bytes for the reader */
     size_t qoff;
 };
 
@@ -300,7 +300,7 @@ static size_t upstream_on_header(char *p, size_t size, size_t n, void *cls)
     if (atomic_load(&u->cancelled))
         return 0;
     if (u->head_seen)
-        return len;   /* trailers */
+        return len; /* trailers */
     size_t l = len;
     while (l && (p[l - 1] == '\n' || p[l - 1] == '\r'))
         l--;
@@ -361,7 +361,8 @@ static void upstream_head_locked(upstream_t *u, CURL *c)
     while (!u->decided && !atomic_load(&u->cancelled))
         pthread_cond_wait(&u->cv, &u->mu);
     u->mode = UPSTREAM_PASS;
-    if (u->program && u->status >= 200 && u->status < 300 && (!ce || strcasecmp(ce, "identity") == 0)) {
+    if (u->program && u->status >= 200 && u->status < 300 &&
+        (!ce || strcasecmp(ce, "identity") == 0)) {
         if (u->event_stream) {
             u->sse = repair_sse_new(u->program);
             if (u->sse)
@@ -414,7 +415,8 @@ static size_t upstream_on_body(char *p, size_t size, size_t n, void *cls)
     return oom || atomic_load(&u->cancelled) ? 0 : len;
 }
 
-static int upstream_on_progress(void *cls, curl_off_t dt, curl_off_t dn, curl_off_t ut, curl_off_t un)
+static int upstream_on_progress(void *cls, curl_off_t dt, curl_off_t dn, curl_off_t ut,
+                                curl_off_t un)
 {
     (void)dt, (void)dn, (void)ut, (void)un;
     upstream_t *u = cls;
@@ -463,7 +465,8 @@ static void upstream_finish_locked(upstream_t *u, CURL *c, CURLcode rc, const ch
          * client's SDK reports, not with a silently short reply. */
         textbuf_t ev;
         textbuf_init(&ev);
-        textbuf_puts(&ev, "\n\ndata: {\"error\":{\"message\":\"talkback-proxy: the model server's stream broke off: ");
+        textbuf_puts(&ev, "\n\ndata: {\"error\":{\"message\":\"talkback-proxy: the model server's "
+                          "stream broke off: ");
         for (const char *s = u->error; *s; s++) {
             if (*s == '"' || *s == '\\')
                 textbuf_printf(&ev, "\\%c", *s);
@@ -481,7 +484,8 @@ static void upstream_finish_locked(upstream_t *u, CURL *c, CURLcode rc, const ch
     if (u->mode == UPSTREAM_JSON && !u->failed) {
         char *fixed = NULL;
         size_t fixed_len = 0;
-        if (repair_json(u->whole.buf ? u->whole.buf : "", u->whole.len, u->program, &fixed, &fixed_len) == 1) {
+        if (repair_json(u->whole.buf ? u->whole.buf : "", u->whole.len, u->program, &fixed,
+                        &fixed_len) == 1) {
             textbuf_free(&u->whole);
             textbuf_append(&u->whole, fixed, fixed_len);
             free(fixed);
@@ -591,7 +595,7 @@ upstream_t *upstream_start(upstream_req_t *req)
     pthread_cond_init(&u->cv, NULL);
     atomic_init(&u->cancelled, false);
     u->client_fd = -1;
-    u->refs = 2;   /* the caller and the worker */
+    u->refs = 2; /* the caller and the worker */
     u->url = req->url;
     u->headers = req->headers;
     u->body = req->body;

@@ -34,10 +34,10 @@ typedef enum { UPSTREAM_PASS, UPSTREAM_SSE, UPSTREAM_JSON } upstream_mode_t;
 typedef struct upstream upstream_t;
 
 typedef struct {
-    char *url;                    /* taken */
-    const char *method;           /* copied */
-    struct curl_slist *headers;   /* taken */
-    char *body;                   /* taken; may be NULL */
+    char *url;                  /* taken */
+    const char *method;         /* copied */
+    struct curl_slist *headers; /* taken */
+    char *body;                 /* taken; may be NULL */
     size_t body_len;
     long connect_timeout_s;
 } upstream_req_t;
@@ -45,10 +45,10 @@ typedef struct {
 /* Why upstream_url refused a request-target. */
 typedef enum {
     UPSTREAM_URL_OK,
-    UPSTREAM_URL_NOT_ORIGIN,   /* does not start with "/" (absolute-form, "@host", "*", ...) */
-    UPSTREAM_URL_BAD_BYTE,     /* a control byte, space, '#', '\\' or a non-ASCII byte */
-    UPSTREAM_URL_DOT_SEGMENT,  /* a "." or ".." path segment */
-    UPSTREAM_URL_NOMEM         /* out of memory, or curl refused the URL */
+    UPSTREAM_URL_NOT_ORIGIN,  /* does not start with "/" (absolute-form, "@host", "*", ...) */
+    UPSTREAM_URL_BAD_BYTE,    /* a control byte, space, '#', '\\' or a non-ASCII byte */
+    UPSTREAM_URL_DOT_SEGMENT, /* a "." or ".." path segment */
+    UPSTREAM_URL_NOMEM        /* out of memory, or curl refused the URL */
 } upstream_url_err_t;
 
 /* The URL to ask the model server for a client's request-target: only an

@@ -55,9 +55,9 @@ static const char *verdict_last_line(const char *text, size_t *len)
 /* A failure verdict line of the judge (or one the program printed). */
 static repair_verdict_t verdict_of_line(const char *line, size_t len)
 {
-    if (verdict_starts(line, len, "FAIL:") || verdict_starts(line, len, "CRASH:")
-        || verdict_starts(line, len, "TIMEOUT:") || verdict_starts(line, len, "OUTPUT LIMIT:")
-        || verdict_starts(line, len, "[cancelled:"))
+    if (verdict_starts(line, len, "FAIL:") || verdict_starts(line, len, "CRASH:") ||
+        verdict_starts(line, len, "TIMEOUT:") || verdict_starts(line, len, "OUTPUT LIMIT:") ||
+        verdict_starts(line, len, "[cancelled:"))
         return REPAIR_FAIL;
     if (verdict_starts(line, len, "COMPILE ERROR:"))
         return REPAIR_COMPILE_ERROR;
@@ -70,8 +70,9 @@ repair_verdict_t repair_code_verdict(const char *text, bool compared)
         return REPAIR_NOT_RUN;
     size_t ll = 0;
     const char *last = verdict_last_line(text, &ll);
-    if (compared && last && (verdict_starts(last, ll, "PASS: the output matches")
-                             || verdict_starts(last, ll, "PASS: all ")))
+    if (compared && last &&
+        (verdict_starts(last, ll, "PASS: the output matches") ||
+         verdict_starts(last, ll, "PASS: all ")))
         return REPAIR_PASS;
     repair_verdict_t v = REPAIR_RAN;
     bool dont_answer = false;
@@ -99,8 +100,8 @@ repair_verdict_t repair_run_verdict(const char *text)
         return REPAIR_NOT_RUN;
     for (const char *line = text; *line;) {
         size_t len = strcspn(line, "\n");
-        if (verdict_starts(line, len, "[exit code ") || verdict_starts(line, len, "[timed out")
-            || verdict_starts(line, len, "[cancelled"))
+        if (verdict_starts(line, len, "[exit code ") || verdict_starts(line, len, "[timed out") ||
+            verdict_starts(line, len, "[cancelled"))
             return REPAIR_FAIL;
         line += len;
         if (*line)

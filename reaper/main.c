@@ -29,7 +29,7 @@ static docker_t *docker;
 static worker_t *hub;
 static pthread_mutex_t sweep_mu = PTHREAD_MUTEX_INITIALIZER; /* one sweep at a time */
 static volatile bool stopping;
-static reaper_opts_t policy;             /* read from config once, in main */
+static reaper_opts_t policy; /* read from config once, in main */
 static int64_t disk_interval_s, reaper_interval_s;
 
 /* "sweep" request: run every sweep now and answer with what was done. */
@@ -37,10 +37,15 @@ static proto_msg_t *handle(worker_job_t *job, void *ctx)
 {
     (void)ctx;
     if (!job->req->name || strcmp(job->req->name, OP_SWEEP) != 0)
-        return proto_reply_new(job->req, PROTO_ST_BAD_REQUEST, true, "[talkback: unknown reaper operation]");
+        return proto_reply_new(job->req, PROTO_ST_BAD_REQUEST, true,
+                               "[talkback: unknown reaper operation]");
     textbuf_t out;
     textbuf_init(&out);
-    reaper_t r = { .o = &policy, .d = docker, .hub = hub, .out = &out, .dry_run = proto_map_int(&job->req->args, ARG_DRY_RUN, 0) != 0 };
+    reaper_t r = { .o = &policy,
+                   .d = docker,
+                   .hub = hub,
+                   .out = &out,
+                   .dry_run = proto_map_int(&job->req->args, ARG_DRY_RUN, 0) != 0 };
     pthread_mutex_lock(&sweep_mu);
     int rc = reaper_sweep(&r);
     pthread_mutex_unlock(&sweep_mu);

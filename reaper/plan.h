@@ -13,9 +13,9 @@
 
 typedef enum {
     PLAN_KEEP = 0,
-    PLAN_EVICT_AGE,     /* unused for longer than max_age */
-    PLAN_EVICT_COUNT,   /* more than max_count kept */
-    PLAN_EVICT_BYTES    /* kept ones together past max_bytes */
+    PLAN_EVICT_AGE,   /* unused for longer than max_age */
+    PLAN_EVICT_COUNT, /* more than max_count kept */
+    PLAN_EVICT_BYTES  /* kept ones together past max_bytes */
 } plan_reason_t;
 
 typedef struct {
@@ -26,7 +26,7 @@ typedef struct {
 
 typedef struct {
     int64_t now;
-    int64_t max_age;      /* seconds */
+    int64_t max_age; /* seconds */
     int64_t max_count;
     int64_t max_bytes;
 } plan_limits_t;

@@ -50,7 +50,8 @@ static json_t *list_labelled(reaper_t *r, const char *label, const char *status,
     size_t o = 0;
     for (const char *p = f; *p && o + 4 < sizeof enc; p++) {
         unsigned char c = (unsigned char)*p;
-        if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '_')
+        if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+            c == '.' || c == '_')
             enc[o++] = (char)c;
         else
             o += (size_t)snprintf(enc + o, sizeof enc - o, "%%%02X", c);
@@ -79,7 +80,8 @@ static json_t *in_scope(const reaper_t *r, json_t *list, const char *label)
     if (!list || pl == 0)
         return list;
     for (size_t i = json_array_size(list); i-- > 0;) {
-        const char *v = json_string_value(json_object_get(json_object_get(json_array_get(list, i), "Labels"), label));
+        const char *v = json_string_value(
+            json_object_get(json_object_get(json_array_get(list, i), "Labels"), label));
         if (!v || strncmp(v, prefix, pl) != 0)
             json_array_remove(list, i);
     }
@@ -125,7 +127,8 @@ static int64_t last_used(reaper_t *r, json_t *c)
         return mtime;
     int64_t now = (int64_t)time(NULL);
     if (!r->dry_run && kept_stamp_init(id, now) < 0)
-        log_warn("cannot write the last-call record of %.12s in %s", id ? id : "?", kept_state_dir());
+        log_warn("cannot write the last-call record of %.12s in %s", id ? id : "?",
+                 kept_state_dir());
     return now;
 }
 
@@ -224,14 +227,16 @@ int reaper_sweep_idle(reaper_t *r)
     int64_t now = reaper_now(r), idle = r->o->idle_stop;
     size_t i;
     json_t *c;
-    json_array_foreach(list, i, c) {
+    json_array_foreach(list, i, c)
+    {
         int64_t used = last_used(r, c);
         if (now - used <= idle)
             continue;
         const char *id = json_string_value(json_object_get(c, "Id"));
         int busy = inflight(r, label_of(c, KEPT_LABEL_CONV));
         if (busy > 0) {
-            report(r, "keep %s (its stamp is old, but %d call(s) of it are running)", name_of(c), busy);
+            report(r, "keep %s (its stamp is old, but %d call(s) of it are running)", name_of(c),
+                   busy);
             continue;
         }
         char age[64];
@@ -270,7 +275,8 @@ int reaper_sweep_disk(reaper_t *r)
     int64_t cap = r->o->disk_cap;
     size_t i;
     json_t *c;
-    json_array_foreach(list, i, c) {
+    json_array_foreach(list, i, c)
+    {
         /* SizeRw is omitted when 0. */
         int64_t rw = (int64_t)json_integer_value(json_object_get(c, "SizeRw"));
         if (rw <= cap)
@@ -319,24 +325,31 @@ int reaper_sweep_evict(reaper_t *r)
         char why[200], tomb[200], age[64];
         kept_human_age(lim.now - items[i].last_used, age, sizeof age);
         switch (items[i].reason) {
-        case PLAN_KEEP:
-            continue;
+        case PLAN_KEEP: continue;
         case PLAN_EVICT_AGE:
-            snprintf(why, sizeof why, "kept: unused for %s, over %" PRId64 " days", age, lim.max_age / 86400);
+            snprintf(why, sizeof why, "kept: unused for %s, over %" PRId64 " days", age,
+                     lim.max_age / 86400);
             snprintf(tomb, sizeof tomb, "after it was kept unused for over %" PRId64 " days",
                      lim.max_age / 86400);
             break;
         case PLAN_EVICT_COUNT:
-            snprintf(why, sizeof why, "kept: more than %" PRId64 " stopped sandboxes, this one unused for %s",
+            snprintf(why, sizeof why,
+                     "kept: more than %" PRId64 " stopped sandboxes, this one unused for %s",
                      lim.max_count, age);
-            snprintf(tomb, sizeof tomb, "because more than %" PRId64 " stopped sandboxes were kept, and it "
-                     "was among the oldest", lim.max_count);
+            snprintf(tomb, sizeof tomb,
+                     "because more than %" PRId64 " stopped sandboxes were kept, and it "
+                     "was among the oldest",
+                     lim.max_count);
             break;
         case PLAN_EVICT_BYTES:
-            snprintf(why, sizeof why, "kept: stopped sandboxes over %" PRId64 " MiB together, this one "
-                     "unused for %s", lim.max_bytes >> 20, age);
-            snprintf(tomb, sizeof tomb, "because the stopped sandboxes together passed %" PRId64 " MiB, "
-                     "and it was among the oldest", lim.max_bytes >> 20);
+            snprintf(why, sizeof why,
+                     "kept: stopped sandboxes over %" PRId64 " MiB together, this one "
+                     "unused for %s",
+                     lim.max_bytes >> 20, age);
+            snprintf(tomb, sizeof tomb,
+                     "because the stopped sandboxes together passed %" PRId64 " MiB, "
+                     "and it was among the oldest",
+                     lim.max_bytes >> 20);
             break;
         }
         remove_sandbox(r, c, why, tomb);
@@ -347,16 +360,19 @@ int reaper_sweep_evict(reaper_t *r)
     json_t *tombs = in_scope(r, list_labelled(r, KEPT_LABEL_TOMB, NULL, false), KEPT_LABEL_TOMB);
     size_t i;
     json_t *c;
-    json_array_foreach(tombs, i, c) {
+    json_array_foreach(tombs, i, c)
+    {
         const char *at = label_of(c, KEPT_LABEL_GONE_AT);
         int64_t gone = at ? strtoll(at, NULL, 10) : 0;
         if (lim.max_age <= 0 || lim.now - gone <= lim.max_age)
             continue;
-        report(r, "remove tombstone %s (older than %" PRId64 " days)", name_of(c), lim.max_age / 86400);
+        report(r, "remove tombstone %s (older than %" PRId64 " days)", name_of(c),
+               lim.max_age / 86400);
         if (r->dry_run)
             continue;
         char path[200];
-        snprintf(path, sizeof path, "/containers/%s?force=1", json_string_value(json_object_get(c, "Id")));
+        snprintf(path, sizeof path, "/containers/%s?force=1",
+                 json_string_value(json_object_get(c, "Id")));
         long st;
         r->calls++;
         docker_call(r->d, "DELETE", path, NULL, &st, NULL);
@@ -394,7 +410,8 @@ int reaper_sweep_records(reaper_t *r)
         bool found = false;
         size_t i;
         json_t *c;
-        json_array_foreach(all, i, c) {
+        json_array_foreach(all, i, c)
+        {
             if (!found && strcmp(json_string_value(json_object_get(c, "Id")) ?: "", *p) == 0)
                 found = true;
         }

@@ -26,24 +26,24 @@
 /* The reaper's policy, read by main.c (common/config.c has what each key
  * means). */
 typedef struct {
-    int64_t idle_stop;        /* s */
-    int64_t disk_cap;         /* bytes; 0: none */
-    int64_t keep_max_age;     /* s */
+    int64_t idle_stop;    /* s */
+    int64_t disk_cap;     /* bytes; 0: none */
+    int64_t keep_max_age; /* s */
     int64_t keep_max_count;
     int64_t keep_max_bytes;
-    int64_t clock_offset;     /* reaper_clock_offset, s added to the clock */
-    const char *prefix;       /* reaper_prefix: only chats named so; "": all */
-    const char *image;        /* for tombstones */
+    int64_t clock_offset; /* reaper_clock_offset, s added to the clock */
+    const char *prefix;   /* reaper_prefix: only chats named so; "": all */
+    const char *image;    /* for tombstones */
 } reaper_opts_t;
 
 typedef struct {
     const reaper_opts_t *o;
     docker_t *d;
-    worker_t *hub;      /* to ask the sandbox manager what is busy; or NULL */
-    bool hub_silent;    /* the manager did not answer this sweep */
-    bool dry_run;       /* report, change nothing */
-    textbuf_t *out;     /* when set, every decision is appended here too */
-    int calls;          /* Docker API calls made (figures) */
+    worker_t *hub;   /* to ask the sandbox manager what is busy; or NULL */
+    bool hub_silent; /* the manager did not answer this sweep */
+    bool dry_run;    /* report, change nothing */
+    textbuf_t *out;  /* when set, every decision is appended here too */
+    int calls;       /* Docker API calls made (figures) */
     int stopped, removed;
 } reaper_t;
 

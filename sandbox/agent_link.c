@@ -49,30 +49,30 @@
 #include "proto/proto.h"
 
 /* How long a command may wait for the agent's STARTED (or FAIL). */
-#define AGENT_ACK_MS        10000
+#define AGENT_ACK_MS         10000
 /* How long a KILL, a WRITE or LIMITS may wait for the answer. */
-#define AGENT_KILL_WAIT_MS  5000
-#define AGENT_WRITE_WAIT_MS 30000
+#define AGENT_KILL_WAIT_MS   5000
+#define AGENT_WRITE_WAIT_MS  30000
 #define AGENT_LIMITS_WAIT_MS 2000
 /* Opening a link: HELLO every AGENT_HELLO_EVERY_MS for AGENT_HELLO_MS, or
  * for AGENT_HELLO_START_MS right after a start (a sandbox just started on
  * a busy host may take seconds to run the agent).  A call that attaches
  * on its own way waits the shorter time, then runs through exec. */
-#define AGENT_HELLO_MS      1500
+#define AGENT_HELLO_MS       1500
 #define AGENT_HELLO_START_MS 5000
 #define AGENT_HELLO_EVERY_MS 400
 /* Sending a frame may wait this long for the agent to read. */
-#define AGENT_SEND_MS       30000
+#define AGENT_SEND_MS        30000
 /* Attach retries while they fail: 1 s doubling up to 60 s. */
-#define AGENT_RETRY_MIN_MS  1000
-#define AGENT_RETRY_MAX_MS  60000
+#define AGENT_RETRY_MIN_MS   1000
+#define AGENT_RETRY_MAX_MS   60000
 /* After the stream ended (the sandbox stopped), attach again only when the
  * manager starts it (agent_note), or after this long. */
-#define AGENT_EOF_RETRY_MS  30000
+#define AGENT_EOF_RETRY_MS   30000
 /* How often a waiting call polls its cancel check. */
-#define AGENT_POLL_MS       100
+#define AGENT_POLL_MS        100
 /* The agent's own stderr (its init's warnings) is logged, this much. */
-#define AGENT_STDERR_LOG    256
+#define AGENT_STDERR_LOG     256
 
 typedef enum { C_RUN, C_WRITE, C_KILL, C_LIMITS } call_kind_t;
 
@@ -80,10 +80,10 @@ typedef struct call {
     uint64_t id;
     call_kind_t kind;
     bool started, done, failed, muted;
-    bool killed;              /* the agent's DONE to our KILL */
+    bool killed; /* the agent's DONE to our KILL */
     int status;
-    int64_t cpu_ms, rss_kb;   /* -1: not told */
-    bool limited;             /* killed at the output limit */
+    int64_t cpu_ms, rss_kb; /* -1: not told */
+    bool limited;           /* killed at the output limit */
     agent_limits_t lim;
     docker_output_fn on_output;
     void *ctx;
@@ -96,24 +96,24 @@ struct agent_link {
     int fd;
     pthread_t reader;
     bool reader_started;
-    pthread_mutex_t mu;       /* calls, dead, ready */
+    pthread_mutex_t mu; /* calls, dead, ready */
     pthread_cond_t cv;
-    pthread_mutex_t wmu;      /* one frame at a time on the socket */
-    int refs;                 /* guarded by the pool's lock */
+    pthread_mutex_t wmu; /* one frame at a time on the socket */
+    int refs;            /* guarded by the pool's lock */
     bool dead;
-    bool misbehaved;          /* restart the worker before attaching again */
-    bool eof;                 /* the stream ended */
+    bool misbehaved; /* restart the worker before attaching again */
+    bool eof;        /* the stream ended */
     bool ready;
-    uint64_t frames;          /* frames dispatched so far */
-    int64_t deadline_ms;      /* agent_frame_deadline */
-    int64_t opened_ms;        /* when its attach began (proto_mono_ms) */
+    uint64_t frames;     /* frames dispatched so far */
+    int64_t deadline_ms; /* agent_frame_deadline */
+    int64_t opened_ms;   /* when its attach began (proto_mono_ms) */
     int64_t nonce;
     long agent_pid;
     uint64_t next_id;
     call_t *calls;
     docker_demux_t dm;
     frame_reader_t fr;
-    char *early;              /* stream bytes that came with the attach answer */
+    char *early; /* stream bytes that came with the attach answer */
     size_t early_len;
 };
 
@@ -122,7 +122,7 @@ typedef struct entry {
     agent_link_t *link;
     bool has_agent;
     bool attaching;
-    bool restart;             /* kill the worker before attaching */
+    bool restart; /* kill the worker before attaching */
     int fails;
     int64_t retry_at;
     struct entry *next;
@@ -130,10 +130,10 @@ typedef struct entry {
 
 struct agent_pool {
     docker_t *d;
-    char *bin;                /* the agent program, read once */
+    char *bin; /* the agent program, read once */
     size_t bin_len;
-    int64_t deadline_ms;      /* agent_frame_deadline */
-    char version[17];         /* a hash of it (agent_version) */
+    int64_t deadline_ms; /* agent_frame_deadline */
+    char version[17];    /* a hash of it (agent_version) */
     pthread_mutex_t mu;
     entry_t *entries;
 };
@@ -156,7 +156,8 @@ docker_err_t agent_install(agent_pool_t *p, const char *id)
         return DOCKER_EARG;
     long st;
     json_t *ans = NULL;
-    docker_err_t e = docker_put_file(p->d, id, AGENT_CMD_PATH, p->bin, p->bin_len, 0755, 0, &st, &ans);
+    docker_err_t e =
+        docker_put_file(p->d, id, AGENT_CMD_PATH, p->bin, p->bin_len, 0755, 0, &st, &ans);
     if (e != DOCKER_OK)
         log_warn("could not copy the agent into %.12s: %s", id, docker_message(ans));
     json_decref(ans);
@@ -261,10 +262,11 @@ static bool dispatch(agent_link_t *l, const frame_msg_t *m)
     l->frames++;
     if (m->type == FRAME_READY) {
         if (!l->ready) {
-            if (frame_num(m, FN_NONCE, 0) == l->nonce && frame_num(m, FN_VERSION, 0) == FRAME_VERSION) {
+            if (frame_num(m, FN_NONCE, 0) == l->nonce &&
+                frame_num(m, FN_VERSION, 0) == FRAME_VERSION) {
                 l->ready = true;
                 l->agent_pid = (long)frame_num(m, FN_PID, 0);
-                l->fr.resync = false;   /* aligned: from now on, strict */
+                l->fr.resync = false; /* aligned: from now on, strict */
                 pthread_cond_broadcast(&l->cv);
             }
             return true;
@@ -273,27 +275,25 @@ static bool dispatch(agent_link_t *l, const frame_msg_t *m)
         return frame_num(m, FN_NONCE, 0) == l->nonce;
     }
     if (!l->ready)
-        return true;   /* a frame of an earlier link */
+        return true; /* a frame of an earlier link */
     call_t *c = call_find(l, m->id);
     if (!c)
-        return m->type >= FRAME_READY;   /* a late answer to a call that gave up */
+        return m->type >= FRAME_READY; /* a late answer to a call that gave up */
     switch (m->type) {
-    case FRAME_STARTED:
-        c->started = true;
-        break;
+    case FRAME_STARTED: c->started = true; break;
     case FRAME_OUT:
         if (c->kind != C_RUN || !frame_has_str(m, FS_DATA))
             return false;
         if (!c->muted && c->on_output)
-            c->on_output(c->ctx, (int)frame_num(m, FN_STREAM, 1) == 2 ? 2 : 1,
-                         m->str[FS_DATA], m->str_len[FS_DATA]);
+            c->on_output(c->ctx, (int)frame_num(m, FN_STREAM, 1) == 2 ? 2 : 1, m->str[FS_DATA],
+                         m->str_len[FS_DATA]);
         return true;
     case FRAME_EXIT:
         c->done = true;
         c->status = (int)frame_num(m, FN_STATUS, -1);
         c->limited = frame_num(m, FN_LIMITED, 0) != 0;
         take_usage(c, m);
-        if (!c->muted && c->on_output && frame_has_str(m, FS_IMAGES))   /* images.c's list */
+        if (!c->muted && c->on_output && frame_has_str(m, FS_IMAGES)) /* images.c's list */
             c->on_output(c->ctx, FRAME_STREAM_IMAGES, m->str[FS_IMAGES], m->str_len[FS_IMAGES]);
         break;
     case FRAME_DONE:
@@ -316,8 +316,7 @@ static bool dispatch(agent_link_t *l, const frame_msg_t *m)
         c->lim.cpu_period = frame_num(m, FN_CPU_PERIOD, -1);
         c->done = true;
         break;
-    default:
-        return false;   /* a manager -> agent type coming back */
+    default: return false; /* a manager -> agent type coming back */
     }
     pthread_cond_broadcast(&l->cv);
     return true;
@@ -336,7 +335,8 @@ static void on_stream(void *ctx, int stream, const char *data, size_t len)
         if (frame_reader_feed(&dc->l->fr, data, len) != 0)
             dc->oom = true;
     } else if (dc->stderr_logged < AGENT_STDERR_LOG) {
-        size_t n = len < AGENT_STDERR_LOG - dc->stderr_logged ? len : AGENT_STDERR_LOG - dc->stderr_logged;
+        size_t n =
+            len < AGENT_STDERR_LOG - dc->stderr_logged ? len : AGENT_STDERR_LOG - dc->stderr_logged;
         dc->stderr_logged += n;
         log_debug("agent %.12s stderr: %.*s", dc->l->id, (int)n, data);
     }
@@ -362,7 +362,8 @@ static bool link_feed(agent_link_t *l, demux_ctx_t *dc, const char *buf, size_t 
     if (ok && r < 0)
         ok = false;
     if (!ok)
-        *why = "a malformed or unexpected frame (the agent restarted, or something in the sandbox wrote "
+        *why = "a malformed or unexpected frame (the agent restarted, or something in the sandbox "
+               "wrote "
                "to its stdout)";
     pthread_mutex_unlock(&l->mu);
     frame_reader_trim(&l->fr);
@@ -393,7 +394,8 @@ static bool partial_expired(agent_link_t *l, demux_ctx_t *dc, const char **why)
     bool ready = l->ready;
     pthread_mutex_unlock(&l->mu);
     if (ready) {
-        *why = "a frame header whose payload did not follow in time (something in the sandbox wrote to the "
+        *why = "a frame header whose payload did not follow in time (something in the sandbox "
+               "wrote to the "
                "agent's stdout)";
         return false;
     }
@@ -408,7 +410,7 @@ static void *reader_main(void *arg)
     const char *why = "the stream ended (the sandbox stopped)";
     bool malformed = false;
     uint64_t seen = 0;
-    int64_t since = 0;   /* partial_clock */
+    int64_t since = 0; /* partial_clock */
     char *buf = malloc(65536);
     if (!buf) {
         link_kill(l, false, "out of memory");
@@ -596,9 +598,11 @@ agent_pool_t *agent_pool_new(docker_t *d, const char *binary, int64_t frame_dead
         if (p->bin)
             agent_version(p->bin, p->bin_len, p->version);
         if (p->bin)
-            log_info("in-sandbox agent: %s (%zu bytes, version %s)", binary, p->bin_len, p->version);
+            log_info("in-sandbox agent: %s (%zu bytes, version %s)", binary, p->bin_len,
+                     p->version);
         else
-            log_warn("cannot read the agent %s: new sandboxes run commands through Docker exec", binary);
+            log_warn("cannot read the agent %s: new sandboxes run commands through Docker exec",
+                     binary);
     } else {
         log_info("no in-sandbox agent: new sandboxes run commands through Docker exec");
     }
@@ -675,7 +679,7 @@ static void restart_worker(agent_pool_t *p, const char *id)
     int code;
     docker_err_t e = docker_exec(p->d, id, &x, &code);
     log_info("restarting the agent worker of %.12s: %s", id, docker_strerror(e));
-    usleep(200000);   /* its supervisor starts the next one after 100 ms */
+    usleep(200000); /* its supervisor starts the next one after 100 ms */
 }
 
 static agent_link_t *get_link(agent_pool_t *p, const char *id, int64_t hello_ms)
@@ -736,7 +740,7 @@ static agent_link_t *get_link(agent_pool_t *p, const char *id, int64_t hello_ms)
     }
     e->attaching = false;
     if (l) {
-        l->refs = 2;   /* the table's and the caller's */
+        l->refs = 2; /* the table's and the caller's */
         e->link = l;
         e->fails = 0;
         e->retry_at = 0;
@@ -868,7 +872,9 @@ agent_err_t agent_run(agent_link_t *l, const agent_run_t *r, agent_exit_t *ex)
         free(env);
         return AGENT_NOT_STARTED;
     }
-    call_t c = { .kind = C_RUN, .on_output = r->on_output, .ctx = r->ctx, .cpu_ms = -1, .rss_kb = -1 };
+    call_t c = {
+        .kind = C_RUN, .on_output = r->on_output, .ctx = r->ctx, .cpu_ms = -1, .rss_kb = -1
+    };
     pthread_mutex_lock(&l->mu);
     call_add(l, &c);
     pthread_mutex_unlock(&l->mu);
@@ -926,7 +932,9 @@ agent_err_t agent_run(agent_link_t *l, const agent_run_t *r, agent_exit_t *ex)
             bool stop = r->cancelled && r->cancelled(r->ctx);
             pthread_mutex_lock(&l->mu);
             if (stop) {
-                rc = kill_call(l, &c, r->marker) ? AGENT_CANCELLED : c.started ? AGENT_LOST : AGENT_UNKNOWN;
+                rc = kill_call(l, &c, r->marker) ? AGENT_CANCELLED
+                     : c.started                 ? AGENT_LOST
+                                                 : AGENT_UNKNOWN;
                 break;
             }
             continue;
@@ -962,8 +970,8 @@ static int simple_call(agent_link_t *l, call_t *c, frame_msg_t *m, int64_t ms)
     return rc;
 }
 
-int agent_write(agent_link_t *l, const char *abspath, const void *data, size_t len,
-                unsigned mode, int64_t mtime)
+int agent_write(agent_link_t *l, const char *abspath, const void *data, size_t len, unsigned mode,
+                int64_t mtime)
 {
     if (len > FRAME_MAX - 4096)
         return -1;

@@ -79,38 +79,38 @@ agent_link_t *agent_get(agent_pool_t *p, const char *id);
 void agent_release(agent_link_t **l);
 
 typedef enum {
-    AGENT_OK = 0,       /* the command ran; *exit_code is its status */
-    AGENT_CANCELLED,    /* the cancel check fired; the agent killed it */
-    AGENT_NOT_STARTED,  /* nothing ran: run it through exec */
-    AGENT_UNKNOWN,      /* no answer: it may have started; kill its marker,
+    AGENT_OK = 0,      /* the command ran; *exit_code is its status */
+    AGENT_CANCELLED,   /* the cancel check fired; the agent killed it */
+    AGENT_NOT_STARTED, /* nothing ran: run it through exec */
+    AGENT_UNKNOWN,     /* no answer: it may have started; kill its marker,
                            then run it through exec */
-    AGENT_LOST          /* the link broke after it started */
+    AGENT_LOST         /* the link broke after it started */
 } agent_err_t;
 
 typedef struct {
-    const char *const *argv;   /* NULL-terminated */
-    const char *const *env;    /* NULL-terminated K=V, replaced or appended */
+    const char *const *argv; /* NULL-terminated */
+    const char *const *env;  /* NULL-terminated K=V, replaced or appended */
     const char *workdir;
-    const char *marker;        /* K=V the kill pass looks for */
-    const void *stdin_data;    /* NULL: stdin closed */
-    int64_t timeout_ms;        /* the agent SIGKILLs the command after this; 0: never */
-    bool merge_stderr;         /* stderr into the stdout pipe (2>&1) */
-    bool no_shepherd;          /* run it without the agent's shepherd
+    const char *marker;     /* K=V the kill pass looks for */
+    const void *stdin_data; /* NULL: stdin closed */
+    int64_t timeout_ms;     /* the agent SIGKILLs the command after this; 0: never */
+    bool merge_stderr;      /* stderr into the stdout pipe (2>&1) */
+    bool no_shepherd;       /* run it without the agent's shepherd
                                   (agent_shepherd off: for measurements) */
-    int64_t output_limit;      /* kill it past this many output bytes; 0: never */
+    int64_t output_limit;   /* kill it past this many output bytes; 0: never */
     size_t stdin_len;
-    docker_output_fn on_output;  /* streams 1 and 2; FRAME_STREAM_IMAGES: the
+    docker_output_fn on_output; /* streams 1 and 2; FRAME_STREAM_IMAGES: the
                                     images the command wrote (frame.h) */
-    docker_cancel_fn cancelled;  /* polled about every 100 ms */
+    docker_cancel_fn cancelled; /* polled about every 100 ms */
     void *ctx;
 } agent_run_t;
 
 /* How a command ended, as far as the agent said. */
 typedef struct {
-    int exit_code;             /* 128+signal when killed; -1: unknown */
-    int64_t cpu_ms;            /* CPU time of it and all it started that ended; -1: unknown */
-    int64_t max_rss_kb;        /* the largest peak RSS among them; -1: unknown */
-    bool output_limited;       /* killed at output_limit */
+    int exit_code;       /* 128+signal when killed; -1: unknown */
+    int64_t cpu_ms;      /* CPU time of it and all it started that ended; -1: unknown */
+    int64_t max_rss_kb;  /* the largest peak RSS among them; -1: unknown */
+    bool output_limited; /* killed at output_limit */
 } agent_exit_t;
 
 /* Run a command through the link, streaming its output. */
@@ -119,8 +119,8 @@ agent_err_t agent_run(agent_link_t *l, const agent_run_t *r, agent_exit_t *ex);
 /* Write a file atomically through the link.  0 when written; -1 when not
  * (then write through Docker's archive API: it decides the unusual cases,
  * such as a folder in the way, as it always did). */
-int agent_write(agent_link_t *l, const char *abspath, const void *data, size_t len,
-                unsigned mode, int64_t mtime);
+int agent_write(agent_link_t *l, const char *abspath, const void *data, size_t len, unsigned mode,
+                int64_t mtime);
 
 /* The sandbox's limits as its cgroup says (-1: none). */
 typedef struct {

@@ -36,18 +36,18 @@
 struct capacity {
     docker_t *d;
     int interval_ms;
-    int64_t max_running, keep_max_count;   /* the caps it reports */
-    char network[256];       /* the sandbox network: whose sandboxes count */
+    int64_t max_running, keep_max_count; /* the caps it reports */
+    char network[256];                   /* the sandbox network: whose sandboxes count */
     pthread_t thread;
-    pthread_mutex_t mu;      /* guards everything below */
+    pthread_mutex_t mu; /* guards everything below */
     pthread_cond_t cv;
     bool stop;
     bool started;
     bool draining;
-    int (*spares)(void *ctx);  /* the warm pool's ready spares; NULL: 0 */
+    int (*spares)(void *ctx); /* the warm pool's ready spares; NULL: 0 */
     void *spares_ctx;
     capacity_figures_t fig;
-    char root[1024];         /* Docker's data root, "" until known */
+    char root[1024]; /* Docker's data root, "" until known */
 };
 
 /* <state_dir>/draining into out. */
@@ -76,7 +76,8 @@ static void count_sandboxes(capacity_t *c, int64_t *running, int64_t *kept, char
     *running = *kept = 0;
     size_t i;
     json_t *x;
-    json_array_foreach(ans, i, x) {
+    json_array_foreach(ans, i, x)
+    {
         const char *state = json_string_value(json_object_get(x, "State"));
         if (!one[0] && kept_id_ok(json_string_value(json_object_get(x, "Id")) ?: ""))
             snprintf(one, 72, "%s", json_string_value(json_object_get(x, "Id")));
@@ -209,7 +210,8 @@ capacity_t *capacity_new(docker_t *d, const char *network, int interval_ms, int6
     measure(c); /* the first HELLO already carries figures */
     c->started = pthread_create(&c->thread, NULL, capacity_thread, c) == 0;
     if (!c->started)
-        log_warn("capacity: cannot start the measuring thread; HELLO figures stay as first measured");
+        log_warn(
+            "capacity: cannot start the measuring thread; HELLO figures stay as first measured");
     return c;
 }
 
@@ -295,6 +297,7 @@ int capacity_set_draining(capacity_t *c, bool on)
     pthread_mutex_lock(&c->mu);
     c->draining = on;
     pthread_mutex_unlock(&c->mu);
-    log_info("this host %s", on ? "is draining: no new chats are placed here" : "takes new chats again");
+    log_info("this host %s",
+             on ? "is draining: no new chats are placed here" : "takes new chats again");
     return 0;
 }

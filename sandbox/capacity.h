@@ -24,12 +24,12 @@ typedef struct capacity capacity_t;
 
 /* The figures of one measurement. */
 typedef struct {
-    int64_t running;       /* talkback sandboxes running (or created, paused) */
-    int64_t kept;          /* stopped ones kept for their chat */
-    int64_t spares;        /* warm, not yet a chat's (the manager's warm pool) */
-    int64_t mem_free_kb;   /* MemAvailable of this machine; -1 unknown */
-    int64_t disk_free_kb;  /* free space of Docker's data root; -1 unknown */
-    int64_t max_running;   /* the caps it runs under (config) */
+    int64_t running;      /* talkback sandboxes running (or created, paused) */
+    int64_t kept;         /* stopped ones kept for their chat */
+    int64_t spares;       /* warm, not yet a chat's (the manager's warm pool) */
+    int64_t mem_free_kb;  /* MemAvailable of this machine; -1 unknown */
+    int64_t disk_free_kb; /* free space of Docker's data root; -1 unknown */
+    int64_t max_running;  /* the caps it runs under (config) */
     int64_t keep_max_count;
 } capacity_figures_t;
 

@@ -15,7 +15,10 @@
 #include <stddef.h>
 #include <jansson.h>
 
-#define SANDBOX_CAP_DROP { "AUDIT_WRITE", "MKNOD", "NET_RAW", "SETFCAP", "SETPCAP", "SYS_CHROOT" }
+#define SANDBOX_CAP_DROP                                                                           \
+    {                                                                                              \
+        "AUDIT_WRITE", "MKNOD", "NET_RAW", "SETFCAP", "SETPCAP", "SYS_CHROOT"                      \
+    }
 #define SANDBOX_CAP_DROP_N 6
 
 /* The list as a new JSON array, for HostConfig.CapDrop. */

@@ -25,7 +25,7 @@ typedef struct size_entry {
     char id[72];
     char *conv, *name;
     bool queued;
-    int64_t sized_at;         /* monotonic ms of the last sizing */
+    int64_t sized_at; /* monotonic ms of the last sizing */
     struct size_entry *next;
 } size_entry_t;
 
@@ -33,8 +33,8 @@ struct disk {
     docker_t *d;
     disk_opts_t o;
     bool enforced;
-    int64_t size;             /* StorageOpt size of new sandboxes */
-    char driver[32];          /* Docker's storage driver */
+    int64_t size;    /* StorageOpt size of new sandboxes */
+    char driver[32]; /* Docker's storage driver */
     pthread_t thread;
     bool running, stopping;
     pthread_mutex_t mu;
@@ -44,15 +44,21 @@ struct disk {
 
 void disk_size_phrase(int64_t bytes, char *out, size_t outlen)
 {
-    static const struct { int64_t unit; const char *name; } units[] = {
-        { 1LL << 30, "GiB" }, { 1LL << 20, "MiB" }, { 1LL << 10, "KiB" },
+    static const struct {
+        int64_t unit;
+        const char *name;
+    } units[] = {
+        { 1LL << 30, "GiB" },
+        { 1LL << 20, "MiB" },
+        { 1LL << 10, "KiB" },
     };
     for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
         if (bytes >= units[i].unit) {
             if (bytes % units[i].unit == 0)
                 snprintf(out, outlen, "%" PRId64 " %s", bytes / units[i].unit, units[i].name);
             else
-                snprintf(out, outlen, "%.1f %s", (double)bytes / (double)units[i].unit, units[i].name);
+                snprintf(out, outlen, "%.1f %s", (double)bytes / (double)units[i].unit,
+                         units[i].name);
             return;
         }
     snprintf(out, outlen, "%" PRId64 " bytes", bytes);
@@ -64,16 +70,16 @@ static docker_err_t probe_create(docker_t *d, const char *image, const char *nam
                                  json_t **ans)
 {
     char path[160];
-    json_t *body = json_pack("{s:s, s:[s], s:{s:s}, s:{s:s, s:{s:s}}}",
-                             "Image", image, "Cmd", "true",
-                             "Labels", "talkback.probe", "storage",
-                             "HostConfig", "NetworkMode", "none", "LogConfig", "Type", "none");
+    json_t *body = json_pack("{s:s, s:[s], s:{s:s}, s:{s:s, s:{s:s}}}", "Image", image, "Cmd",
+                             "true", "Labels", "talkback.probe", "storage", "HostConfig",
+                             "NetworkMode", "none", "LogConfig", "Type", "none");
     if (!body)
         return DOCKER_ENOMEM;
     if (size > 0) {
         char v[32];
         snprintf(v, sizeof v, "%" PRId64, size);
-        json_object_set_new(json_object_get(body, "HostConfig"), "StorageOpt", json_pack("{s:s}", "size", v));
+        json_object_set_new(json_object_get(body, "HostConfig"), "StorageOpt",
+                            json_pack("{s:s}", "size", v));
     }
     snprintf(path, sizeof path, "/containers/create?name=%s", name);
     long st;
@@ -114,7 +120,8 @@ static bool probe(disk_t *k, char *why, size_t whylen)
     long st;
     json_t *info = NULL;
     e = docker_call(k->d, "GET", path, NULL, &st, &info);
-    const char *driver = json_string_value(json_object_get(json_object_get(info, "GraphDriver"), "Name"));
+    const char *driver =
+        json_string_value(json_object_get(json_object_get(info, "GraphDriver"), "Name"));
     int64_t image = (int64_t)json_integer_value(json_object_get(info, "SizeRootFs"));
     snprintf(k->driver, sizeof k->driver, "%s", driver ? driver : "?");
     json_decref(info);
@@ -136,12 +143,14 @@ static int64_t size_rw(docker_t *d, const char *id)
 {
     char path[300];
     /* filters={"id":["<id>"]}, URL-encoded; an id is hex. */
-    snprintf(path, sizeof path, "/containers/json?all=1&size=1&filters=%%7B%%22id%%22%%3A%%5B%%22%s%%22%%5D%%7D", id);
+    snprintf(path, sizeof path,
+             "/containers/json?all=1&size=1&filters=%%7B%%22id%%22%%3A%%5B%%22%s%%22%%5D%%7D", id);
     long st;
     json_t *ans = NULL;
     int64_t n = -1;
     if (docker_call(d, "GET", path, NULL, &st, &ans) == DOCKER_OK && json_array_size(ans) == 1)
-        n = (int64_t)json_integer_value(json_object_get(json_array_get(ans, 0), "SizeRw")); /* omitted when 0 */
+        n = (int64_t)json_integer_value(
+            json_object_get(json_array_get(ans, 0), "SizeRw")); /* omitted when 0 */
     json_decref(ans);
     return n;
 }
@@ -151,8 +160,8 @@ static void remove_over_cap(disk_t *k, const size_entry_t *e, int64_t rw)
 {
     int64_t cap = k->o.cap;
     char tomb[160], path[200];
-    log_info("removing sandbox %s: %" PRId64 " MiB written, over the %" PRId64 " MiB disk cap", e->name,
-             rw >> 20, cap >> 20);
+    log_info("removing sandbox %s: %" PRId64 " MiB written, over the %" PRId64 " MiB disk cap",
+             e->name, rw >> 20, cap >> 20);
     snprintf(tomb, sizeof tomb, "because it grew past the %" PRId64 " MiB disk cap", cap >> 20);
     kept_tombstone_create(k->d, k->o.image, e->conv, e->name, tomb);
     snprintf(path, sizeof path, "/containers/%s?force=1&v=1", e->id);
@@ -237,15 +246,19 @@ disk_t *disk_new(docker_t *d, const disk_opts_t *o)
     disk_size_phrase(k->o.cap, cap, sizeof cap);
     k->enforced = probe(k, why, sizeof why);
     if (k->enforced) {
-        log_info("disk_cap %s is enforced at write time (storage driver %s: StorageOpt size %" PRId64
-                 " on every new sandbox)", cap, k->driver, k->size);
+        log_info(
+            "disk_cap %s is enforced at write time (storage driver %s: StorageOpt size %" PRId64
+            " on every new sandbox)",
+            cap, k->driver, k->size);
         return k;
     }
-    log_warn("disk_cap %s is NOT enforced at write time: no container with a size limit could be made "
-             "(%s); it needs a data root on xfs mounted with pquota or on btrfs with quota groups "
-             "(deploy/setup: TALKBACK_QUOTA_DATA_ROOT). "
-             "A sandbox past the cap is removed once it is seen: sized after its calls (at most every "
-             "%" PRId64 " s) and by the reaper every disk_interval", cap, why, k->o.call_interval);
+    log_warn(
+        "disk_cap %s is NOT enforced at write time: no container with a size limit could be made "
+        "(%s); it needs a data root on xfs mounted with pquota or on btrfs with quota groups "
+        "(deploy/setup: TALKBACK_QUOTA_DATA_ROOT). "
+        "A sandbox past the cap is removed once it is seen: sized after its calls (at most every "
+        "%" PRId64 " s) and by the reaper every disk_interval",
+        cap, why, k->o.call_interval);
     if (k->o.call_interval > 0 && pthread_create(&k->thread, NULL, size_thread, k) == 0)
         k->running = true;
     return k;
@@ -288,7 +301,6 @@ void disk_template(const disk_t *k, json_t *host_config)
     json_object_set_new(host_config, "StorageOpt", json_pack("{s:s}", "size", size));
 }
 
-
 void disk_after_call(disk_t *k, const char *id, const char *conv, const char *name)
 {
     if (!k || !k->running || !kept_id_ok(id))
@@ -319,17 +331,27 @@ void disk_after_call(disk_t *k, const char *id, const char *conv, const char *na
 
 void disk_hint(const disk_t *k, int64_t disk_cap, const char *out, size_t len, textbuf_t *t)
 {
-    if (!out || (!memmem(out, len, "No space left on device", 23) && !memmem(out, len, "Disk quota exceeded", 19)))
+    if (!out || (!memmem(out, len, "No space left on device", 23) &&
+                 !memmem(out, len, "Disk quota exceeded", 19)))
         return;
     char cap[32];
     disk_size_phrase(disk_cap, cap, sizeof cap);
     if (disk_enforced(k))
-        textbuf_printf(t, "[No space left: this sandbox's disk is capped at %s (setting `disk_cap`), and this "
-                       "write would have passed it. Delete what is no longer needed (`du -xsh /work /root /tmp "
-                       "/var/cache/apt 2>/dev/null` shows what is big; `apt-get clean` drops apt's downloads), "
-                       "then write less.]\n", cap);
+        textbuf_printf(
+            t,
+            "[No space left: this sandbox's disk is capped at %s (setting `disk_cap`), and this "
+            "write would have passed it. Delete what is no longer needed (`du -xsh /work /root "
+            "/tmp "
+            "/var/cache/apt 2>/dev/null` shows what is big; `apt-get clean` drops apt's "
+            "downloads), "
+            "then write less.]\n",
+            cap);
     else
-        textbuf_printf(t, "[No space left: the sandbox host's own disk is full (this sandbox may write up to %s, "
-                       "and one that writes more is removed with all its files). Nothing in the sandbox can fix "
-                       "that: tell the user the sandbox host's disk is full.]\n", cap);
+        textbuf_printf(
+            t,
+            "[No space left: the sandbox host's own disk is full (this sandbox may write up to %s, "
+            "and one that writes more is removed with all its files). Nothing in the sandbox can "
+            "fix "
+            "that: tell the user the sandbox host's disk is full.]\n",
+            cap);
 }

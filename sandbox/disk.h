@@ -33,9 +33,9 @@ typedef struct disk disk_t;
  * sizing after that call's end decides); forget(ctx, conv) is called when
  * the sizing removed conv's sandbox.  Both may be NULL. */
 typedef struct {
-    const char *image;             /* for the probe and tombstones */
-    int64_t cap;                   /* disk_cap, bytes */
-    int64_t call_interval;         /* disk_call_interval, s; 0: no sizing */
+    const char *image;     /* for the probe and tombstones */
+    int64_t cap;           /* disk_cap, bytes */
+    int64_t call_interval; /* disk_call_interval, s; 0: no sizing */
     int (*busy)(void *ctx, const char *conv);
     void (*forget)(void *ctx, const char *conv);
     void *ctx;

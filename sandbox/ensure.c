@@ -23,8 +23,8 @@
 #include "sandbox/caps.h"
 #include "sandbox/notices.h"
 
-#define LABEL_CONV KEPT_LABEL_CONV
-#define LABEL_USER KEPT_LABEL_USER
+#define LABEL_CONV    KEPT_LABEL_CONV
+#define LABEL_USER    KEPT_LABEL_USER
 #define LABEL_CREATED KEPT_LABEL_CREATED
 
 /* The sandbox template.  With the agent (agents enabled) the container's
@@ -39,17 +39,11 @@ json_t *manager_template(const manager_opts_t *o, const char *conv, const char *
     gmtime_r(&now, &tm);
     strftime(created, sizeof created, "%Y-%m-%dT%H:%M:%SZ", &tm);
     json_t *host = json_pack(
-        "{s:b, s:I, s:I, s:I, s:I, s:I, s:s, s:{s:s, s:{s:s, s:s}}, s:{s:s}}",
-        "Init", 1,
-        "Memory", (json_int_t)o->memory,
-        "MemorySwap", (json_int_t)o->memory_swap,
-        "NanoCpus", (json_int_t)o->nano_cpus,
-        "CpuShares", (json_int_t)o->cpu_shares,
-        "PidsLimit", (json_int_t)o->pids_limit,
-        "NetworkMode", o->network,
-        "LogConfig", "Type", "json-file", "Config", "max-size", o->log_max_size,
-        "max-file", "1",
-        "RestartPolicy", "Name", "no");
+        "{s:b, s:I, s:I, s:I, s:I, s:I, s:s, s:{s:s, s:{s:s, s:s}}, s:{s:s}}", "Init", 1, "Memory",
+        (json_int_t)o->memory, "MemorySwap", (json_int_t)o->memory_swap, "NanoCpus",
+        (json_int_t)o->nano_cpus, "CpuShares", (json_int_t)o->cpu_shares, "PidsLimit",
+        (json_int_t)o->pids_limit, "NetworkMode", o->network, "LogConfig", "Type", "json-file",
+        "Config", "max-size", o->log_max_size, "max-file", "1", "RestartPolicy", "Name", "no");
     if (!host)
         return NULL;
     if (agent)
@@ -58,15 +52,9 @@ json_t *manager_template(const manager_opts_t *o, const char *conv, const char *
         json_object_set_new(host, "Runtime", json_string(o->runtime));
     json_object_set_new(host, "CapDrop", sandbox_cap_drop_json());
     json_t *t = json_pack("{s:s, s:[s,s], s:s, s:s, s:s, s:b, s:b, s:{s:s, s:s, s:s}, s:o}",
-                          "Image", o->image,
-                          "Cmd", "sleep", "infinity",
-                          "WorkingDir", "/work",
-                          "User", "root",
-                          "Hostname", "sandbox",
-                          "Tty", 0,
-                          "OpenStdin", 0,
-                          "Labels", LABEL_CONV, conv, LABEL_USER, user ? user : "",
-                          LABEL_CREATED, created,
+                          "Image", o->image, "Cmd", "sleep", "infinity", "WorkingDir", "/work",
+                          "User", "root", "Hostname", "sandbox", "Tty", 0, "OpenStdin", 0, "Labels",
+                          LABEL_CONV, conv, LABEL_USER, user ? user : "", LABEL_CREATED, created,
                           "HostConfig", host);
     if (t && agent) {
         json_object_set_new(t, "Cmd", json_pack("[s]", AGENT_CMD_PATH));
@@ -98,16 +86,23 @@ static void repair_network(docker_t *d, const char *net, const char *id)
 static void create_failed(const manager_opts_t *o, long status, const char *msg, textbuf_t *err)
 {
     if (status == 404 && strstr(msg, "image"))
-        textbuf_printf(err, "[talkback: the sandbox image %s is missing on the host, so no sandbox "
-                       "could be made and nothing ran. Tell the user to build it (deploy/image/build).]",
-                       o->image);
+        textbuf_printf(
+            err,
+            "[talkback: the sandbox image %s is missing on the host, so no sandbox "
+            "could be made and nothing ran. Tell the user to build it (deploy/image/build).]",
+            o->image);
     else if (strncmp(msg, "Unknown runtime", 15) == 0)
-        textbuf_printf(err, "[talkback: the sandbox runtime `%s` (setting `runtime`) is not registered "
-                       "with Docker (daemon.json \"runtimes\"), so no sandbox could be made and nothing "
-                       "ran. Tell the user the sandbox host has a problem.]", o->runtime);
+        textbuf_printf(
+            err,
+            "[talkback: the sandbox runtime `%s` (setting `runtime`) is not registered "
+            "with Docker (daemon.json \"runtimes\"), so no sandbox could be made and nothing "
+            "ran. Tell the user the sandbox host has a problem.]",
+            o->runtime);
     else
-        textbuf_printf(err, "[talkback: Docker refused to create this chat's sandbox (%s), so nothing "
-                       "ran. Tell the user the sandbox host has a problem.]", msg);
+        textbuf_printf(err,
+                       "[talkback: Docker refused to create this chat's sandbox (%s), so nothing "
+                       "ran. Tell the user the sandbox host has a problem.]",
+                       msg);
 }
 
 bool manager_agent_copy(agent_pool_t *agents, const char *id)
@@ -143,8 +138,10 @@ static ensure_t ensure_started(manager_t *m, const char *id, json_t *info, const
     json_t *ans = NULL;
     int64_t t2 = proto_mono_ms();
     docker_err_t e = docker_call(m->d, "POST", path, NULL, &status, &ans);
-    log_info("starting %.12s: caps %" PRId64 " ms, agent copy %" PRId64 " ms%s, docker start %" PRId64 " ms",
-             id, t1 - t0, t2 - t1, copied ? "" : " (this version is in there: skipped)", proto_mono_ms() - t2);
+    log_info("starting %.12s: caps %" PRId64 " ms, agent copy %" PRId64
+             " ms%s, docker start %" PRId64 " ms",
+             id, t1 - t0, t2 - t1, copied ? "" : " (this version is in there: skipped)",
+             proto_mono_ms() - t2);
     if (e != DOCKER_OK && e != DOCKER_ENOTFOUND && agent_in_config(info) && !copied) {
         /* The agent was not copied, and the start failed: maybe the
          * sandbox removed it.  Copy it after all, and start once more. */
@@ -165,8 +162,11 @@ static ensure_t ensure_started(manager_t *m, const char *id, json_t *info, const
     }
     running_start_end(m->running, label_user, id, e == DOCKER_OK ? id : NULL);
     if (e != DOCKER_OK) {
-        textbuf_printf(err, "[talkback: this chat's sandbox exists but would not start (%s). Nothing ran. "
-                       "Tell the user the sandbox host has a problem.]", docker_message(ans));
+        textbuf_printf(
+            err,
+            "[talkback: this chat's sandbox exists but would not start (%s). Nothing ran. "
+            "Tell the user the sandbox host has a problem.]",
+            docker_message(ans));
         json_decref(ans);
         return ENSURE_FAILED;
     }
@@ -205,7 +205,8 @@ static ensure_t ensure_make(manager_t *m, const char *conv, const char *user, co
     snprintf(path, sizeof path, "/containers/create?name=%s", name);
     docker_err_t e = docker_call(m->d, "POST", path, tmpl, &status, &ans);
     json_decref(tmpl);
-    running_start_end(m->running, user, NULL, e == DOCKER_OK ? json_string_value(json_object_get(ans, "Id")) : NULL);
+    running_start_end(m->running, user, NULL,
+                      e == DOCKER_OK ? json_string_value(json_object_get(ans, "Id")) : NULL);
     if (e == DOCKER_OK) {
         *created_now = true;
         log_info("created sandbox %s for conversation %s", name, conv);
@@ -262,13 +263,13 @@ static void ensure_unlock(manager_t *m, struct ensuring *me)
     pthread_mutex_unlock(&m->mu);
 }
 
-static ensure_t ensure_one(manager_t *m, const char *conv, const char *user,
-                           char id[72], textbuf_t *notice, textbuf_t *err);
+static ensure_t ensure_one(manager_t *m, const char *conv, const char *user, char id[72],
+                           textbuf_t *notice, textbuf_t *err);
 
 /* Make sure the chat's container exists and runs.  On success id holds its
  * id and notice may hold a line for the top of the result. */
-ensure_t manager_ensure(manager_t *m, const char *conv, const char *user,
-                        char id[72], textbuf_t *notice, textbuf_t *err)
+ensure_t manager_ensure(manager_t *m, const char *conv, const char *user, char id[72],
+                        textbuf_t *notice, textbuf_t *err)
 {
     struct ensuring me;
     char *cached_user = NULL;
@@ -277,8 +278,9 @@ ensure_t manager_ensure(manager_t *m, const char *conv, const char *user,
         /* A call of this chat ahead of this one found or made it. */
         en = convid_owner_ok(cached_user, user) ? ENSURE_OK : ENSURE_REFUSED;
         if (en == ENSURE_REFUSED)
-            textbuf_puts(err, "[talkback refused this call: this chat's sandbox belongs to another user. "
-                              "Nothing ran.]");
+            textbuf_puts(
+                err, "[talkback refused this call: this chat's sandbox belongs to another user. "
+                     "Nothing ran.]");
     } else {
         en = ensure_one(m, conv, user, id, notice, err);
     }
@@ -288,8 +290,8 @@ ensure_t manager_ensure(manager_t *m, const char *conv, const char *user,
 }
 
 /* manager_ensure, for one call at a time per chat. */
-static ensure_t ensure_one(manager_t *m, const char *conv, const char *user,
-                           char id[72], textbuf_t *notice, textbuf_t *err)
+static ensure_t ensure_one(manager_t *m, const char *conv, const char *user, char id[72],
+                           textbuf_t *notice, textbuf_t *err)
 {
     char name[CONVID_NAME_MAX];
     convid_container_name(conv, name);
@@ -314,9 +316,11 @@ static ensure_t ensure_one(manager_t *m, const char *conv, const char *user,
         if (raced && e == DOCKER_ENOTFOUND)
             continue;
         if (e != DOCKER_ENOTFOUND) {
-            textbuf_printf(err, "[talkback: Docker did not answer (%s), so nothing ran. Try again in a minute; "
-                           "if it keeps failing, tell the user the sandbox host has a problem.]",
-                           docker_strerror(e));
+            textbuf_printf(
+                err,
+                "[talkback: Docker did not answer (%s), so nothing ran. Try again in a minute; "
+                "if it keeps failing, tell the user the sandbox host has a problem.]",
+                docker_strerror(e));
             return ENSURE_FAILED;
         }
         ensure_t en = ensure_make(m, conv, user, name, &created_now, &raced, err);
@@ -336,14 +340,16 @@ static ensure_t ensure_one(manager_t *m, const char *conv, const char *user,
                         json_string_value(json_object_get(info, "Name")), label_conv, label_user) ||
         strcmp(label_conv, conv) != 0) {
         log_error("container %s does not carry conversation %s: refusing", name, conv);
-        textbuf_puts(err, "[talkback refused this call: the container under this chat's name belongs to "
-                          "something else. Nothing ran. Tell the user.]");
+        textbuf_puts(err,
+                     "[talkback refused this call: the container under this chat's name belongs to "
+                     "something else. Nothing ran. Tell the user.]");
         json_decref(info);
         return ENSURE_REFUSED;
     }
     if (!convid_owner_ok(label_user, user)) {
-        textbuf_puts(err, "[talkback refused this call: this chat's sandbox belongs to another user. "
-                          "Nothing ran.]");
+        textbuf_puts(err,
+                     "[talkback refused this call: this chat's sandbox belongs to another user. "
+                     "Nothing ran.]");
         json_decref(info);
         return ENSURE_REFUSED;
     }
@@ -358,7 +364,8 @@ static ensure_t ensure_one(manager_t *m, const char *conv, const char *user,
     bool has_agent = agent_in_config(info);
     int64_t started_ms = 0;
     if (!running) {
-        ensure_t en = ensure_started(m, id, info, label_user, created_now, notice, err, &started_ms);
+        ensure_t en =
+            ensure_started(m, id, info, label_user, created_now, notice, err, &started_ms);
         if (en != ENSURE_OK) {
             json_decref(info);
             return en;

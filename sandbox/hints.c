@@ -356,19 +356,19 @@ static const hint_t hints_table[] = {
     },
 };
 
-#define HINTS_MAIN_N (sizeof hints_table / sizeof hints_table[0])
-#define HINTS_CAP (HINTS_HABITS_MAX + HINTS_MAIN_N)
+#define HINTS_MAIN_N      (sizeof hints_table / sizeof hints_table[0])
+#define HINTS_CAP         (HINTS_HABITS_MAX + HINTS_MAIN_N)
 /* Entries of every table, hints_habits first (hints_table.h says why). */
 #define HINTS_HABITS_USED (hints_habits_n < HINTS_HABITS_MAX ? hints_habits_n : HINTS_HABITS_MAX)
-#define HINTS_N (HINTS_HABITS_USED + HINTS_MAIN_N)
+#define HINTS_N           (HINTS_HABITS_USED + HINTS_MAIN_N)
 
 /* Entry i of all tables in reading order. */
 static const hint_t *hint_at(size_t i)
 {
     return i < HINTS_HABITS_USED ? &hints_habits[i] : &hints_table[i - HINTS_HABITS_USED];
 }
-#define NGROUPS 10  /* regex groups kept per match: \0 and {c1}..{c9} */
-#define PROBE_OUT_TAIL 4096
+#define NGROUPS         10 /* regex groups kept per match: \0 and {c1}..{c9} */
+#define PROBE_OUT_TAIL  4096
 #define PLACEHOLDER_MAX 300
 
 /* ---- compiling ------------------------------------------------------------------- */
@@ -453,7 +453,10 @@ const char *hints_entry_name(size_t i)
 static void fmt_size(int64_t v, char *out, size_t outlen)
 {
     const int64_t KiB = 1024, MiB = KiB * 1024, GiB = MiB * 1024;
-    struct { int64_t unit; const char *name; } units[] = { { GiB, "GiB" }, { MiB, "MiB" }, { KiB, "KiB" } };
+    struct {
+        int64_t unit;
+        const char *name;
+    } units[] = { { GiB, "GiB" }, { MiB, "MiB" }, { KiB, "KiB" } };
     for (size_t i = 0; i < 3; i++)
         if (v >= units[i].unit) {
             if (v % units[i].unit == 0)
@@ -531,13 +534,13 @@ static void phrase_disk(textbuf_t *t, int64_t n)
 
 typedef struct {
     const char *cmd;
-    const regmatch_t *cm;     /* NULL when the entry has no cmd regex */
+    const regmatch_t *cm; /* NULL when the entry has no cmd regex */
     const char *outp;
     size_t out_len;
     const regmatch_t *om;
-    const char *probe_out;    /* NULL before the probe ran */
-    const hints_limits_t *lim;   /* the sandbox's limits; NULL: the configured ones */
-    const hints_limits_t *cfg;   /* the configured template (hints.h); may be NULL */
+    const char *probe_out;     /* NULL before the probe ran */
+    const hints_limits_t *lim; /* the sandbox's limits; NULL: the configured ones */
+    const hints_limits_t *cfg; /* the configured template (hints.h); may be NULL */
 } expand_ctx_t;
 
 static void put_quoted(textbuf_t *t, const char *s, size_t n)
@@ -583,12 +586,13 @@ static bool nth_line(const char *s, int k, const char **start, size_t *len)
 
 static bool is_known_name(const char *name, size_t n)
 {
-    static const char *const names[] = { "cmd", "out", "probe", "memory", "cpus", "pids", "disk_cap",
-                                         "limits" };
+    static const char *const names[] = { "cmd",  "out",  "probe",    "memory",
+                                         "cpus", "pids", "disk_cap", "limits" };
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         if (strlen(names[i]) == n && memcmp(names[i], name, n) == 0)
             return true;
-    return n == 2 && (name[0] == 'c' || name[0] == 'o' || name[0] == 'p') && name[1] >= '1' && name[1] <= '9';
+    return n == 2 && (name[0] == 'c' || name[0] == 'o' || name[0] == 'p') && name[1] >= '1' &&
+           name[1] <= '9';
 }
 
 /* Expand one placeholder; false when the name is not one. */
@@ -604,7 +608,8 @@ static bool expand_name(const expand_ctx_t *x, const char *name, size_t n, bool 
     } else if (n == 5 && memcmp(name, "probe", 5) == 0) {
         const char *p = x->probe_out ? x->probe_out : "";
         size_t len = strlen(p);
-        while (len && (p[len - 1] == '\n' || p[len - 1] == ' ' || p[len - 1] == '\t' || p[len - 1] == '\r'))
+        while (len && (p[len - 1] == '\n' || p[len - 1] == ' ' || p[len - 1] == '\t' ||
+                       p[len - 1] == '\r'))
             len--;
         if (quote)
             put_quoted(t, p, len);
@@ -740,7 +745,8 @@ int hints_check(char *err, size_t errlen)
                 if (check_template(h->name, h->say[k], true, err, errlen))
                     return -1;
                 if (!h->probe && k > 0) {
-                    snprintf(err, errlen, "hint %s: say[%d] without a probe is never used", h->name, k);
+                    snprintf(err, errlen, "hint %s: say[%d] without a probe is never used", h->name,
+                             k);
                     return -1;
                 }
             }
@@ -787,9 +793,9 @@ static bool says_limits(const char *say)
     return false;
 }
 
-static void apply(hint_on_t on, const char *command, const char *output, size_t output_len, int exit_code,
-                  hints_probe_fn probe, hints_limits_fn limits, void *ctx, const hints_limits_t *cfg,
-                  textbuf_t *out)
+static void apply(hint_on_t on, const char *command, const char *output, size_t output_len,
+                  int exit_code, hints_probe_fn probe, hints_limits_fn limits, void *ctx,
+                  const hints_limits_t *cfg, textbuf_t *out)
 {
     ensure_compiled();
     /* The sandbox's limits are asked for once, and only by a text that
@@ -819,8 +825,12 @@ static void apply(hint_on_t on, const char *command, const char *output, size_t 
         if (c->has_not_out && regexec(&c->not_out, output, 0, NULL, 0) == 0)
             continue;
         expand_ctx_t x = {
-            .cmd = command, .cm = c->has_cmd ? cm : NULL,
-            .outp = output, .out_len = output_len, .om = c->has_out ? om : NULL, .cfg = cfg,
+            .cmd = command,
+            .cm = c->has_cmd ? cm : NULL,
+            .outp = output,
+            .out_len = output_len,
+            .om = c->has_out ? om : NULL,
+            .cfg = cfg,
         };
         textbuf_t pout;
         textbuf_init(&pout);
@@ -848,7 +858,8 @@ static void apply(hint_on_t on, const char *command, const char *output, size_t 
             bool full = expand(&x, say, false, &line);
             textbuf_puts(&line, "\n");
             if (full && line.buf && !line.oom &&
-                !(out->len > start && memmem(out->buf + start, out->len - start, line.buf, line.len))) {
+                !(out->len > start &&
+                  memmem(out->buf + start, out->len - start, line.buf, line.len))) {
                 textbuf_append(out, line.buf, line.len);
                 if (h->group)
                     fired[nfired++] = h->group;
@@ -882,8 +893,8 @@ void hints_for_run(const char *command, const char *output, size_t output_len, i
           ctx, configured, out);
 }
 
-void hints_for_write(const char *abspath, const char *content, size_t len,
-                     hints_probe_fn probe, void *ctx, textbuf_t *out)
+void hints_for_write(const char *abspath, const char *content, size_t len, hints_probe_fn probe,
+                     void *ctx, textbuf_t *out)
 {
     if (!abspath)
         return;
@@ -898,4 +909,3 @@ void hints_for_write(const char *abspath, const char *content, size_t len,
     apply(HK_WRITE, abspath, copy, strlen(copy), 0, probe, NULL, ctx, NULL, out);
     free(copy);
 }
-

@@ -52,11 +52,11 @@ typedef int (*hints_probe_fn)(void *ctx, const char *command, textbuf_t *out);
 /* The limits a sandbox really has, as its cgroup says (read by its agent,
  * sandbox/agent_link.h), for the {memory} {cpus} {pids} {limits} phrases. */
 typedef struct {
-    int64_t memory;       /* bytes; 0: no limit */
-    int64_t memory_swap;  /* memory + the swap it can really use, bytes; -1: unlimited */
-    int64_t nano_cpus;    /* billionths of a CPU; 0: no limit */
-    int64_t pids;         /* 0: no limit */
-    int64_t disk_cap;     /* bytes; 0: no cap.  Only the template's counts:
+    int64_t memory;      /* bytes; 0: no limit */
+    int64_t memory_swap; /* memory + the swap it can really use, bytes; -1: unlimited */
+    int64_t nano_cpus;   /* billionths of a CPU; 0: no limit */
+    int64_t pids;        /* 0: no limit */
+    int64_t disk_cap;    /* bytes; 0: no cap.  Only the template's counts:
                              a sandbox cannot tell its own */
 } hints_limits_t;
 
@@ -89,8 +89,8 @@ void hints_memory_phrase(hints_limits_fn limits, void *ctx, const hints_limits_t
  * ShellCheck's errors and warnings, and its notes on variables changed in
  * a pipeline's subshell, for a shell script (*.sh, *.bash, or a #! line
  * naming sh, bash, dash or ksh). */
-void hints_for_write(const char *abspath, const char *content, size_t len,
-                     hints_probe_fn probe, void *ctx, textbuf_t *out);
+void hints_for_write(const char *abspath, const char *content, size_t len, hints_probe_fn probe,
+                     void *ctx, textbuf_t *out);
 
 /* Check the table: every regex compiles, every template uses known
  * placeholders and is one bracketed text.  0, or -1 with a reason in err.
@@ -105,8 +105,8 @@ const char *hints_entry_name(size_t i);
 /* ---- retry memory ---------------------------------------------------------- */
 
 /* The line added when a failure repeats. */
-#define HINTS_RETRY_LINE \
-    "[Same command, same failure as last time: running it again won't change it. " \
+#define HINTS_RETRY_LINE                                                                           \
+    "[Same command, same failure as last time: running it again won't change it. "                 \
     "Change the code or the command first.]"
 
 typedef struct hints_retry hints_retry_t;

@@ -25,7 +25,8 @@
 #define NO_INSTALL "installing anything won't change that"
 
 #define EDITOR_SAY                                                                                 \
-    "[Nobody types here (no terminal, stdin closed), so a screen editor like {c2} cannot be used, " \
+    "[Nobody types here (no terminal, stdin closed), so a screen editor like {c2} cannot be "      \
+    "used, "                                                                                       \
     "and " NO_INSTALL ". Write the whole file with the write_file tool, or change it in place "    \
     "with run: sed -i 's/OLD/NEW/' FILE.]"
 

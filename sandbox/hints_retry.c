@@ -14,7 +14,7 @@
 /* ---- retry memory ------------------------------------------------------------------ */
 
 #define RETRY_PER_CONV 16
-#define RETRY_CONVS 4096
+#define RETRY_CONVS    4096
 
 typedef struct {
     uint64_t cmd_hash, out_hash;
@@ -24,13 +24,13 @@ typedef struct {
 typedef struct retry_conv {
     char *conv;
     retry_item_t items[RETRY_PER_CONV];
-    size_t n, next;           /* used slots; the slot to overwrite next */
+    size_t n, next; /* used slots; the slot to overwrite next */
     struct retry_conv *prev, *nextc;
 } retry_conv_t;
 
 struct hints_retry {
     pthread_mutex_t mu;
-    retry_conv_t *head, *tail;  /* most recently used first */
+    retry_conv_t *head, *tail; /* most recently used first */
     size_t count;
 };
 

@@ -86,8 +86,9 @@ extern const size_t hints_habits_n;
 
 /* Where a command word starts: the line's start, after ; & | ( ` or $(, or
  * after a word that runs the next one.  One regex group. */
-#define AT_CMD "(^|[;&|(`]|\\$\\(|\\<sudo|\\<then|\\<do|\\<else|\\<time|\\<nohup|\\<exec|\\<xargs|\\<env" \
-               "|\\<timeout[[:space:]]+[0-9.]+[smhd]?)[[:space:]]*"
+#define AT_CMD                                                                                     \
+    "(^|[;&|(`]|\\$\\(|\\<sudo|\\<then|\\<do|\\<else|\\<time|\\<nohup|\\<exec|\\<xargs|\\<env"     \
+    "|\\<timeout[[:space:]]+[0-9.]+[smhd]?)[[:space:]]*"
 
 /* ---- probes ----------------------------------------------------------------
  *
@@ -143,7 +144,7 @@ extern const size_t hints_habits_n;
 
 #define REFUSED_SAY_NOT_LISTENING                                                                  \
     "[Nothing listens on port {p1} in this sandbox, so the connection was refused: the server is " \
-    "not running (or listens on another port). Listening now: {p2}. Start the server first, in "  \
+    "not running (or listens on another port). Listening now: {p2}. Start the server first, in "   \
     "the background (CMD > server.log 2>&1 &), then check with ss -ltnp.]"
 #define REFUSED_SAY_NOT_READY                                                                      \
     "[Port {p1} has a listener now ({p2}), but it was not ready when this connected. Wait for it " \
@@ -157,13 +158,15 @@ extern const size_t hints_habits_n;
         [2] = REFUSED_SAY_NOT_READY,                                                               \
     }
 
-#define MISSING_SAY "[{probe}, so there was nothing to compile or run. Write it first (write_file), " \
-                    "then run this command again.]"
+#define MISSING_SAY                                                                                \
+    "[{probe}, so there was nothing to compile or run. Write it first (write_file), "              \
+    "then run this command again.]"
 
-#define NO_TTY_SAY "[Nobody types here: there is no terminal and stdin is closed, so this command " \
-                   "could not ask for input and did not do what it asks for. Pass the answers in " \
-                   "the command instead (a --batch, --yes or --password style option, or pipe them " \
-                   "in: printf 'answer\\n' | CMD).]"
+#define NO_TTY_SAY                                                                                 \
+    "[Nobody types here: there is no terminal and stdin is closed, so this command "               \
+    "could not ask for input and did not do what it asks for. Pass the answers in "                \
+    "the command instead (a --batch, --yes or --password style option, or pipe them "              \
+    "in: printf 'answer\\n' | CMD).]"
 
 /* The interpreter of a script that is not executable: script-interp.sh. */
 #define SCRIPT_INTERP_PROBE(var) "f=" var "; " PROBE_SCRIPT_INTERP

@@ -56,10 +56,12 @@ static proto_msg_t *op_locate(const hostops_t *h, worker_job_t *job)
     docker_err_t e;
     json_t *info = chat_container(h, job->req->conv, &e);
     if (!info && e != DOCKER_ENOTFOUND)
-        return proto_reply_new(job->req, PROTO_ST_INTERNAL, true, "[talkback: Docker did not answer]");
+        return proto_reply_new(job->req, PROTO_ST_INTERNAL, true,
+                               "[talkback: Docker did not answer]");
     proto_msg_t *r = proto_reply_new(job->req, PROTO_ST_OK, false, "");
     if (r) {
-        const char *state = json_string_value(json_object_get(json_object_get(info, "State"), "Status"));
+        const char *state =
+            json_string_value(json_object_get(json_object_get(info, "State"), "Status"));
         proto_map_set_bool(&r->data, DATA_FOUND, info != NULL);
         proto_map_set_cstr(&r->data, DATA_STATE, info ? (state ? state : "unknown") : "");
     }
@@ -89,7 +91,8 @@ static proto_msg_t *op_list(const hostops_t *h, worker_job_t *job)
     int64_t now = (int64_t)time(NULL);
     size_t i;
     json_t *c;
-    json_array_foreach(ans, i, c) {
+    json_array_foreach(ans, i, c)
+    {
         json_t *labels = json_object_get(c, "Labels");
         const char *id = json_string_value(json_object_get(c, "Id"));
         int64_t last = id && kept_id_ok(id) ? kept_stamp_get(id) : 0;
@@ -115,13 +118,17 @@ static proto_msg_t *op_drain(const hostops_t *h, worker_job_t *job, bool on)
     const char *host = worker_host(job->worker);
     char text[512];
     if (!h->cap || capacity_set_draining(h->cap, on) != 0) {
-        snprintf(text, sizeof text, "[talkback: host %s could not %s: the flag file in state_dir %s cannot "
-                 "be written]", host, on ? "drain" : "undrain", kept_state_dir());
+        snprintf(text, sizeof text,
+                 "[talkback: host %s could not %s: the flag file in state_dir %s cannot "
+                 "be written]",
+                 host, on ? "drain" : "undrain", kept_state_dir());
         return proto_reply_new(job->req, PROTO_ST_OK, true, text);
     }
     if (on)
-        snprintf(text, sizeof text, "host %s is draining: no new chats are placed there; its chats go on "
-                 "there until their sandboxes are removed", host);
+        snprintf(text, sizeof text,
+                 "host %s is draining: no new chats are placed there; its chats go on "
+                 "there until their sandboxes are removed",
+                 host);
     else
         snprintf(text, sizeof text, "host %s takes new chats again", host);
     return proto_reply_new(job->req, PROTO_ST_OK, false, text);
@@ -135,8 +142,10 @@ static proto_msg_t *op_end(const hostops_t *h, worker_job_t *job, bool remove)
     docker_err_t e;
     json_t *info = chat_container(h, conv, &e);
     if (!info) {
-        snprintf(text, sizeof text, e == DOCKER_ENOTFOUND ? "chat %s has no sandbox on host %s"
-                                                          : "[talkback: Docker on host %2$s did not answer about chat %1$s]",
+        snprintf(text, sizeof text,
+                 e == DOCKER_ENOTFOUND
+                     ? "chat %s has no sandbox on host %s"
+                     : "[talkback: Docker on host %2$s did not answer about chat %1$s]",
                  conv, host);
         return proto_reply_new(job->req, PROTO_ST_OK, e != DOCKER_ENOTFOUND, text);
     }
@@ -158,20 +167,25 @@ static proto_msg_t *op_end(const hostops_t *h, worker_job_t *job, bool remove)
     e = docker_call(h->d, remove ? "DELETE" : "POST", path, NULL, &st, &ans);
     json_decref(ans);
     if (e != DOCKER_OK && e != DOCKER_ENOTFOUND && !(st == 304 && !remove)) {
-        snprintf(text, sizeof text, "[talkback: Docker on host %s would not %s the sandbox of chat %s: %s]",
-                 host, remove ? "remove" : "stop", conv, docker_strerror(e));
+        snprintf(text, sizeof text,
+                 "[talkback: Docker on host %s would not %s the sandbox of chat %s: %s]", host,
+                 remove ? "remove" : "stop", conv, docker_strerror(e));
         return proto_reply_new(job->req, PROTO_ST_OK, true, text);
     }
     if (remove && kept_id_ok(id))
         kept_record_drop(id);
     if (h->forget)
         h->forget(h->ctx, conv);
-    log_info("%s the sandbox of chat %s (asked by the operator)", remove ? "removed" : "stopped", conv);
+    log_info("%s the sandbox of chat %s (asked by the operator)", remove ? "removed" : "stopped",
+             conv);
     if (remove)
-        snprintf(text, sizeof text, "removed the sandbox of chat %s on host %s, with all its files", conv, host);
+        snprintf(text, sizeof text, "removed the sandbox of chat %s on host %s, with all its files",
+                 conv, host);
     else
-        snprintf(text, sizeof text, "stopped the sandbox of chat %s on host %s; its files are kept and its "
-                 "next call starts it again", conv, host);
+        snprintf(text, sizeof text,
+                 "stopped the sandbox of chat %s on host %s; its files are kept and its "
+                 "next call starts it again",
+                 conv, host);
     return proto_reply_new(job->req, PROTO_ST_OK, false, text);
 }
 

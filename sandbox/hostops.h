@@ -25,9 +25,9 @@
 
 typedef struct {
     docker_t *d;
-    const char *image;                            /* for the tombstone rm leaves */
-    capacity_t *cap;                              /* NULL: drain is refused */
-    void (*forget)(void *ctx, const char *conv);  /* the manager drops what it keeps of conv */
+    const char *image;                           /* for the tombstone rm leaves */
+    capacity_t *cap;                             /* NULL: drain is refused */
+    void (*forget)(void *ctx, const char *conv); /* the manager drops what it keeps of conv */
     void *ctx;
 } hostops_t;
 

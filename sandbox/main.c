@@ -98,8 +98,8 @@ int main(int argc, char **argv)
         return 1;
     }
 
-    capacity_t *cap = capacity_new(d, config_str("network"), (int)config_int("heartbeat_ms"), config_int("max_running"),
-                                   config_int("keep_max_count"));
+    capacity_t *cap = capacity_new(d, config_str("network"), (int)config_int("heartbeat_ms"),
+                                   config_int("max_running"), config_int("keep_max_count"));
     if (!cap) {
         manager_destroy(&m);
         docker_destroy(&d);

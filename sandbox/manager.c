@@ -34,8 +34,8 @@
 #include "sandbox/run.h"
 #include "sandbox/running.h"
 
-#define LABEL_CONV KEPT_LABEL_CONV
-#define LABEL_USER KEPT_LABEL_USER
+#define LABEL_CONV    KEPT_LABEL_CONV
+#define LABEL_USER    KEPT_LABEL_USER
 #define LABEL_CREATED KEPT_LABEL_CREATED
 
 /* ---- tools ----------------------------------------------------------------------- */
@@ -66,21 +66,24 @@ static proto_msg_t *with_container(manager_t *m, worker_job_t *job, with_fn fn, 
     bool have = cache_get(m->cache, req->conv, id, &cached_user);
     if (have && !convid_owner_ok(cached_user, req->user)) {
         free(cached_user);
-        return proto_reply_new(req, PROTO_ST_OK, true,
-                               "[talkback refused this call: this chat's sandbox belongs to another user. "
-                               "Nothing ran.]");
+        return proto_reply_new(
+            req, PROTO_ST_OK, true,
+            "[talkback refused this call: this chat's sandbox belongs to another user. "
+            "Nothing ran.]");
     }
     free(cached_user);
     for (int attempt = 0; attempt < 2; attempt++) {
         if (!have) {
             ensure_t en = manager_ensure(m, req->conv, req->user, id, notice, &err);
             if (en != ENSURE_OK) {
-                proto_msg_t *r = proto_reply_new(req, PROTO_ST_OK, true, err.buf ? err.buf : "[talkback error]");
+                proto_msg_t *r =
+                    proto_reply_new(req, PROTO_ST_OK, true, err.buf ? err.buf : "[talkback error]");
                 textbuf_free(&err);
                 return r;
             }
         }
-        int64_t deadline_s = (req->deadline_ms ? req->deadline_ms / 1000 : (int64_t)time(NULL) + 3600) + 1;
+        int64_t deadline_s =
+            (req->deadline_ms ? req->deadline_ms / 1000 : (int64_t)time(NULL) + 3600) + 1;
         running_call_begin(m->running, req->conv, id, deadline_s);
         docker_err_t e = fn(m, id, arg);
         running_call_end(m->running, req->conv, id);
@@ -94,8 +97,9 @@ static proto_msg_t *with_container(manager_t *m, worker_job_t *job, with_fn fn, 
         return NULL; /* fn produced the reply through arg */
     }
     textbuf_free(&err);
-    return proto_reply_new(req, PROTO_ST_OK, true,
-                           "[talkback: this chat's sandbox kept disappearing while this call ran. Try again.]");
+    return proto_reply_new(
+        req, PROTO_ST_OK, true,
+        "[talkback: this chat's sandbox kept disappearing while this call ran. Try again.]");
 }
 
 typedef struct {
@@ -105,10 +109,10 @@ typedef struct {
     int timeout_s;
     const char *stdin_data;
     size_t stdin_len;
-    int64_t output_limit;     /* exec: kill past this many output bytes; 0: none */
+    int64_t output_limit; /* exec: kill past this many output bytes; 0: none */
     run_result_t res;
     bool ran;
-    char id[72];              /* the container it ran in, for hint probes */
+    char id[72]; /* the container it ran in, for hint probes */
 } run_arg_t;
 
 static docker_err_t do_run(manager_t *m, const char *id, void *arg)
@@ -117,10 +121,14 @@ static docker_err_t do_run(manager_t *m, const char *id, void *arg)
     if (a->ran)
         run_result_free(&a->res);
     run_opts_t o = {
-        .command = a->command, .timeout_s = a->timeout_s,
-        .stdin_data = a->stdin_data, .stdin_len = a->stdin_len,
-        .output_cap = (size_t)m->o.output_cap, .job = a->job,
-        .separate_stderr = a->separate_stderr, .output_limit = a->output_limit,
+        .command = a->command,
+        .timeout_s = a->timeout_s,
+        .stdin_data = a->stdin_data,
+        .stdin_len = a->stdin_len,
+        .output_cap = (size_t)m->o.output_cap,
+        .job = a->job,
+        .separate_stderr = a->separate_stderr,
+        .output_limit = a->output_limit,
     };
     a->ran = true;
     snprintf(a->id, sizeof a->id, "%s", id);
@@ -151,20 +159,28 @@ static void render_run(const manager_opts_t *o, const run_arg_t *a, textbuf_t *t
     if (t->len > before && t->buf[t->len - 1] != '\n')
         textbuf_puts(t, "\n");
     if (a->res.timed_out)
-        textbuf_printf(t, "[timed out after %d s: the command and everything it started were killed. "
-                       "If it needs longer, call run again with a larger timeout (up to %" PRId64 " s); "
+        textbuf_printf(t,
+                       "[timed out after %d s: the command and everything it started were killed. "
+                       "If it needs longer, call run again with a larger timeout (up to %" PRId64
+                       " s); "
                        "if it waits for input, give it the input in the command.]\n",
                        a->timeout_s, run_timeout_max(o));
     else if (a->res.cancelled)
         textbuf_puts(t, "[cancelled: the command and everything it started were killed]\n");
     else if (a->res.agent_lost)
-        textbuf_puts(t, "[talkback: the link to this sandbox's agent broke while the command ran (something in the "
-                        "sandbox wrote into the agent's output), so its output may be incomplete and its exit code "
-                        "is unknown; what was left of it was killed. The next call works normally: run it again "
+        textbuf_puts(t, "[talkback: the link to this sandbox's agent broke while the command ran "
+                        "(something in the "
+                        "sandbox wrote into the agent's output), so its output may be incomplete "
+                        "and its exit code "
+                        "is unknown; what was left of it was killed. The next call works normally: "
+                        "run it again "
                         "if you need its result.]\n");
     else if (a->res.output_limited)
-        textbuf_printf(t, "[output limit of %" PRId64 " bytes reached: the command and everything it started "
-                       "were killed]\n", a->output_limit);
+        textbuf_printf(t,
+                       "[output limit of %" PRId64
+                       " bytes reached: the command and everything it started "
+                       "were killed]\n",
+                       a->output_limit);
     else if (a->res.exit_code != 0)
         textbuf_printf(t, "[exit code %d]\n", a->res.exit_code);
 }
@@ -201,7 +217,8 @@ static int hint_limits(void *ctx, hints_limits_t *out)
     out->memory = a.memory > 0 ? a.memory : 0;
     out->memory_swap = a.memory_swap;
     out->pids = a.pids > 0 ? a.pids : 0;
-    out->nano_cpus = a.cpu_quota > 0 && a.cpu_period > 0 ? a.cpu_quota * 1000000000 / a.cpu_period : 0;
+    out->nano_cpus = a.cpu_quota > 0 && a.cpu_period > 0 ? a.cpu_quota * 1000000000 / a.cpu_period
+                                                         : 0;
     return 0;
 }
 
@@ -220,8 +237,8 @@ static void run_hints(manager_t *m, worker_job_t *job, const run_arg_t *a, textb
     hints_for_run(a->command, out.buf ? out.buf : "", out.len, a->res.exit_code, a->res.timed_out,
                   hint_probe, hint_limits, &pc, &m->hints_tmpl, t);
     disk_hint(m->disk, m->o.disk.cap, out.buf, out.len, t);
-    if (!a->res.timed_out
-        && hints_retry_note(m->retry, job->req->conv, a->command, a->res.exit_code, out.buf, out.len))
+    if (!a->res.timed_out &&
+        hints_retry_note(m->retry, job->req->conv, a->command, a->res.exit_code, out.buf, out.len))
         textbuf_puts(t, HINTS_RETRY_LINE "\n");
     textbuf_free(&out);
 }
@@ -288,9 +305,10 @@ static proto_msg_t *run_in_sandbox(manager_t *m, worker_job_t *job, run_arg_t *a
     const char *cmd = proto_map_str(&req->args, ARG_COMMAND, &clen);
     textbuf_init(notice);
     if (!cmd || clen == 0 || memchr(cmd, '\0', clen))
-        return proto_reply_new(req, PROTO_ST_OK, true,
-                               "[talkback: argument `command` is required and must be a non-empty string "
-                               "without NUL bytes. Nothing ran.]");
+        return proto_reply_new(
+            req, PROTO_ST_OK, true,
+            "[talkback: argument `command` is required and must be a non-empty string "
+            "without NUL bytes. Nothing ran.]");
     int64_t tmo = proto_map_int(&req->args, ARG_TIMEOUT, m->o.run_timeout);
     if (tmo < 1)
         tmo = 1;
@@ -309,10 +327,11 @@ static proto_msg_t *run_in_sandbox(manager_t *m, worker_job_t *job, run_arg_t *a
 }
 
 /* The reply when the command could not be started at all. */
-static proto_msg_t *run_not_started(const proto_msg_t *req, const run_arg_t *a, const textbuf_t *notice,
-                                    textbuf_t *t)
+static proto_msg_t *run_not_started(const proto_msg_t *req, const run_arg_t *a,
+                                    const textbuf_t *notice, textbuf_t *t)
 {
-    textbuf_printf(t, "%s$ %s\n[talkback: the command could not be started in the sandbox (%s). "
+    textbuf_printf(t,
+                   "%s$ %s\n[talkback: the command could not be started in the sandbox (%s). "
                    "Try again; if it keeps failing, call reset.]\n",
                    notice->buf ? notice->buf : "", a->command, docker_strerror(a->res.err));
     return proto_reply_new(req, PROTO_ST_OK, true, NULL);
@@ -389,7 +408,8 @@ static proto_msg_t *op_exec(manager_t *m, worker_job_t *job)
     if (notice.len)
         textbuf_append(&t, notice.buf, notice.len);
     render_run(&m->o, &a, &t, false);
-    proto_msg_t *pics = pictures_collect(&m->via, &m->o.pictures, a.id, a.res.images, a.res.images_len);
+    proto_msg_t *pics =
+        pictures_collect(&m->via, &m->o.pictures, a.id, a.res.images, a.res.images_len);
     r = proto_reply_new(req, PROTO_ST_OK, run_failed(&a), NULL);
     if (r) {
         run_data(&a, r);
@@ -408,7 +428,7 @@ typedef struct {
     docker_err_t err;
     long status;
     char msg[512];
-    char id[72];              /* the container written to, for hint probes */
+    char id[72]; /* the container written to, for hint probes */
 } put_arg_t;
 
 static docker_err_t do_put(manager_t *m, const char *id, void *arg)
@@ -416,7 +436,8 @@ static docker_err_t do_put(manager_t *m, const char *id, void *arg)
     put_arg_t *a = arg;
     json_t *ans = NULL;
     snprintf(a->id, sizeof a->id, "%s", id);
-    a->err = run_put_file(&m->via, id, a->abspath, a->content, a->len, a->mode, 0, &a->status, &ans);
+    a->err =
+        run_put_file(&m->via, id, a->abspath, a->content, a->len, a->mode, 0, &a->status, &ans);
     snprintf(a->msg, sizeof a->msg, "%s", docker_message(ans));
     json_decref(ans);
     /* A missing container is 404 here too; a stopped one still takes
@@ -431,20 +452,25 @@ static proto_msg_t *tool_write(manager_t *m, worker_job_t *job)
     const char *path = proto_map_str(&req->args, ARG_PATH, &plen);
     const char *content = proto_map_str(&req->args, ARG_CONTENT, &clen);
     if (!path)
-        return proto_reply_new(req, PROTO_ST_OK, true,
-                               "[talkback: argument `path` is required and must be a string. Nothing was written.]");
+        return proto_reply_new(
+            req, PROTO_ST_OK, true,
+            "[talkback: argument `path` is required and must be a string. Nothing was written.]");
     if (!content)
         return proto_reply_new(req, PROTO_ST_OK, true,
-                               "[talkback: argument `content` is required and must be a string. Nothing was written.]");
+                               "[talkback: argument `content` is required and must be a string. "
+                               "Nothing was written.]");
     char abspath[4096];
     if (manager_resolve_path(path, plen, abspath, sizeof abspath))
-        return proto_reply_new(req, PROTO_ST_OK, true,
-                               "[talkback: argument `path` must name a file, like `main.py` or `/work/src/app.js` "
-                               "(not a folder, not empty). Nothing was written.]");
+        return proto_reply_new(
+            req, PROTO_ST_OK, true,
+            "[talkback: argument `path` must name a file, like `main.py` or `/work/src/app.js` "
+            "(not a folder, not empty). Nothing was written.]");
     if ((int64_t)clen > m->o.write_file_max) {
         textbuf_t t;
         textbuf_init(&t);
-        textbuf_printf(&t, "[talkback: `content` is %zu bytes, over the %" PRId64 "-byte limit. Nothing was "
+        textbuf_printf(&t,
+                       "[talkback: `content` is %zu bytes, over the %" PRId64
+                       "-byte limit. Nothing was "
                        "written. Write it in smaller files, or generate it with a command.]",
                        clen, m->o.write_file_max);
         proto_msg_t *r = proto_reply_new(req, PROTO_ST_OK, true, t.buf);
@@ -452,7 +478,9 @@ static proto_msg_t *tool_write(manager_t *m, worker_job_t *job)
         return r;
     }
     int64_t mode = proto_map_int(&req->args, ARG_MODE, 0644);
-    put_arg_t a = { .abspath = abspath, .content = content, .len = clen, .mode = (unsigned)(mode & 07777) };
+    put_arg_t a = {
+        .abspath = abspath, .content = content, .len = clen, .mode = (unsigned)(mode & 07777)
+    };
     textbuf_t notice;
     textbuf_init(&notice);
     proto_msg_t *r = with_container(m, job, do_put, &a, &notice);
@@ -467,8 +495,11 @@ static proto_msg_t *tool_write(manager_t *m, worker_job_t *job)
     bool failed = a.err != DOCKER_OK;
     if (failed) {
         /* Docker's reason names the path part that is in the way. */
-        textbuf_printf(&t, "[talkback: could not write %s: %s. Nothing was written. If a folder on the way is "
-                       "a file, pick another path.]", abspath, a.msg[0] ? a.msg : docker_strerror(a.err));
+        textbuf_printf(
+            &t,
+            "[talkback: could not write %s: %s. Nothing was written. If a folder on the way is "
+            "a file, pick another path.]",
+            abspath, a.msg[0] ? a.msg : docker_strerror(a.err));
         textbuf_t h;
         textbuf_init(&h);
         disk_hint(m->disk, m->o.disk.cap, a.msg, strlen(a.msg), &h);
@@ -519,13 +550,15 @@ static proto_msg_t *tool_reset(manager_t *m, worker_job_t *job)
     cache_drop(m->cache, req->conv);
     if (e == DOCKER_ENOTFOUND) {
         json_decref(info);
-        return proto_reply_new(req, PROTO_ST_OK, false,
-                               "[Reset: this chat had no sandbox. The next call starts a clean one.]");
+        return proto_reply_new(
+            req, PROTO_ST_OK, false,
+            "[Reset: this chat had no sandbox. The next call starts a clean one.]");
     }
     if (e != DOCKER_OK) {
         json_decref(info);
-        return proto_reply_new(req, PROTO_ST_OK, true,
-                               "[talkback: Docker did not answer, so nothing was reset. Try again.]");
+        return proto_reply_new(
+            req, PROTO_ST_OK, true,
+            "[talkback: Docker did not answer, so nothing was reset. Try again.]");
     }
     /* Whose it is: its labels, or a claimed spare's record (claim.h). */
     json_t *labels = json_object_get(json_object_get(info, "Config"), "Labels");
@@ -534,9 +567,10 @@ static proto_msg_t *tool_reset(manager_t *m, worker_job_t *job)
                         json_string_value(json_object_get(info, "Name")), label_conv, label_user) ||
         strcmp(label_conv, req->conv) != 0 || !convid_owner_ok(label_user, req->user)) {
         json_decref(info);
-        return proto_reply_new(req, PROTO_ST_OK, true,
-                               "[talkback refused this call: this chat's sandbox belongs to another user. "
-                               "Nothing was reset.]");
+        return proto_reply_new(
+            req, PROTO_ST_OK, true,
+            "[talkback refused this call: this chat's sandbox belongs to another user. "
+            "Nothing was reset.]");
     }
     char id[72];
     snprintf(id, sizeof id, "%s", json_string_value(json_object_get(info, "Id")) ?: "");
@@ -546,14 +580,16 @@ static proto_msg_t *tool_reset(manager_t *m, worker_job_t *job)
     e = docker_call(m->d, "DELETE", path, NULL, &status, &ans);
     json_decref(ans);
     if (e != DOCKER_OK && e != DOCKER_ENOTFOUND)
-        return proto_reply_new(req, PROTO_ST_OK, true,
-                               "[talkback: Docker would not remove this chat's sandbox. Try reset again.]");
+        return proto_reply_new(
+            req, PROTO_ST_OK, true,
+            "[talkback: Docker would not remove this chat's sandbox. Try reset again.]");
     kept_record_drop(id);
     hints_retry_clear(m->retry, req->conv);
     log_info("reset: removed sandbox %s", name);
-    return proto_reply_new(req, PROTO_ST_OK, false,
-                           "[Reset: this chat's sandbox was deleted with all its files and installs. "
-                           "The next call starts a clean one.]");
+    return proto_reply_new(
+        req, PROTO_ST_OK, false,
+        "[Reset: this chat's sandbox was deleted with all its files and installs. "
+        "The next call starts a clean one.]");
 }
 
 /* "forget": the reaper stopped or removed this chat's sandbox; what this
@@ -592,12 +628,14 @@ proto_msg_t *manager_handle(worker_job_t *job, void *ctx)
         return hr;
     convid_err_t ce = convid_check(req->conv);
     if (ce != CONVID_OK)
-        return proto_reply_new(req, PROTO_ST_OK, true,
-                               "[talkback refused this call: the conversation id is unusable, so talkback cannot "
-                               "tell which chat's sandbox to use. Nothing ran.]");
+        return proto_reply_new(
+            req, PROTO_ST_OK, true,
+            "[talkback refused this call: the conversation id is unusable, so talkback cannot "
+            "tell which chat's sandbox to use. Nothing ran.]");
     if (req->user && !convid_user_ok(req->user))
-        return proto_reply_new(req, PROTO_ST_OK, true,
-                               "[talkback refused this call: the user id is unusable. Nothing ran.]");
+        return proto_reply_new(
+            req, PROTO_ST_OK, true,
+            "[talkback refused this call: the user id is unusable. Nothing ran.]");
     const char *tool = req->name ? req->name : "";
     if (strcmp(tool, OP_RUN) == 0)
         return tool_run(m, job);
@@ -611,7 +649,8 @@ proto_msg_t *manager_handle(worker_job_t *job, void *ctx)
         return op_busy(m, job);
     if (strcmp(tool, OP_FORGET) == 0)
         return op_forget(m, job);
-    return proto_reply_new(req, PROTO_ST_BAD_REQUEST, true, "[talkback: unknown sandbox operation]");
+    return proto_reply_new(req, PROTO_ST_BAD_REQUEST, true,
+                           "[talkback: unknown sandbox operation]");
 }
 
 int manager_spares(manager_t *m)
@@ -673,21 +712,26 @@ manager_t *manager_new(docker_t *d, const manager_opts_t *o)
     m->o.disk.busy = busy_conv;
     m->o.disk.forget = forget_conv;
     m->o.disk.ctx = m;
-    m->hints_tmpl = (hints_limits_t){ .memory = o->memory, .memory_swap = o->memory_swap,
-                                      .nano_cpus = o->nano_cpus, .pids = o->pids_limit,
+    m->hints_tmpl = (hints_limits_t){ .memory = o->memory,
+                                      .memory_swap = o->memory_swap,
+                                      .nano_cpus = o->nano_cpus,
+                                      .pids = o->pids_limit,
                                       .disk_cap = o->disk.cap };
     m->d = d;
     if (kept_state_init()) {
-        log_error("cannot use state_dir %s (%s): the sandbox manager keeps each sandbox's last-call "
-                  "record there", kept_state_dir(), strerror(errno));
+        log_error(
+            "cannot use state_dir %s (%s): the sandbox manager keeps each sandbox's last-call "
+            "record there",
+            kept_state_dir(), strerror(errno));
         free(m);
         return NULL;
     }
     m->running = running_new(d, &m->o.running);
     m->retry = hints_retry_new(); /* NULL only means no retry lines */
     char agent[4096];
-    m->agents = agent_pool_new(d, agent_find_binary(m->o.agent_path, agent, sizeof agent) ? agent : NULL,
-                               m->o.agent_frame_deadline);
+    m->agents =
+        agent_pool_new(d, agent_find_binary(m->o.agent_path, agent, sizeof agent) ? agent : NULL,
+                       m->o.agent_frame_deadline);
     m->via = (run_via_t){ .d = d, .agents = m->agents, .shepherd = m->o.agent_shepherd };
     /* Twice the cap: room for sandboxes stopped behind our back (cache.h). */
     m->cache = cache_new(o->running.max_running > 0 ? 2 * o->running.max_running : 1024);

@@ -37,17 +37,17 @@ typedef struct {
     const char *image, *network, *runtime, *log_max_size;
     int64_t memory, memory_swap, nano_cpus, cpu_shares, pids_limit;
     /* calls */
-    int64_t run_timeout, run_timeout_max;   /* s */
-    int64_t client_timeout, call_grace;     /* s: what bounds run_timeout_max */
-    int64_t output_cap;                     /* bytes of output a result keeps */
-    int64_t write_file_max;                 /* bytes */
+    int64_t run_timeout, run_timeout_max; /* s */
+    int64_t client_timeout, call_grace;   /* s: what bounds run_timeout_max */
+    int64_t output_cap;                   /* bytes of output a result keeps */
+    int64_t write_file_max;               /* bytes */
     /* the in-sandbox agent */
     const char *agent_path;
     bool agent_shepherd;
-    int64_t agent_frame_deadline;           /* s */
+    int64_t agent_frame_deadline; /* s */
     /* the warm pool (pool.h) */
-    int64_t warm_pool;                      /* spares kept ready; 0 = none */
-    int64_t warm_pool_check;                /* s between checks of the spares */
+    int64_t warm_pool;       /* spares kept ready; 0 = none */
+    int64_t warm_pool_check; /* s between checks of the spares */
     /* the helpers' own */
     running_opts_t running;
     disk_opts_t disk;

@@ -23,18 +23,18 @@
 
 struct manager {
     manager_opts_t o;
-    hints_limits_t hints_tmpl;  /* the template's limits, as hints.h says them */
+    hints_limits_t hints_tmpl; /* the template's limits, as hints.h says them */
     docker_t *d;
-    cache_t *cache;           /* chat -> container id (cache.h) */
-    running_t *running;       /* calls in flight, last-call records, caps (running.h) */
-    disk_t *disk;             /* the disk cap (disk.h) */
-    hints_retry_t *retry;     /* recent failed runs per chat (hints.h) */
-    agent_pool_t *agents;     /* links to the agents in sandboxes (agent.h) */
-    hostops_t hostops;        /* locate, list, drain, stop, rm (hostops.h) */
-    run_via_t via;            /* Docker and agents, for run.h */
-    pool_t *pool;             /* spare sandboxes for new chats (pool.h); NULL: none */
-    pthread_mutex_t mu;       /* guards ensuring */
-    pthread_cond_t ensure_cv; /* with mu: an ensure of a chat ended */
+    cache_t *cache;            /* chat -> container id (cache.h) */
+    running_t *running;        /* calls in flight, last-call records, caps (running.h) */
+    disk_t *disk;              /* the disk cap (disk.h) */
+    hints_retry_t *retry;      /* recent failed runs per chat (hints.h) */
+    agent_pool_t *agents;      /* links to the agents in sandboxes (agent.h) */
+    hostops_t hostops;         /* locate, list, drain, stop, rm (hostops.h) */
+    run_via_t via;             /* Docker and agents, for run.h */
+    pool_t *pool;              /* spare sandboxes for new chats (pool.h); NULL: none */
+    pthread_mutex_t mu;        /* guards ensuring */
+    pthread_cond_t ensure_cv;  /* with mu: an ensure of a chat ended */
     struct ensuring *ensuring; /* with mu: chats whose ensure runs now (ensure.c) */
 };
 
@@ -54,7 +54,7 @@ typedef enum { ENSURE_OK, ENSURE_REFUSED, ENSURE_FAILED } ensure_t;
 /* Make sure the chat's container exists and runs.  On success id holds its
  * id and notice may hold a line for the top of the result; otherwise err
  * holds the call's text. */
-ensure_t manager_ensure(manager_t *m, const char *conv, const char *user,
-                        char id[72], textbuf_t *notice, textbuf_t *err);
+ensure_t manager_ensure(manager_t *m, const char *conv, const char *user, char id[72],
+                        textbuf_t *notice, textbuf_t *err);
 
 #endif

@@ -39,8 +39,9 @@ void notice_resumed(const char *id, int64_t finished, textbuf_t *notice)
         textbuf_printf(notice, "[Resumed this chat's sandbox, stopped %s ago (%s): ", age, why.buf);
     else
         textbuf_printf(notice, "[Resumed this chat's sandbox (%s): ", why.buf);
-    textbuf_puts(notice, "its files and installs are as they were, but nothing it ran is running now. "
-                         "Start servers and background jobs again.]\n");
+    textbuf_puts(notice,
+                 "its files and installs are as they were, but nothing it ran is running now. "
+                 "Start servers and background jobs again.]\n");
     textbuf_free(&why);
     free(reason);
 }
@@ -54,7 +55,10 @@ void notice_gone(docker_t *d, const char *conv, const char *name, textbuf_t *not
         return;
     char age[64];
     kept_human_age((int64_t)time(NULL) - gone_at, age, sizeof age);
-    textbuf_printf(notice, "[This chat's previous sandbox was removed %s ago %s: its files and installs are "
-                   "gone, and this is a new, empty one.]\n", age, reason);
+    textbuf_printf(
+        notice,
+        "[This chat's previous sandbox was removed %s ago %s: its files and installs are "
+        "gone, and this is a new, empty one.]\n",
+        age, reason);
     free(reason);
 }

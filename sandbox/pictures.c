@@ -16,7 +16,8 @@
 
 bool pictures_item(const char *item, int64_t *bytes, imagehdr_t *hd, const char **path)
 {
-    static const imagehdr_kind_t kinds[] = { IMAGEHDR_PNG, IMAGEHDR_JPEG, IMAGEHDR_GIF, IMAGEHDR_WEBP };
+    static const imagehdr_kind_t kinds[] = { IMAGEHDR_PNG, IMAGEHDR_JPEG, IMAGEHDR_GIF,
+                                             IMAGEHDR_WEBP };
     char *end;
     if (item[0] < '0' || item[0] > '9')
         return false;
@@ -77,18 +78,24 @@ static void pictures_one(proto_msg_t *holder, textbuf_t *t, const char *path, im
     }
     if ((int64_t)holder->n_images >= lim->max_count || holder->n_images >= PROTO_MAX_IMAGES) {
         pictures_describe(t, path, &hd, bytes);
-        textbuf_printf(t, ": not shown, only %" PRId64 " images are shown per call.]\n", lim->max_count);
+        textbuf_printf(t, ": not shown, only %" PRId64 " images are shown per call.]\n",
+                       lim->max_count);
         return;
     }
     if (bytes > lim->max_bytes) {
         pictures_describe(t, path, &hd, bytes);
-        textbuf_printf(t, ": too big to show (over %" PRId64 " bytes). To see it, save it smaller: a lower "
-                       "dpi or figure size (e.g. plt.savefig(path, dpi=72)), or as a JPEG.]\n", lim->max_bytes);
+        textbuf_printf(t,
+                       ": too big to show (over %" PRId64
+                       " bytes). To see it, save it smaller: a lower "
+                       "dpi or figure size (e.g. plt.savefig(path, dpi=72)), or as a JPEG.]\n",
+                       lim->max_bytes);
         return;
     }
     if (*call_bytes + bytes > lim->max_call_bytes) {
         pictures_describe(t, path, &hd, bytes);
-        textbuf_printf(t, ": not shown, the images of this call would be over %" PRId64 " bytes together. "
+        textbuf_printf(t,
+                       ": not shown, the images of this call would be over %" PRId64
+                       " bytes together. "
                        "Save them smaller (a lower dpi or size), or show fewer per call.]\n",
                        lim->max_call_bytes);
         return;
@@ -97,7 +104,8 @@ static void pictures_one(proto_msg_t *holder, textbuf_t *t, const char *path, im
     size_t len = 0;
     imagehdr_t real;
     if (read(ctx, path, (size_t)lim->max_bytes, &data, &len) != 0 ||
-        imagehdr_parse(data, len, &real) == IMAGEHDR_NONE || *call_bytes + (int64_t)len > lim->max_call_bytes) {
+        imagehdr_parse(data, len, &real) == IMAGEHDR_NONE ||
+        *call_bytes + (int64_t)len > lim->max_call_bytes) {
         pictures_describe(t, path, &hd, bytes);
         textbuf_puts(t, ": changed or unreadable when talkback read it, so it is not shown.]\n");
         free(data);
@@ -157,8 +165,8 @@ static int pictures_docker_read(void *ctx, const char *path, size_t max, char **
     return run_read_file(pd->v, pd->id, path, max, data, len);
 }
 
-proto_msg_t *pictures_collect(const run_via_t *v, const pictures_limits_t *configured, const char *id,
-                              const char *list, size_t len)
+proto_msg_t *pictures_collect(const run_via_t *v, const pictures_limits_t *configured,
+                              const char *id, const char *list, size_t len)
 {
     if (!list)
         return NULL;

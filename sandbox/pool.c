@@ -31,18 +31,18 @@ typedef struct spare {
 
 struct pool {
     docker_t *d;
-    const manager_opts_t *o;  /* the manager's: template, image, warm_pool */
+    const manager_opts_t *o; /* the manager's: template, image, warm_pool */
     agent_pool_t *agents;
     disk_t *disk;
-    pthread_mutex_t mu;       /* guards everything below */
+    pthread_mutex_t mu; /* guards everything below */
     pthread_cond_t cv;
     pthread_t thread;
     bool stop;
     spare_t *ready;
     int n_ready;
-    int64_t retry_at;         /* after a failed make (monotonic ms) */
-    char hash[17];            /* talkback.spare of the spares made now */
-    char scope[17];           /* talkback.pool */
+    int64_t retry_at; /* after a failed make (monotonic ms) */
+    char hash[17];    /* talkback.spare of the spares made now */
+    char scope[17];   /* talkback.pool */
 };
 
 static uint64_t fnv(uint64_t h, const char *s, size_t len)
@@ -84,8 +84,9 @@ static json_t *spare_template(pool_t *p, const char *hash_or_null)
     if (hash_or_null) {
         json_t *labels = json_object_get(t, "Labels");
         json_t *created = json_incref(json_object_get(labels, KEPT_LABEL_CREATED));
-        json_object_set_new(t, "Labels", json_pack("{s:s, s:s, s:o}", KEPT_LABEL_SPARE, hash_or_null,
-                                                   KEPT_LABEL_POOL, p->scope, KEPT_LABEL_CREATED, created));
+        json_object_set_new(t, "Labels",
+                            json_pack("{s:s, s:s, s:o}", KEPT_LABEL_SPARE, hash_or_null,
+                                      KEPT_LABEL_POOL, p->scope, KEPT_LABEL_CREATED, created));
     }
     return t;
 }
@@ -116,7 +117,8 @@ static int spare_make(pool_t *p, char id[72])
     snprintf(path, sizeof path, "/containers/create?name=%s", name);
     docker_err_t e = t ? docker_call(p->d, "POST", path, t, &st, &ans) : DOCKER_EARG;
     json_decref(t);
-    snprintf(id, 72, "%s", e == DOCKER_OK ? json_string_value(json_object_get(ans, "Id")) ?: "" : "");
+    snprintf(id, 72, "%s",
+             e == DOCKER_OK ? json_string_value(json_object_get(ans, "Id")) ?: "" : "");
     if (e != DOCKER_OK || !kept_id_ok(id)) {
         log_warn("cannot make a spare sandbox: %s", docker_message(ans));
         json_decref(ans);
@@ -195,13 +197,15 @@ static void sweep_one(pool_t *p, json_t *c, json_t *current, bool first)
     bool good = false;
     size_t i;
     json_t *x;
-    json_array_foreach(current, i, x) {
+    json_array_foreach(current, i, x)
+    {
         if (strcmp(json_string_value(json_object_get(x, "Id")) ?: "", id) == 0)
             good = true;
     }
     pthread_mutex_lock(&p->mu);
     bool mine = good ? true : ready_take(p, id);
-    if (good && first && p->n_ready < p->o->warm_pool && claim_record_set(id, "spare-check", "") == 0) {
+    if (good && first && p->n_ready < p->o->warm_pool &&
+        claim_record_set(id, "spare-check", "") == 0) {
         claim_record_drop(id); /* nobody's claim on it: adopt it */
         ready_push(p, id);
         agent_note(p->agents, id, agent_pool_enabled(p->agents), false);
@@ -232,8 +236,7 @@ static void pool_sweep(pool_t *p, bool first)
     size_t i;
     json_t *c;
     if (current) {
-        json_array_foreach(all, i, c)
-            sweep_one(p, c, current, first);
+        json_array_foreach(all, i, c) sweep_one(p, c, current, first);
     }
     json_decref(all);
     json_decref(current);
@@ -268,7 +271,8 @@ static void *pool_main(void *arg)
                 p->retry_at = proto_mono_ms() + check_ms;
             continue;
         }
-        int64_t until = p->n_ready < p->o->warm_pool && p->retry_at < next_check ? p->retry_at : next_check;
+        int64_t until = p->n_ready < p->o->warm_pool && p->retry_at < next_check ? p->retry_at
+                                                                                 : next_check;
         struct timespec ts;
         clock_gettime(CLOCK_REALTIME, &ts);
         int64_t wait = until - now > 0 ? until - now : 1;
@@ -302,14 +306,15 @@ pool_t *pool_new(docker_t *d, const manager_opts_t *o, agent_pool_t *agents, dis
     pool_template_hash(t, agent_pool_version(agents), p->hash);
     json_decref(t);
     if (pthread_create(&p->thread, NULL, pool_main, p) != 0) {
-        log_error("cannot start the warm pool's thread: new chats' sandboxes are made on their first call");
+        log_error("cannot start the warm pool's thread: new chats' sandboxes are made on their "
+                  "first call");
         pthread_cond_destroy(&p->cv);
         pthread_mutex_destroy(&p->mu);
         free(p);
         return NULL;
     }
-    log_info("warm pool: %" PRId64 " spare sandboxes (template %s, pool %s)", p->o->warm_pool, p->hash,
-             p->scope);
+    log_info("warm pool: %" PRId64 " spare sandboxes (template %s, pool %s)", p->o->warm_pool,
+             p->hash, p->scope);
     return p;
 }
 
@@ -361,7 +366,8 @@ static bool pool_pop(pool_t *p, char id[72])
     return s != NULL;
 }
 
-pool_claim_t pool_claim(pool_t *p, const char *conv, const char *user, const char *name, char id[72])
+pool_claim_t pool_claim(pool_t *p, const char *conv, const char *user, const char *name,
+                        char id[72])
 {
     char sid[72], path[CONVID_NAME_MAX + 128];
     while (p && pool_pop(p, sid)) {

@@ -29,9 +29,9 @@
 typedef struct pool pool_t;
 
 typedef enum {
-    POOL_CLAIMED,   /* the spare is the chat's container now: *id */
-    POOL_EMPTY,     /* no spare to hand out: make the container */
-    POOL_RACED      /* the chat's name was taken meanwhile: look it up */
+    POOL_CLAIMED, /* the spare is the chat's container now: *id */
+    POOL_EMPTY,   /* no spare to hand out: make the container */
+    POOL_RACED    /* the chat's name was taken meanwhile: look it up */
 } pool_claim_t;
 
 /* Start the pool (its thread makes the spares from the template of o,
@@ -44,7 +44,8 @@ void pool_destroy(pool_t **self_p);
 
 /* Claim a spare for chat conv of user, renaming it to name (the chat's
  * container name). */
-pool_claim_t pool_claim(pool_t *p, const char *conv, const char *user, const char *name, char id[72]);
+pool_claim_t pool_claim(pool_t *p, const char *conv, const char *user, const char *name,
+                        char id[72]);
 
 /* Spares ready now (for the manager's HELLO). */
 int pool_spares(pool_t *p);

@@ -46,7 +46,7 @@ typedef struct {
     run_result_t *res;
     const run_opts_t *o;
     int64_t start_ms;
-    int64_t out_total;       /* output bytes so far */
+    int64_t out_total; /* output bytes so far */
 } run_ctx_t;
 
 static void on_output(void *ctx, int stream, const char *data, size_t len)
@@ -154,11 +154,19 @@ static bool run_via_agent(const run_via_t *v, const char *id, const run_opts_t *
      * processes to start, each a few milliseconds. */
     const char *direct[] = { "bash", "-c", o->command, NULL };
     agent_run_t ar = {
-        .argv = direct, .env = env, .workdir = "/work", .marker = marker,
-        .stdin_data = o->stdin_data, .stdin_len = o->stdin_len,
-        .timeout_ms = ((int64_t)o->timeout_s + 2) * 1000, .merge_stderr = !o->separate_stderr,
-        .no_shepherd = !v->shepherd, .output_limit = o->output_limit,
-        .on_output = on_output, .cancelled = should_stop, .ctx = ctx,
+        .argv = direct,
+        .env = env,
+        .workdir = "/work",
+        .marker = marker,
+        .stdin_data = o->stdin_data,
+        .stdin_len = o->stdin_len,
+        .timeout_ms = ((int64_t)o->timeout_s + 2) * 1000,
+        .merge_stderr = !o->separate_stderr,
+        .no_shepherd = !v->shepherd,
+        .output_limit = o->output_limit,
+        .on_output = on_output,
+        .cancelled = should_stop,
+        .ctx = ctx,
     };
     agent_err_t ae = agent_run(link, &ar, &ax);
     agent_release(&link);
@@ -176,14 +184,15 @@ static bool run_via_agent(const run_via_t *v, const char *id, const run_opts_t *
     }
     if (ae == AGENT_OK) {
         res->exit_code = code;
-        if (code == 137 && !res->output_limited && proto_mono_ms() - ctx->start_ms >= (int64_t)o->timeout_s * 1000)
+        if (code == 137 && !res->output_limited &&
+            proto_mono_ms() - ctx->start_ms >= (int64_t)o->timeout_s * 1000)
             res->timed_out = true;
         return true;
     }
     if (ae == AGENT_LOST || ae == AGENT_UNKNOWN)
         run_kill_marker(v->d, id, marker);
     if (ae == AGENT_LOST) {
-        res->agent_lost = true;   /* what was left is killed by the pass just made */
+        res->agent_lost = true; /* what was left is killed by the pass just made */
         res->exit_code = -1;
         return true;
     }
@@ -209,17 +218,26 @@ docker_err_t run_command(const run_via_t *v, const char *id, const run_opts_t *o
     /* Docker reads stdout and stderr through two pipes, so their relative
      * order would be lost; unless asked to keep them apart, the command's
      * stderr is its stdout, and the output reads as a terminal shows it. */
-    const char *merged[] = { "timeout", "-s", "KILL", tmo, "sh", "-c", "exec \"$@\" 2>&1", "sh",
-                             "bash", "-c", o->command, NULL };
+    const char *merged[] = { "timeout",          "-s", "KILL", tmo,  "sh",       "-c",
+                             "exec \"$@\" 2>&1", "sh", "bash", "-c", o->command, NULL };
     const char *apart[] = { "timeout", "-s", "KILL", tmo, "bash", "-c", o->command, NULL };
     const char *const *argv = o->separate_stderr ? apart : merged;
-    const char *env[] = { marker, "HOME=/root", "TERM=dumb", "DEBIAN_FRONTEND=noninteractive",
-                          "PIP_BREAK_SYSTEM_PACKAGES=1", NULL };
+    const char *env[] = { marker,
+                          "HOME=/root",
+                          "TERM=dumb",
+                          "DEBIAN_FRONTEND=noninteractive",
+                          "PIP_BREAK_SYSTEM_PACKAGES=1",
+                          NULL };
     run_ctx_t ctx = { .res = res, .o = o, .start_ms = proto_mono_ms() };
     docker_exec_t x = {
-        .argv = argv, .env = env, .workdir = "/work",
-        .stdin_data = o->stdin_data, .stdin_len = o->stdin_len,
-        .on_output = on_output, .cancelled = should_stop, .ctx = &ctx,
+        .argv = argv,
+        .env = env,
+        .workdir = "/work",
+        .stdin_data = o->stdin_data,
+        .stdin_len = o->stdin_len,
+        .on_output = on_output,
+        .cancelled = should_stop,
+        .ctx = &ctx,
     };
     int code = -1;
     if (run_via_agent(v, id, o, env, marker, &ctx))
@@ -228,11 +246,12 @@ docker_err_t run_command(const run_via_t *v, const char *id, const run_opts_t *o
     if (res->err == DOCKER_ECANCELLED) {
         run_kill_marker(d, id, marker);
         res->err = DOCKER_OK;
-        res->exit_code = res->output_limited ? 137 : -1;   /* killed, as the agent says it */
+        res->exit_code = res->output_limited ? 137 : -1; /* killed, as the agent says it */
     } else if (res->err == DOCKER_OK) {
         res->exit_code = code;
         /* timeout's own safety net fired (the manager was too slow to). */
-        if (code == 137 && !res->output_limited && proto_mono_ms() - ctx.start_ms >= (int64_t)o->timeout_s * 1000)
+        if (code == 137 && !res->output_limited &&
+            proto_mono_ms() - ctx.start_ms >= (int64_t)o->timeout_s * 1000)
             res->timed_out = true;
     }
 done:
@@ -285,7 +304,8 @@ static bool read_late(void *ctx)
     return r->over || proto_mono_ms() >= r->until;
 }
 
-int run_read_file(const run_via_t *v, const char *id, const char *abspath, size_t max, char **data, size_t *len)
+int run_read_file(const run_via_t *v, const char *id, const char *abspath, size_t max, char **data,
+                  size_t *len)
 {
     *data = NULL;
     *len = 0;
@@ -297,8 +317,13 @@ int run_read_file(const run_via_t *v, const char *id, const char *abspath, size_
     read_ctx_t r = { .max = max, .until = proto_mono_ms() + 10000 };
     textbuf_init(&r.buf);
     agent_run_t ar = {
-        .argv = argv, .env = env, .workdir = "/", .timeout_ms = 10000,
-        .on_output = read_output, .cancelled = read_late, .ctx = &r,
+        .argv = argv,
+        .env = env,
+        .workdir = "/",
+        .timeout_ms = 10000,
+        .on_output = read_output,
+        .cancelled = read_late,
+        .ctx = &r,
     };
     agent_exit_t ex;
     agent_err_t ae = agent_run(link, &ar, &ex);

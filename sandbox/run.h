@@ -23,12 +23,12 @@
 #include "sandbox/agent_link.h"
 
 typedef struct {
-    int exit_code;       /* -1 when unknown (killed, cancelled) */
+    int exit_code; /* -1 when unknown (killed, cancelled) */
     bool timed_out;
     bool cancelled;
-    docker_err_t err;    /* DOCKER_OK, or why the exec could not run */
-    capbuf_t out;        /* stdout and stderr interleaved, or stdout alone */
-    capbuf_t errout;     /* stderr, when kept apart (separate_stderr) */
+    docker_err_t err; /* DOCKER_OK, or why the exec could not run */
+    capbuf_t out;     /* stdout and stderr interleaved, or stdout alone */
+    capbuf_t errout;  /* stderr, when kept apart (separate_stderr) */
     int64_t elapsed_ms;
     int64_t cpu_ms;      /* CPU time of the command and what it started
                             (the agent's shepherd); -1 when unknown */
@@ -46,29 +46,30 @@ typedef struct {
  * tried first. */
 typedef struct {
     docker_t *d;
-    agent_pool_t *agents;    /* NULL: Docker exec and archive only */
-    bool shepherd;           /* agent_shepherd: the agent runs each command
+    agent_pool_t *agents; /* NULL: Docker exec and archive only */
+    bool shepherd;        /* agent_shepherd: the agent runs each command
                                 under its shepherd */
 } run_via_t;
 
 typedef struct {
-    const char *command;     /* bash source */
+    const char *command; /* bash source */
     int timeout_s;
-    const void *stdin_data;  /* NULL: stdin closed */
+    const void *stdin_data; /* NULL: stdin closed */
     size_t stdin_len;
     size_t output_cap;
-    int64_t output_limit;    /* past this many bytes of output the command
+    int64_t output_limit; /* past this many bytes of output the command
                                 and all it started are killed; 0: never */
-    bool separate_stderr;    /* keep stderr apart (judges compare stdout
+    bool separate_stderr; /* keep stderr apart (judges compare stdout
                                 only); else both share one pipe, so their
                                 order is the order they were written in */
-    worker_job_t *job;       /* cancel flag, or NULL */
+    worker_job_t *job;    /* cancel flag, or NULL */
 } run_opts_t;
 
 /* Run a command in container id, through its agent when v has a live
  * link to it, else through a Docker exec.  Always fills res (free with
  * run_result_free).  Returns res->err. */
-docker_err_t run_command(const run_via_t *v, const char *id, const run_opts_t *o, run_result_t *res);
+docker_err_t run_command(const run_via_t *v, const char *id, const run_opts_t *o,
+                         run_result_t *res);
 void run_result_free(run_result_t *res);
 
 /* Kill every process of container id that carries marker.  Best effort. */
@@ -87,7 +88,8 @@ docker_err_t run_put_file(const run_via_t *v, const char *id, const char *abspat
  * Docker's archive API, which costs about a hundred milliseconds.  0 with
  * *data malloc'ed (NUL-terminated) and *len set, or -1 (missing, not
  * readable, or over max). */
-int run_read_file(const run_via_t *v, const char *id, const char *abspath, size_t max, char **data, size_t *len);
+int run_read_file(const run_via_t *v, const char *id, const char *abspath, size_t max, char **data,
+                  size_t *len);
 
 /* The sandbox's cgroup limits as its agent reads them; -1 without one. */
 int run_limits(const run_via_t *v, const char *id, agent_limits_t *out);

@@ -30,7 +30,7 @@
 typedef struct call_entry {
     char *conv;
     int inflight;
-    int64_t until;            /* the latest deadline of its calls */
+    int64_t until; /* the latest deadline of its calls */
     struct call_entry *next;
 } call_entry_t;
 
@@ -39,7 +39,7 @@ typedef struct call_entry {
 typedef struct hold {
     char *user;
     char id[72];
-    int64_t ended;            /* 0 while under way; then when it ended */
+    int64_t ended; /* 0 while under way; then when it ended */
     struct hold *next;
 } hold_t;
 
@@ -53,7 +53,7 @@ struct running {
     running_opts_t o;
     pthread_mutex_t mu;
     call_entry_t *calls;
-    hold_t *holds;            /* starts under way */
+    hold_t *holds; /* starts under way */
 };
 
 running_t *running_new(docker_t *d, const running_opts_t *o)
@@ -169,9 +169,11 @@ static json_t *of_user(json_t *list, const char *user)
     json_t *out = json_array();
     size_t i;
     json_t *x;
-    json_array_foreach(list, i, x) {
+    json_array_foreach(list, i, x)
+    {
         json_t *labels = json_object_get(x, "Labels");
-        if (out && strcmp(json_string_value(json_object_get(labels, KEPT_LABEL_USER)) ?: "", user) == 0)
+        if (out &&
+            strcmp(json_string_value(json_object_get(labels, KEPT_LABEL_USER)) ?: "", user) == 0)
             json_array_append(out, x);
     }
     return out;
@@ -185,8 +187,8 @@ static json_t *list_running(running_t *c)
 {
     /* The chats' sandboxes: labelled ones and claimed spares (claim.h);
      * spares nobody claimed are not chats and take no place. */
-    json_t *f = json_pack("{s:[s,s,s], s:[s]}", "status", "running", "created", "paused",
-                          "network", c->o.network);
+    json_t *f = json_pack("{s:[s,s,s], s:[s]}", "status", "running", "created", "paused", "network",
+                          c->o.network);
     json_t *ans = f ? claim_list_chats(c->d, f, false) : NULL;
     json_decref(f);
     if (!ans) {
@@ -200,7 +202,8 @@ static bool listed(json_t *list, const char *id)
 {
     size_t i;
     json_t *x;
-    json_array_foreach(list, i, x) {
+    json_array_foreach(list, i, x)
+    {
         if (strcmp(json_string_value(json_object_get(x, "Id")) ?: "", id) == 0)
             return true;
     }
@@ -235,7 +238,8 @@ static int taken(running_t *c, json_t *list, const char *user, const char *self,
     int n = 0;
     size_t i;
     json_t *x;
-    json_array_foreach(list, i, x) {
+    json_array_foreach(list, i, x)
+    {
         const char *id = json_string_value(json_object_get(x, "Id"));
         if (!self || !id || strcmp(id, self) != 0)
             n++;
@@ -252,16 +256,22 @@ static int taken(running_t *c, json_t *list, const char *user, const char *self,
 void running_refusal_text(textbuf_t *err, bool per_user, int64_t cap, int64_t idle_stop_s)
 {
     if (per_user)
-        textbuf_printf(err, "[talkback: this user already has %" PRId64 " sandboxes running, the most one user "
-                       "may have (setting `max_running_per_user`), so this chat's sandbox was not started and "
-                       "nothing ran. Tell the user: a chat's sandbox stops after %" PRId64 " minutes without "
-                       "calls, and `reset` in a chat they no longer need frees one at once; then try again.]",
-                       cap, idle_stop_s / 60);
+        textbuf_printf(
+            err,
+            "[talkback: this user already has %" PRId64 " sandboxes running, the most one user "
+            "may have (setting `max_running_per_user`), so this chat's sandbox was not started and "
+            "nothing ran. Tell the user: a chat's sandbox stops after %" PRId64 " minutes without "
+            "calls, and `reset` in a chat they no longer need frees one at once; then try again.]",
+            cap, idle_stop_s / 60);
     else
-        textbuf_printf(err, "[talkback: the sandbox host already runs %" PRId64 " sandboxes, its limit (setting "
-                       "`max_running`), so this chat's sandbox was not started and nothing ran. Try again in a "
-                       "few minutes, when idle sandboxes have stopped; if it keeps failing, tell the user the "
-                       "sandbox host is full.]", cap);
+        textbuf_printf(
+            err,
+            "[talkback: the sandbox host already runs %" PRId64 " sandboxes, its limit (setting "
+            "`max_running`), so this chat's sandbox was not started and nothing ran. Try again in "
+            "a "
+            "few minutes, when idle sandboxes have stopped; if it keeps failing, tell the user the "
+            "sandbox host is full.]",
+            cap);
 }
 
 bool running_start_begin(running_t *c, const char *user, const char *id, textbuf_t *err)
@@ -298,8 +308,10 @@ bool running_start_begin(running_t *c, const char *user, const char *id, textbuf
         free(h);
     }
     if (over_user || over_all) {
-        log_info("not starting a sandbox of user \"%s\": %d running (%d of this user), caps %" PRId64
-                 " and %" PRId64 " per user", u, n_all, n_mine, max_all, max_user);
+        log_info(
+            "not starting a sandbox of user \"%s\": %d running (%d of this user), caps %" PRId64
+            " and %" PRId64 " per user",
+            u, n_all, n_mine, max_all, max_user);
         running_refusal_text(err, over_user, over_user ? max_user : max_all, c->o.idle_stop);
         return false;
     }

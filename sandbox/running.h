@@ -29,10 +29,10 @@ typedef struct running running_t;
 /* The caps, read by the process's main.c (common/config.c says what each
  * key means). */
 typedef struct {
-    const char *network;            /* the sandbox network */
-    int64_t max_running;            /* 0: no cap */
-    int64_t max_running_per_user;   /* 0: no cap */
-    int64_t idle_stop;              /* s, for the refusal's advice */
+    const char *network;          /* the sandbox network */
+    int64_t max_running;          /* 0: no cap */
+    int64_t max_running_per_user; /* 0: no cap */
+    int64_t idle_stop;            /* s, for the refusal's advice */
 } running_opts_t;
 
 /* o is copied; its strings must outlive the object. */

@@ -95,10 +95,11 @@ static size_t sink(char *p, size_t s, size_t n, void *ud)
 }
 
 /* One tools/call at endpoint u; returns the result text (malloc'ed) or NULL. */
-static char *call_tool_at(const char *u, const char *conv, const char *tool, json_t *args, bool *is_error)
+static char *call_tool_at(const char *u, const char *conv, const char *tool, json_t *args,
+                          bool *is_error)
 {
-    json_t *body = json_pack("{s:s, s:i, s:s, s:{s:s, s:o}}", "jsonrpc", "2.0", "id", 1,
-                             "method", "tools/call", "params", "name", tool, "arguments", args);
+    json_t *body = json_pack("{s:s, s:i, s:s, s:{s:s, s:o}}", "jsonrpc", "2.0", "id", 1, "method",
+                             "tools/call", "params", "name", tool, "arguments", args);
     char *s = json_dumps(body, JSON_COMPACT);
     json_decref(body);
     CURL *c = curl_easy_init();
@@ -217,7 +218,8 @@ static void each_process(bool agents, void (*fn)(void *, const char *, const cha
         comm[strcspn(comm, "\n")] = '\0';
         bool agent = strcmp(comm, "talkback-agent") == 0;
         if (agents ? !agent
-                   : strncmp(comm, "talkback-", 9) != 0 || strncmp(comm, "talkback-bench", 14) == 0 || agent)
+                   : strncmp(comm, "talkback-", 9) != 0 ||
+                         strncmp(comm, "talkback-bench", 14) == 0 || agent)
             continue;
         fn(ctx, e->d_name, comm);
     }
@@ -225,7 +227,10 @@ static void each_process(bool agents, void (*fn)(void *, const char *, const cha
         closedir(d);
 }
 
-typedef struct { int64_t rss, pss; bool print; } mem_t;
+typedef struct {
+    int64_t rss, pss;
+    bool print;
+} mem_t;
 
 static void add_mem(void *ctx, const char *pid, const char *comm)
 {
@@ -234,7 +239,8 @@ static void add_mem(void *ctx, const char *pid, const char *comm)
     m->rss += rss;
     m->pss += pss;
     if (m->print)
-        printf("    %-16s pid %-7s RSS %5.1f MiB  PSS %5.1f MiB\n", comm, pid, rss / 1024.0, pss / 1024.0);
+        printf("    %-16s pid %-7s RSS %5.1f MiB  PSS %5.1f MiB\n", comm, pid, rss / 1024.0,
+               pss / 1024.0);
 }
 
 static int64_t rss_kib(void)
@@ -274,7 +280,8 @@ static void print_agent_mem(const char *when)
         return;
     }
     double per = (double)v[2] / 2.0;
-    printf("  agent memory per sandbox %s (%" PRId64 " agent processes): RSS %.0f KiB, PSS %.0f KiB\n",
+    printf("  agent memory per sandbox %s (%" PRId64
+           " agent processes): RSS %.0f KiB, PSS %.0f KiB\n",
            when, v[2], v[0] / per, v[1] / per);
 }
 
@@ -298,16 +305,17 @@ static void *rss_sampler(void *arg)
 typedef struct {
     char conv[96];
     const char *cmd;
-    const char *at;   /* endpoint, NULL = url */
+    const char *at; /* endpoint, NULL = url */
     bool ok;
-    int64_t start_us, end_us;   /* when its call was sent and answered */
+    int64_t start_us, end_us; /* when its call was sent and answered */
 } chat_t;
 
 static void *chat_thread(void *arg)
 {
     chat_t *c = arg;
     c->start_us = now_us();
-    char *t = call_tool_at(c->at ? c->at : url, c->conv, "run", json_pack("{s:s}", "command", c->cmd), NULL);
+    char *t = call_tool_at(c->at ? c->at : url, c->conv, "run",
+                           json_pack("{s:s}", "command", c->cmd), NULL);
     c->ok = t != NULL;
     c->end_us = now_us();
     free(t);
@@ -383,19 +391,24 @@ static void bench_guard(docker_t *d, const char *gurl)
         for (int k = 0; k < 2; k++) {
             snprintf(conv[k][i], sizeof conv[k][i], "%s-g%d-%d", prefix, k, i);
             int64_t t0 = now_us();
-            free(call_tool_at(urls[k], conv[k][i], "run", json_pack("{s:s}", "command", "true"), NULL));
+            free(call_tool_at(urls[k], conv[k][i], "run", json_pack("{s:s}", "command", "true"),
+                              NULL));
             first[k][i] = now_us() - t0;
         }
     for (int i = 0; i < GUARD_N; i++)
         for (int k = 0; k < 2; k++) {
             stop_sandbox(d, conv[k][i]);
             int64_t t0 = now_us();
-            free(call_tool_at(urls[k], conv[k][i], "run", json_pack("{s:s}", "command", "true"), NULL));
+            free(call_tool_at(urls[k], conv[k][i], "run", json_pack("{s:s}", "command", "true"),
+                              NULL));
             resume[k][i] = now_us() - t0;
         }
-    printf("Docker guard (n=%d, interleaved): new chat's first call p50 %.0f ms direct | %.0f ms through "
-           "the guard; resume of a stopped sandbox + run(\"true\") p50 %.0f ms direct | %.0f ms through "
-           "the guard\n", GUARD_N, pct(first[0], GUARD_N, 0.5), pct(first[1], GUARD_N, 0.5),
+    printf("Docker guard (n=%d, interleaved): new chat's first call p50 %.0f ms direct | %.0f ms "
+           "through "
+           "the guard; resume of a stopped sandbox + run(\"true\") p50 %.0f ms direct | %.0f ms "
+           "through "
+           "the guard\n",
+           GUARD_N, pct(first[0], GUARD_N, 0.5), pct(first[1], GUARD_N, 0.5),
            pct(resume[0], GUARD_N, 0.5), pct(resume[1], GUARD_N, 0.5));
     for (int i = 0; i < GUARD_N; i++)
         for (int k = 0; k < 2; k++)
@@ -427,17 +440,19 @@ static void bench_reaper(docker_t *d, const char *conv, int n)
         char cname[200], cconv[160];
         snprintf(cconv, sizeof cconv, "%s%d", prefix_r, i);
         convid_container_name(cconv, cname);
-        json_t *body = json_pack("{s:s, s:[s], s:{s:s}, s:{s:s}}", "Image", "talkback-sandbox:latest",
-                                 "Cmd", "true", "Labels", "talkback.conversation", cconv,
-                                 "HostConfig", "NetworkMode", "none");
+        json_t *body = json_pack(
+            "{s:s, s:[s], s:{s:s}, s:{s:s}}", "Image", "talkback-sandbox:latest", "Cmd", "true",
+            "Labels", "talkback.conversation", cconv, "HostConfig", "NetworkMode", "none");
         snprintf(path, sizeof path, "/containers/create?name=%s", cname);
         docker_call(d, "POST", path, body, &st, NULL);
         json_decref(body);
     }
     printf("  (made %d kept sandboxes in %.1f s)\n", n, (now_us() - t0) / 1e6);
     char cmd[512];
-    snprintf(cmd, sizeof cmd, "build/talkback-reaper --dry-run --reaper_prefix %s --hub_endpoint "
-             "ipc:///tmp/talkback-bench-nohub/x.ipc 2>/dev/null | tail -n 1", prefix_r);
+    snprintf(cmd, sizeof cmd,
+             "build/talkback-reaper --dry-run --reaper_prefix %s --hub_endpoint "
+             "ipc:///tmp/talkback-bench-nohub/x.ipc 2>/dev/null | tail -n 1",
+             prefix_r);
     t0 = now_us();
     FILE *f = popen(cmd, "r");
     char line[256] = "";
@@ -447,7 +462,8 @@ static void bench_reaper(docker_t *d, const char *conv, int n)
         pclose(f);
     }
     line[strcspn(line, "\n")] = '\0';
-    printf("one reaper sweep over %d kept sandboxes: %.2f s (%s)\n", n, (now_us() - t0) / 1e6, line);
+    printf("one reaper sweep over %d kept sandboxes: %.2f s (%s)\n", n, (now_us() - t0) / 1e6,
+           line);
     for (int i = 0; i < n; i++) {
         char cname[200], cconv[160];
         snprintf(cconv, sizeof cconv, "%s%d", prefix_r, i);
@@ -459,18 +475,33 @@ static void bench_reaper(docker_t *d, const char *conv, int n)
 
 /* ---- judge figures ------------------------------------------------------------------ */
 
-static const struct { const char *lang; const char *code; } trivial[] = {
-    { "c", "#include <stdio.h>\nint main(void){int a,b;scanf(\"%d %d\",&a,&b);printf(\"%d\\n\",a+b);return 0;}\n" },
-    { "cpp", "#include <bits/stdc++.h>\nint main(){long a,b;std::cin>>a>>b;std::cout<<a+b<<\"\\n\";}\n" },
+static const struct {
+    const char *lang;
+    const char *code;
+} trivial[] = {
+    { "c", "#include <stdio.h>\nint main(void){int a,b;scanf(\"%d "
+           "%d\",&a,&b);printf(\"%d\\n\",a+b);return 0;}\n" },
+    { "cpp",
+      "#include <bits/stdc++.h>\nint main(){long a,b;std::cin>>a>>b;std::cout<<a+b<<\"\\n\";}\n" },
     { "python", "a,b=map(int,input().split())\nprint(a+b)\n" },
-    { "javascript", "const [a,b]=require('fs').readFileSync(0,'utf8').trim().split(/\\s+/).map(Number);console.log(a+b);\n" },
+    { "javascript", "const "
+                    "[a,b]=require('fs').readFileSync(0,'utf8').trim().split(/\\s+/"
+                    ").map(Number);console.log(a+b);\n" },
     { "bash", "read a b\necho $((a+b))\n" },
-    { "rust", "use std::io::*;\nfn main(){let mut s=String::new();stdin().read_to_string(&mut s).unwrap();let v:Vec<i64>=s.split_whitespace().map(|x|x.parse().unwrap()).collect();println!(\"{}\",v[0]+v[1]);}\n" },
-    { "go", "package main\nimport \"fmt\"\nfunc main(){var a,b int\nfmt.Scan(&a,&b)\nfmt.Println(a+b)}\n" },
-    { "java", "import java.util.*;\npublic class Main{public static void main(String[] x){Scanner s=new Scanner(System.in);System.out.println(s.nextLong()+s.nextLong());}}\n" },
-    { "kotlin", "fun main(){val (a,b)=readLine()!!.trim().split(\" \").map{it.toLong()}\nprintln(a+b)}\n" },
-    { "csharp", "using System;\nclass P{static void Main(){var p=Console.ReadLine().Split(' ');Console.WriteLine(long.Parse(p[0])+long.Parse(p[1]));}}\n" },
-    { "haskell", "main = do\n  [a, b] <- fmap (map read . words) getLine :: IO [Integer]\n  print (a + b)\n" },
+    { "rust", "use std::io::*;\nfn main(){let mut s=String::new();stdin().read_to_string(&mut "
+              "s).unwrap();let "
+              "v:Vec<i64>=s.split_whitespace().map(|x|x.parse().unwrap()).collect();println!(\"{}"
+              "\",v[0]+v[1]);}\n" },
+    { "go", "package main\nimport \"fmt\"\nfunc main(){var a,b "
+            "int\nfmt.Scan(&a,&b)\nfmt.Println(a+b)}\n" },
+    { "java", "import java.util.*;\npublic class Main{public static void main(String[] x){Scanner "
+              "s=new Scanner(System.in);System.out.println(s.nextLong()+s.nextLong());}}\n" },
+    { "kotlin",
+      "fun main(){val (a,b)=readLine()!!.trim().split(\" \").map{it.toLong()}\nprintln(a+b)}\n" },
+    { "csharp", "using System;\nclass P{static void Main(){var p=Console.ReadLine().Split(' "
+                "');Console.WriteLine(long.Parse(p[0])+long.Parse(p[1]));}}\n" },
+    { "haskell",
+      "main = do\n  [a, b] <- fmap (map read . words) getLine :: IO [Integer]\n  print (a + b)\n" },
     { "lua", "local a,b=io.read('n','n')\nprint(math.floor(a+b))\n" },
 };
 
@@ -485,9 +516,11 @@ static void bench_judge(int n)
         for (int i = 0; i < n && i < 64; i++) {
             int64_t t0 = now_us();
             bool err = true;
-            char *t = call_tool(conv, "run_code",
-                                json_pack("{s:s, s:s, s:s, s:s}", "language", trivial[l].lang, "code",
-                                          trivial[l].code, "input", "2 3\n", "expected", "5\n"), &err);
+            char *t =
+                call_tool(conv, "run_code",
+                          json_pack("{s:s, s:s, s:s, s:s}", "language", trivial[l].lang, "code",
+                                    trivial[l].code, "input", "2 3\n", "expected", "5\n"),
+                          &err);
             v[i] = now_us() - t0;
             if (t && !err && strstr(t, "PASS"))
                 ok++;
@@ -503,16 +536,20 @@ static void bench_judge(int n)
     for (int i = 0; i < 5; i++) {
         int64_t t0 = now_us();
         free(pch);
-        pch = run_cmd(conv, "cd /work && g++ -O2 -std=c++17 -pipe -I/opt/talkback/pch -Winvalid-pch -o main main.cpp 2>&1 && echo compiled");
+        pch = run_cmd(conv, "cd /work && g++ -O2 -std=c++17 -pipe -I/opt/talkback/pch "
+                            "-Winvalid-pch -o main main.cpp 2>&1 && echo compiled");
         with[i] = now_us() - t0;
         t0 = now_us();
         free(nopch);
-        nopch = run_cmd(conv, "cd /work && g++ -O2 -std=c++17 -pipe -o main main.cpp 2>&1 && echo compiled");
+        nopch = run_cmd(
+            conv, "cd /work && g++ -O2 -std=c++17 -pipe -o main main.cpp 2>&1 && echo compiled");
         without[i] = now_us() - t0;
     }
-    call_tool(conv, "run_code", json_pack("{s:s, s:s}", "language", "cpp", "code", trivial[1].code), NULL);
+    call_tool(conv, "run_code", json_pack("{s:s, s:s}", "language", "cpp", "code", trivial[1].code),
+              NULL);
     double w = pct(with, 5, 0.5), wo = pct(without, 5, 0.5);
-    printf("C++ with #include <bits/stdc++.h>: compile with PCH p50 %.0f ms, without %.0f ms: %.2fx faster\n",
+    printf("C++ with #include <bits/stdc++.h>: compile with PCH p50 %.0f ms, without %.0f ms: "
+           "%.2fx faster\n",
            w, wo, wo / w);
     free(pch);
     free(nopch);
@@ -556,14 +593,19 @@ static void bench_judge_cache(int n)
             char src[2048];
             snprintf(src, sizeof src, "%s// round %s-%d\n", code, prefix, i);
             bool reused = false, passed = false;
-            first[i] = judge_call(conv, json_pack("{s:s, s:s, s:s, s:s}", "language", langs[k], "code", src,
-                                                  "input", "2 3\n", "expected", "5\n"), NULL, &passed);
-            second[i] = judge_call(conv, json_pack("{s:s, s:s, s:s, s:s}", "language", langs[k], "code", src,
-                                                   "input", "2 3\n", "expected", "5\n"), &reused, &passed);
+            first[i] = judge_call(conv,
+                                  json_pack("{s:s, s:s, s:s, s:s}", "language", langs[k], "code",
+                                            src, "input", "2 3\n", "expected", "5\n"),
+                                  NULL, &passed);
+            second[i] = judge_call(conv,
+                                   json_pack("{s:s, s:s, s:s, s:s}", "language", langs[k], "code",
+                                             src, "input", "2 3\n", "expected", "5\n"),
+                                   &reused, &passed);
             hits += reused && passed;
         }
         double f = pct(first, n, 0.5), sc = pct(second, n, 0.5);
-        printf("  %-6s first %7.0f ms, second %7.0f ms: second / first %.2f (%d/%d reused and passed)\n",
+        printf("  %-6s first %7.0f ms, second %7.0f ms: second / first %.2f (%d/%d reused and "
+               "passed)\n",
                langs[k], f, sc, sc / f, hits, n);
     }
     printf("run_code with tests: one call of 10 cases vs 10 single calls, %d rounds (p50):\n", n);
@@ -584,19 +626,23 @@ static void bench_judge_cache(int n)
                 snprintf(exp, sizeof exp, "%d\n", 2 * c + 1);
                 json_array_append_new(tests, json_pack("{s:s, s:s}", "input", in, "expected", exp));
                 bool passed = false;
-                judge_call(conv, json_pack("{s:s, s:s, s:s, s:s}", "language", tlangs[k], "code", code,
-                                           "input", in, "expected", exp), NULL, &passed);
+                judge_call(conv,
+                           json_pack("{s:s, s:s, s:s, s:s}", "language", tlangs[k], "code", code,
+                                     "input", in, "expected", exp),
+                           NULL, &passed);
                 ok += passed;
             }
             ten[i] = now_us() - t0;
             bool passed = false;
-            one[i] = judge_call(conv, json_pack("{s:s, s:s, s:o}", "language", tlangs[k], "code", code,
-                                                "tests", tests), NULL, &passed);
+            one[i] = judge_call(
+                conv,
+                json_pack("{s:s, s:s, s:o}", "language", tlangs[k], "code", code, "tests", tests),
+                NULL, &passed);
             ok += passed;
         }
         double a = pct(one, n, 0.5), b = pct(ten, n, 0.5);
-        printf("  %-6s tests call %7.0f ms, 10 single calls %7.0f ms: ratio %.2f (%d/%d PASS)\n", tlangs[k], a, b,
-               a / b, ok, 11 * n);
+        printf("  %-6s tests call %7.0f ms, 10 single calls %7.0f ms: ratio %.2f (%d/%d PASS)\n",
+               tlangs[k], a, b, a / b, ok, 11 * n);
     }
     free(call_tool(conv, "reset", json_object(), NULL));
 }
@@ -621,15 +667,16 @@ static void bench_judge_vs(int n)
                 int64_t t0 = now_us();
                 bool err = true;
                 char *t = call_tool_at(side ? exec_url : url, side ? ce : ca, "run_code",
-                                       json_pack("{s:s, s:s, s:s, s:s}", "language", langs[k], "code", code,
-                                                 "input", "2 3\n", "expected", "5\n"), &err);
+                                       json_pack("{s:s, s:s, s:s, s:s}", "language", langs[k],
+                                                 "code", code, "input", "2 3\n", "expected", "5\n"),
+                                       &err);
                 (side ? ve : va)[i] = now_us() - t0;
                 if (t && !err && strstr(t, "PASS"))
                     (*(side ? &oke : &oka))++;
                 free(t);
             }
-        printf("  %-6s agent p50 %7.1f ms (%d/%d PASS)   exec p50 %7.1f ms (%d/%d PASS)\n", langs[k],
-               pct(va, n, 0.5), oka, n, pct(ve, n, 0.5), oke, n);
+        printf("  %-6s agent p50 %7.1f ms (%d/%d PASS)   exec p50 %7.1f ms (%d/%d PASS)\n",
+               langs[k], pct(va, n, 0.5), oka, n, pct(ve, n, 0.5), oke, n);
     }
     free(call_tool_at(url, ca, "reset", json_object(), NULL));
     free(call_tool_at(exec_url, ce, "reset", json_object(), NULL));
@@ -651,8 +698,10 @@ static void bench_parallel_exec(int nchats)
     int ok = 0;
     for (int i = 0; i < nchats; i++)
         ok += chats[i].ok;
-    printf("exec path: %d new chats created at once: %.2f s; %d chats x run(\"sleep 1\") at once: wall %.2f s "
-           "(%d answered)\n", nchats, made, nchats, wall, ok);
+    printf("exec path: %d new chats created at once: %.2f s; %d chats x run(\"sleep 1\") at once: "
+           "wall %.2f s "
+           "(%d answered)\n",
+           nchats, made, nchats, wall, ok);
     parallel_spread(chats, nchats);
     for (int i = 0; i < nchats; i++)
         free(call_tool_at(exec_url, chats[i].conv, "reset", json_object(), NULL));
@@ -670,7 +719,8 @@ static void bench_pictures(int n)
     int64_t t0 = now_us();
     char *t = run_cmd(big, "mkdir -p files && cd files && for d in $(seq 500); do mkdir d$d && "
                            "(cd d$d && touch $(seq -f f%g 100)); done; find /work -type f | wc -l");
-    printf("pictures: /work of one chat filled in %.1f s; %s", (now_us() - t0) / 1e6, t ? t : "(no answer)\n");
+    printf("pictures: /work of one chat filled in %.1f s; %s", (now_us() - t0) / 1e6,
+           t ? t : "(no answer)\n");
     free(t);
     int64_t *a = calloc((size_t)n, sizeof *a), *b = calloc((size_t)n, sizeof *b);
     for (int i = 0; i < 5; i++) {
@@ -689,8 +739,10 @@ static void bench_pictures(int n)
         sv[i] = now_us() - t0;
     }
     double ap = pct(a, n, 0.5), bp = pct(b, n, 0.5);
-    printf("run(\"true\") (n=%d): bare chat p50 %.1f ms p99 %.1f ms | /work with 50 000 files p50 %.1f ms "
-           "p99 %.1f ms | p50 %+.1f%%\n", n, ap, pct(a, n, 0.99), bp, pct(b, n, 0.99), (bp - ap) * 100 / ap);
+    printf("run(\"true\") (n=%d): bare chat p50 %.1f ms p99 %.1f ms | /work with 50 000 files p50 "
+           "%.1f ms "
+           "p99 %.1f ms | p50 %+.1f%%\n",
+           n, ap, pct(a, n, 0.99), bp, pct(b, n, 0.99), (bp - ap) * 100 / ap);
     free(a);
     free(b);
     t = run_cmd(bare, "python3 -c \"import matplotlib.pyplot as plt; plt.plot([1, 3, 2, 4]); "
@@ -698,10 +750,12 @@ static void bench_pictures(int n)
                       "stat -c %s /tmp/pic.png");
     const char *nl = t ? strchr(t, '\n') : NULL;
     long psize = nl ? strtol(nl + 1, NULL, 10) : 0;
-    printf("pictures: a 640x480 plot of %ld bytes (0: no matplotlib in the image?), copied:\n", psize);
+    printf("pictures: a 640x480 plot of %ld bytes (0: no matplotlib in the image?), copied:\n",
+           psize);
     free(t);
     /* The three interleaved call by call, so load hits all alike. */
-    static const char *const cmds[3] = { "cp /tmp/pic.png /tmp/out.png", "cp /tmp/pic.bin /work/out.bin",
+    static const char *const cmds[3] = { "cp /tmp/pic.png /tmp/out.png",
+                                         "cp /tmp/pic.bin /work/out.bin",
                                          "cp /tmp/pic.png /work/out.png" };
     int64_t *v[3];
     int shown = 0;
@@ -717,8 +771,8 @@ static void bench_pictures(int n)
         }
     double tmp = pct(v[0], n, 0.5), other = pct(v[1], n, 0.5), image = pct(v[2], n, 0.5);
     printf("  to /tmp (no image): p50 %.1f ms | to /work, not an image: p50 %.1f ms (%+.1f ms) | "
-           "to /work as a PNG, returned (%d of %d): p50 %.1f ms (%+.1f ms) (n=%d, interleaved)\n", tmp, other,
-           other - tmp, shown, n, image, image - tmp, n);
+           "to /work as a PNG, returned (%d of %d): p50 %.1f ms (%+.1f ms) (n=%d, interleaved)\n",
+           tmp, other, other - tmp, shown, n, image, image - tmp, n);
     for (int k = 0; k < 3; k++)
         free(v[k]);
     if (plain_url) {
@@ -727,19 +781,23 @@ static void bench_pictures(int n)
         int64_t *mine = calloc((size_t)n, sizeof *mine), *plain = calloc((size_t)n, sizeof *plain);
         for (int i = 0; i < 5; i++) {
             free(run_cmd(bare, "true"));
-            free(call_tool_at(plain_url, pconv, "run", json_pack("{s:s}", "command", "true"), NULL));
+            free(
+                call_tool_at(plain_url, pconv, "run", json_pack("{s:s}", "command", "true"), NULL));
         }
         for (int i = 0; i < n; i++) {
             t0 = now_us();
             free(run_cmd(bare, "true"));
             mine[i] = now_us() - t0;
             t0 = now_us();
-            free(call_tool_at(plain_url, pconv, "run", json_pack("{s:s}", "command", "true"), NULL));
+            free(
+                call_tool_at(plain_url, pconv, "run", json_pack("{s:s}", "command", "true"), NULL));
             plain[i] = now_us() - t0;
         }
         double mp = pct(mine, n, 0.5), pp = pct(plain, n, 0.5);
-        printf("run(\"true\") (n=%d): agent finding images p50 %.1f ms p99 %.1f ms | agent without it p50 %.1f ms "
-               "p99 %.1f ms | p50 %+.1f ms\n", n, mp, pct(mine, n, 0.99), pp, pct(plain, n, 0.99), mp - pp);
+        printf("run(\"true\") (n=%d): agent finding images p50 %.1f ms p99 %.1f ms | agent without "
+               "it p50 %.1f ms "
+               "p99 %.1f ms | p50 %+.1f ms\n",
+               n, mp, pct(mine, n, 0.99), pp, pct(plain, n, 0.99), mp - pp);
         free(call_tool_at(plain_url, pconv, "reset", json_object(), NULL));
         free(mine);
         free(plain);
@@ -769,9 +827,10 @@ static void bench_shepherd(int n)
         without[i] = now_us() - t0;
     }
     double w50 = pct(with, n, 0.5), o50 = pct(without, n, 0.5);
-    printf("run(\"true\") via MCP, interleaved (n=%d): with the shepherd p50 %.2f ms p99 %.2f ms | without "
-           "p50 %.2f ms p99 %.2f ms | p50 difference %+.2f ms\n", n, w50, pct(with, n, 0.99), o50,
-           pct(without, n, 0.99), w50 - o50);
+    printf("run(\"true\") via MCP, interleaved (n=%d): with the shepherd p50 %.2f ms p99 %.2f ms | "
+           "without "
+           "p50 %.2f ms p99 %.2f ms | p50 difference %+.2f ms\n",
+           n, w50, pct(with, n, 0.99), o50, pct(without, n, 0.99), w50 - o50);
     free(call_tool_at(url, a, "reset", json_object(), NULL));
     free(call_tool_at(noshep_url, b, "reset", json_object(), NULL));
     free(with);
@@ -784,37 +843,58 @@ int main(int argc, char **argv)
     bool judge = false, pictures = false, judge_only = false, warm_only = false;
     const char *docker2 = NULL, *restart_cmd = NULL, *cold_url = NULL;
     for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--url") && i + 1 < argc) url = argv[++i];
-        else if (!strcmp(argv[i], "--exec-url") && i + 1 < argc) exec_url = argv[++i];
-        else if (!strcmp(argv[i], "--guard-url") && i + 1 < argc) guard_url = argv[++i];
-        else if (!strcmp(argv[i], "--n") && i + 1 < argc) n = atoi(argv[++i]);
-        else if (!strcmp(argv[i], "--chats") && i + 1 < argc) nchats = atoi(argv[++i]);
-        else if (!strcmp(argv[i], "--judge")) judge = true;
-        else if (!strcmp(argv[i], "--pictures")) pictures = true;
-        else if (!strcmp(argv[i], "--plain-url") && i + 1 < argc) plain_url = argv[++i];
-        else if (!strcmp(argv[i], "--judge-only")) judge_only = true;
-        else if (!strcmp(argv[i], "--no-shepherd-url") && i + 1 < argc) noshep_url = argv[++i];
-        else if (!strcmp(argv[i], "--agent") && i + 1 < argc) agent_path = argv[++i];
-        else if (!strcmp(argv[i], "--reaper") && i + 1 < argc) reap = atoi(argv[++i]);
-        else if (!strcmp(argv[i], "--multihost") && i + 1 < argc) docker2 = argv[++i];
-        else if (!strcmp(argv[i], "--restart-cmd") && i + 1 < argc) restart_cmd = argv[++i];
-        else if (!strcmp(argv[i], "--warm")) warm_only = true;
-        else if (!strcmp(argv[i], "--cold-url") && i + 1 < argc) cold_url = argv[++i];
+        if (!strcmp(argv[i], "--url") && i + 1 < argc)
+            url = argv[++i];
+        else if (!strcmp(argv[i], "--exec-url") && i + 1 < argc)
+            exec_url = argv[++i];
+        else if (!strcmp(argv[i], "--guard-url") && i + 1 < argc)
+            guard_url = argv[++i];
+        else if (!strcmp(argv[i], "--n") && i + 1 < argc)
+            n = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--chats") && i + 1 < argc)
+            nchats = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--judge"))
+            judge = true;
+        else if (!strcmp(argv[i], "--pictures"))
+            pictures = true;
+        else if (!strcmp(argv[i], "--plain-url") && i + 1 < argc)
+            plain_url = argv[++i];
+        else if (!strcmp(argv[i], "--judge-only"))
+            judge_only = true;
+        else if (!strcmp(argv[i], "--no-shepherd-url") && i + 1 < argc)
+            noshep_url = argv[++i];
+        else if (!strcmp(argv[i], "--agent") && i + 1 < argc)
+            agent_path = argv[++i];
+        else if (!strcmp(argv[i], "--reaper") && i + 1 < argc)
+            reap = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--multihost") && i + 1 < argc)
+            docker2 = argv[++i];
+        else if (!strcmp(argv[i], "--restart-cmd") && i + 1 < argc)
+            restart_cmd = argv[++i];
+        else if (!strcmp(argv[i], "--warm"))
+            warm_only = true;
+        else if (!strcmp(argv[i], "--cold-url") && i + 1 < argc)
+            cold_url = argv[++i];
         else {
-            fprintf(stderr, "usage: talkback-bench [--url URL] [--exec-url URL] [--guard-url URL] [--n N] "
-                            "[--chats N] [--judge] [--reaper N] [--pictures [--plain-url URL]] [--judge-only] "
-                            "[--no-shepherd-url URL] [--agent PATH] "
-                            "[--multihost DOCKER2 [--restart-cmd CMD]] [--warm [--cold-url URL]]\n");
+            fprintf(
+                stderr,
+                "usage: talkback-bench [--url URL] [--exec-url URL] [--guard-url URL] [--n N] "
+                "[--chats N] [--judge] [--reaper N] [--pictures [--plain-url URL]] [--judge-only] "
+                "[--no-shepherd-url URL] [--agent PATH] "
+                "[--multihost DOCKER2 [--restart-cmd CMD]] [--warm [--cold-url URL]]\n");
             return 2;
         }
     }
-    if (n < 2) n = 2;
-    if (n > 1000) n = 1000;
+    if (n < 2)
+        n = 2;
+    if (n > 1000)
+        n = 1000;
     if (agent_path) {
         bench_agent_shepherd(agent_path, n);
         return 0;
     }
-    if (nchats > 256) nchats = 256;
+    if (nchats > 256)
+        nchats = 256;
     curl_global_init(CURL_GLOBAL_ALL);
     if (docker2) {
         int rc = bench_multihost(url, docker2, restart_cmd, n);
@@ -870,7 +950,8 @@ int main(int argc, char **argv)
     int64_t dr[5];
     for (int i = 0; i < 5; i++) {
         t0 = now_us();
-        if (system("docker run --rm --network talkback-sandboxes talkback-sandbox:latest true >/dev/null 2>&1") != 0)
+        if (system("docker run --rm --network talkback-sandboxes talkback-sandbox:latest true "
+                   ">/dev/null 2>&1") != 0)
             fprintf(stderr, "docker run failed\n");
         dr[i] = now_us() - t0;
     }
@@ -900,8 +981,10 @@ int main(int argc, char **argv)
     }
     double mp50 = pct(mcp, n, 0.5), mp99 = pct(mcp, n, 0.99);
     double rp50 = pct(raw, n, 0.5), rp99 = pct(raw, n, 0.99);
-    printf("run(\"true\") via MCP: p50 %.1f ms, p99 %.1f ms; raw Docker exec: p50 %.1f ms, p99 %.1f ms; "
-           "ratio p50 %.2f, p99 %.2f (n=%d)\n", mp50, mp99, rp50, rp99, mp50 / rp50, mp99 / rp99, n);
+    printf("run(\"true\") via MCP: p50 %.1f ms, p99 %.1f ms; raw Docker exec: p50 %.1f ms, p99 "
+           "%.1f ms; "
+           "ratio p50 %.2f, p99 %.2f (n=%d)\n",
+           mp50, mp99, rp50, rp99, mp50 / rp50, mp99 / rp99, n);
     /* Without a raw exec between calls (its teardown goes on in dockerd
      * and containerd after it answered, on the same two cores), and what
      * the same trip costs when no process is started (a write_file). */
@@ -911,11 +994,14 @@ int main(int argc, char **argv)
         free(run_cmd(conv, "true"));
         mcp[i] = now_us() - t0;
         t0 = now_us();
-        free(call_tool(conv, "write_file", json_pack("{s:s, s:s}", "path", "bench.txt", "content", "hello\n"), NULL));
+        free(call_tool(conv, "write_file",
+                       json_pack("{s:s, s:s}", "path", "bench.txt", "content", "hello\n"), NULL));
         wf[i] = now_us() - t0;
     }
-    printf("run(\"true\") via MCP, no raw exec in between: p50 %.1f ms, p99 %.1f ms; write_file of 6 bytes "
-           "(no process started): p50 %.1f ms (n=%d)\n", pct(mcp, n, 0.5), pct(mcp, n, 0.99), pct(wf, n, 0.5), n);
+    printf("run(\"true\") via MCP, no raw exec in between: p50 %.1f ms, p99 %.1f ms; write_file of "
+           "6 bytes "
+           "(no process started): p50 %.1f ms (n=%d)\n",
+           pct(mcp, n, 0.5), pct(mcp, n, 0.99), pct(wf, n, 0.5), n);
     free(wf);
     if (exec_url) {
         /* The same three, interleaved call by call, so load hits all alike. */
@@ -936,9 +1022,11 @@ int main(int argc, char **argv)
             docker_exec(d, name, &x, &code);
             raw[i] = now_us() - t0;
         }
-        printf("run(\"true\") side by side (n=%d): agent p50 %.1f ms p99 %.1f ms | exec path p50 %.1f ms "
-               "p99 %.1f ms | raw Docker API exec p50 %.1f ms p99 %.1f ms\n", n, pct(mcp, n, 0.5),
-               pct(mcp, n, 0.99), pct(ex, n, 0.5), pct(ex, n, 0.99), pct(raw, n, 0.5), pct(raw, n, 0.99));
+        printf("run(\"true\") side by side (n=%d): agent p50 %.1f ms p99 %.1f ms | exec path p50 "
+               "%.1f ms "
+               "p99 %.1f ms | raw Docker API exec p50 %.1f ms p99 %.1f ms\n",
+               n, pct(mcp, n, 0.5), pct(mcp, n, 0.99), pct(ex, n, 0.5), pct(ex, n, 0.99),
+               pct(raw, n, 0.5), pct(raw, n, 0.99));
         free(call_tool_at(exec_url, xconv, "reset", json_object(), NULL));
         free(ex);
     }
@@ -965,7 +1053,8 @@ int main(int argc, char **argv)
         ok += chats[i].ok;
     printf("%d chats x run(\"sleep 1\") at once: wall %.2f s (%d answered)\n", nchats, wall, ok);
     parallel_spread(chats, nchats);
-    printf("  the same %d bash -c \"sleep 1\" forked at once on this host, no talkback, no Docker: %.2f s\n",
+    printf("  the same %d bash -c \"sleep 1\" forked at once on this host, no talkback, no Docker: "
+           "%.2f s\n",
            nchats, host_floor(nchats));
     printf("  peak RSS of all talkback processes under that load: %.1f MiB\n", peak_rss / 1024.0);
     print_rss("after load");

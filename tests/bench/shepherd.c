@@ -22,7 +22,7 @@
 #include "tests/bench/bench.h"
 
 typedef struct {
-    int in, out;          /* the agent's stdin (we write), stdout (we read) */
+    int in, out; /* the agent's stdin (we write), stdout (we read) */
     frame_reader_t rd;
     int64_t nonce;
 } agent_t;
@@ -109,7 +109,7 @@ void bench_agent_shepherd(const char *path, int n)
     int64_t *with = calloc((size_t)n, sizeof *with), *without = calloc((size_t)n, sizeof *without);
     bool ok = with && without && send_frame(&a, &hello) == 0 && wait_frame(&a, FRAME_READY, 0) == 0;
     uint64_t id = 1;
-    for (int i = 0; ok && i < 20; i++)   /* warm up */
+    for (int i = 0; ok && i < 20; i++) /* warm up */
         ok = run_true(&a, id++, i & 1) >= 0;
     for (int i = 0; ok && i < n; i++) {
         with[i] = run_true(&a, id++, true);
@@ -118,9 +118,10 @@ void bench_agent_shepherd(const char *path, int n)
     }
     if (ok) {
         double w = bench_pct(with, n, 0.5), o = bench_pct(without, n, 0.5);
-        printf("the agent alone, RUN -> EXIT of `true`, interleaved (n=%d): with the shepherd p50 %.3f ms "
-               "p99 %.3f ms | without p50 %.3f ms p99 %.3f ms | p50 difference %+.3f ms\n", n, w,
-               bench_pct(with, n, 0.99), o, bench_pct(without, n, 0.99), w - o);
+        printf("the agent alone, RUN -> EXIT of `true`, interleaved (n=%d): with the shepherd p50 "
+               "%.3f ms "
+               "p99 %.3f ms | without p50 %.3f ms p99 %.3f ms | p50 difference %+.3f ms\n",
+               n, w, bench_pct(with, n, 0.99), o, bench_pct(without, n, 0.99), w - o);
     } else {
         fprintf(stderr, "talkback-bench: the agent %s did not answer\n", path);
     }

@@ -40,12 +40,16 @@ static int spares_ready(docker_t *d, char ids[][72], int max)
     long st;
     json_t *ans = NULL;
     /* filters={"label":["talkback.spare"],"status":["running"]} */
-    docker_call(d, "GET", "/containers/json?filters=%7B%22label%22%3A%5B%22talkback.spare%22%5D%2C%22status%22"
-                "%3A%5B%22running%22%5D%7D", NULL, &st, &ans);
+    docker_call(
+        d, "GET",
+        "/containers/json?filters=%7B%22label%22%3A%5B%22talkback.spare%22%5D%2C%22status%22"
+        "%3A%5B%22running%22%5D%7D",
+        NULL, &st, &ans);
     int n = 0;
     size_t i;
     json_t *c;
-    json_array_foreach(ans, i, c) {
+    json_array_foreach(ans, i, c)
+    {
         const char *name = json_string_value(json_array_get(json_object_get(c, "Names"), 0));
         if (name && strncmp(name, "/talkback-spare-", 16) == 0 && n < max && ids)
             snprintf(ids[n], 72, "%s", json_string_value(json_object_get(c, "Id")) ?: "");
@@ -136,7 +140,8 @@ static void warm_first(docker_t *d, const char *u, const char *cold_url, int n, 
 {
     char cmd[512];
     snprintf(cmd, sizeof cmd, "docker run --rm --network %s %s true >/dev/null 2>&1",
-             env_or("TALKBACK_NETWORK", "talkback-sandboxes"), env_or("TALKBACK_IMAGE", "talkback-sandbox:latest"));
+             env_or("TALKBACK_NETWORK", "talkback-sandboxes"),
+             env_or("TALKBACK_IMAGE", "talkback-sandbox:latest"));
     int64_t *fc = calloc((size_t)n, sizeof *fc), *cc = calloc((size_t)n, sizeof *cc),
             *dr = calloc((size_t)n, sizeof *dr);
     int missed = 0;
@@ -154,15 +159,16 @@ static void warm_first(docker_t *d, const char *u, const char *cold_url, int n, 
         }
     }
     double f50 = bench_pct(fc, n, 0.5), d50 = bench_pct(dr, n, 0.5);
-    printf("new chat's first run(\"true\"), a spare ready: p50 %.1f ms (p99 %.1f) | docker run --rm: p50 %.0f ms "
+    printf("new chat's first run(\"true\"), a spare ready: p50 %.1f ms (p99 %.1f) | docker run "
+           "--rm: p50 %.0f ms "
            "| ratio %.3f (target <= 0.10; n=%d, pool empty before %d of them)\n",
            f50, bench_pct(fc, n, 0.99), d50, f50 / d50, n, missed);
     if (cold_url)
         printf("  the same first call without the pool (warm_pool 0): p50 %.0f ms, ratio %.2f\n",
                bench_pct(cc, n, 0.5), bench_pct(cc, n, 0.5) / d50);
     int ready = wait_full(d, WARM_AT_ONCE);
-    printf("%d new chats' first calls at once (%d spares ready): wall %.2f s\n", WARM_AT_ONCE, ready,
-           at_once(u, "warm-8"));
+    printf("%d new chats' first calls at once (%d spares ready): wall %.2f s\n", WARM_AT_ONCE,
+           ready, at_once(u, "warm-8"));
     if (cold_url)
         printf("  the same without the pool: wall %.2f s\n", at_once(cold_url, "cold-8"));
     free(fc);
@@ -189,8 +195,10 @@ static void warm_resume(docker_t *d, const char *u, int n, const char *prefix)
     convid_container_name(conv, name);
     free(bench_call(u, conv, "run", json_pack("{s:s}", "command", "true"), NULL));
     snprintf(plain, sizeof plain, "%s-plain", prefix);
-    snprintf(cmd, sizeof cmd, "docker create --init --name %s --network %s %s sleep infinity >/dev/null", plain,
-             env_or("TALKBACK_NETWORK", "talkback-sandboxes"), env_or("TALKBACK_IMAGE", "talkback-sandbox:latest"));
+    snprintf(cmd, sizeof cmd,
+             "docker create --init --name %s --network %s %s sleep infinity >/dev/null", plain,
+             env_or("TALKBACK_NETWORK", "talkback-sandboxes"),
+             env_or("TALKBACK_IMAGE", "talkback-sandbox:latest"));
     shell_us(cmd);
     int64_t *rs = calloc((size_t)n, sizeof *rs), *ds = calloc((size_t)n, sizeof *ds),
             *as = calloc((size_t)n, sizeof *as);
@@ -208,9 +216,10 @@ static void warm_resume(docker_t *d, const char *u, int n, const char *prefix)
         rs[i] = first_call(u, conv);
     }
     double r50 = bench_pct(rs, n, 0.5), d50 = bench_pct(ds, n, 0.5);
-    printf("resume of a stopped chat + run(\"true\"): p50 %.0f ms | docker start: p50 %.0f ms | ratio %.2f "
-           "(target <= 1.0) | Engine API start alone: p50 %.0f ms (n=%d)\n", r50, d50, r50 / d50,
-           bench_pct(as, n, 0.5), n);
+    printf("resume of a stopped chat + run(\"true\"): p50 %.0f ms | docker start: p50 %.0f ms | "
+           "ratio %.2f "
+           "(target <= 1.0) | Engine API start alone: p50 %.0f ms (n=%d)\n",
+           r50, d50, r50 / d50, bench_pct(as, n, 0.5), n);
     free(bench_call(u, conv, "reset", json_object(), NULL));
     snprintf(cmd, sizeof cmd, "docker rm -f %s >/dev/null", plain);
     shell_us(cmd);
@@ -282,10 +291,11 @@ static void warm_memory(docker_t *d)
             cache = json_integer_value(json_object_get(s, "total_inactive_file"));
         int64_t rss, pss;
         shim_mem(ids[i], &rss, &pss);
-        printf("memory of spare %.12s: %.1f MiB in its cgroup (usage %.1f MiB less %.1f MiB inactive page cache); "
-               "its containerd shim on the host: RSS %.1f MiB, PSS %.1f MiB\n", ids[i],
-               (double)(usage - cache) / 1048576.0, (double)usage / 1048576.0, (double)cache / 1048576.0,
-               rss / 1024.0, pss / 1024.0);
+        printf("memory of spare %.12s: %.1f MiB in its cgroup (usage %.1f MiB less %.1f MiB "
+               "inactive page cache); "
+               "its containerd shim on the host: RSS %.1f MiB, PSS %.1f MiB\n",
+               ids[i], (double)(usage - cache) / 1048576.0, (double)usage / 1048576.0,
+               (double)cache / 1048576.0, rss / 1024.0, pss / 1024.0);
         json_decref(ans);
     }
     if (n == 0)

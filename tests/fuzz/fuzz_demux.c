@@ -62,8 +62,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     if (size < 4)
         return 0;
-    uint32_t rng = (uint32_t)data[0] | (uint32_t)data[1] << 8 |
-                   (uint32_t)data[2] << 16 | (uint32_t)data[3] << 24;
+    uint32_t rng = (uint32_t)data[0] | (uint32_t)data[1] << 8 | (uint32_t)data[2] << 16 |
+                   (uint32_t)data[3] << 24;
     const char *stream = (const char *)data + 4;
     size_t len = size - 4;
 

@@ -36,8 +36,14 @@ static void fuzz_fail(const char *what)
 static uint64_t digest(const frame_msg_t *m)
 {
     uint64_t h = 1469598103934665603ull;
-#define MIX(p, n) do { const unsigned char *q_ = (const unsigned char *)(p); \
-        for (size_t i_ = 0; i_ < (n); i_++) { h ^= q_[i_]; h *= 1099511628211ull; } } while (0)
+#define MIX(p, n)                                                                                  \
+    do {                                                                                           \
+        const unsigned char *q_ = (const unsigned char *)(p);                                      \
+        for (size_t i_ = 0; i_ < (n); i_++) {                                                      \
+            h ^= q_[i_];                                                                           \
+            h *= 1099511628211ull;                                                                 \
+        }                                                                                          \
+    } while (0)
     MIX(&m->type, sizeof m->type);
     MIX(&m->id, sizeof m->id);
     MIX(&m->has_num, sizeof m->has_num);
@@ -70,7 +76,7 @@ static void check_reencode(const frame_msg_t *m)
 typedef struct {
     uint64_t frames[64];
     size_t n;
-    int verdict;   /* last frame_reader_next result */
+    int verdict; /* last frame_reader_next result */
 } pass_t;
 
 static void drain(frame_reader_t *r, pass_t *p, bool skip)

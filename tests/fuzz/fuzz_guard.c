@@ -25,9 +25,16 @@
 #include "guard/request.h"
 
 static const gtemplate_t tpl = {
-    .image = "talkback-sandbox:latest", .network = "talkback-sandboxes", .runtime = "",
-    .log_max_size = "1m", .memory = 268435456, .memory_swap = 1073741824,
-    .nano_cpus = 1000000000, .cpu_shares = 256, .pids_limit = 512, .disk_cap = 2147483648,
+    .image = "talkback-sandbox:latest",
+    .network = "talkback-sandboxes",
+    .runtime = "",
+    .log_max_size = "1m",
+    .memory = 268435456,
+    .memory_swap = 1073741824,
+    .nano_cpus = 1000000000,
+    .cpu_shares = 256,
+    .pids_limit = 512,
+    .disk_cap = 2147483648,
 };
 
 /* Run check number k on buf. */
@@ -46,8 +53,9 @@ static json_t *check(int k, const char *buf, size_t len, char *why, size_t whyle
 /* The fields no passing create may have, anywhere in its HostConfig. */
 static void no_loosening(const json_t *j)
 {
-    static const char *const bad[] = { "Privileged", "Binds", "Mounts", "CapAdd", "Devices",
-                                       "PidMode", "SecurityOpt", "Sysctls", "VolumesFrom" };
+    static const char *const bad[] = { "Privileged",  "Binds",   "Mounts",
+                                       "CapAdd",      "Devices", "PidMode",
+                                       "SecurityOpt", "Sysctls", "VolumesFrom" };
     const json_t *h = json_object_get(j, "HostConfig");
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
         if (json_object_get(h, bad[i]))

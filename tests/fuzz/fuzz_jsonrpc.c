@@ -64,8 +64,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     mcp_opts_t o = {
         .conversation_header = "X-Conversation-Id",
         .user_header = "X-User-Id",
-        .limits = { .run_timeout = 300, .run_timeout_max = 1800, .call_grace = 30,
-                    .write_file_max = 8 << 20, .code_run_timeout = 10, .code_timeout_max = 300,
+        .limits = { .run_timeout = 300,
+                    .run_timeout_max = 1800,
+                    .call_grace = 30,
+                    .write_file_max = 8 << 20,
+                    .code_run_timeout = 10,
+                    .code_timeout_max = 300,
                     .code_compile_timeout = 120,
                     /* no client limit, LibreChat's 600 s, one shorter than set-up */
                     .client_timeout = (sel & 0x40) ? ((sel & 0x80) ? 20 : 600) : 0 },
@@ -87,8 +91,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             fuzz_fail("MCP_REPLY with an impossible HTTP status", out.body);
         check_body(out.body);
         break;
-    case MCP_ACCEPTED:
-        break;
+    case MCP_ACCEPTED: break;
     case MCP_CANCEL:
         if (!out.cancel_key)
             fuzz_fail("MCP_CANCEL without a cancel key", NULL);
@@ -96,8 +99,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     case MCP_CALL: {
         if (!out.req || !out.cancel_key || !out.call.tool)
             fuzz_fail("MCP_CALL without a request, a cancel key or a tool", NULL);
-        proto_msg_t *reply = proto_reply_new(out.req, (proto_status_t)(sel % 6), sel & 1,
-                                             "fuzz reply text");
+        proto_msg_t *reply =
+            proto_reply_new(out.req, (proto_status_t)(sel % 6), sel & 1, "fuzz reply text");
         if (reply) {
             /* Reuse some body bytes as the reply text: any bytes can come
              * back from a sandbox. */
@@ -112,8 +115,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         free(failure);
         break;
     }
-    default:
-        fuzz_fail("unknown action", NULL);
+    default: fuzz_fail("unknown action", NULL);
     }
     mcp_outcome_clear(&out);
 

@@ -38,12 +38,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
     /* Touch every string so ASan sees reads of their full length. */
     volatile size_t sink = 0;
-    if (m->kind) sink += strlen(m->kind);
-    if (m->name) sink += strlen(m->name);
-    if (m->conv) sink += strlen(m->conv);
-    if (m->user) sink += strlen(m->user);
-    if (m->host) sink += strlen(m->host);
-    if (m->text && m->text_len) sink += (unsigned char)m->text[m->text_len - 1];
+    if (m->kind)
+        sink += strlen(m->kind);
+    if (m->name)
+        sink += strlen(m->name);
+    if (m->conv)
+        sink += strlen(m->conv);
+    if (m->user)
+        sink += strlen(m->user);
+    if (m->host)
+        sink += strlen(m->host);
+    if (m->text && m->text_len)
+        sink += (unsigned char)m->text[m->text_len - 1];
     for (size_t i = 0; i < m->args.n; i++) {
         sink += strlen(m->args.kv[i].key);
         if (m->args.kv[i].type == PROTO_V_STR && m->args.kv[i].len)

@@ -21,7 +21,9 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    static const repair_tools_t tools = { .run_code = "run_code", .write_file = "write_file", .run = "run" };
+    static const repair_tools_t tools = { .run_code = "run_code",
+                                          .write_file = "write_file",
+                                          .run = "run" };
     repair_program_t p;
     if (repair_find((const char *)data, size, &tools, &p) == 1) {
         char *r = repair_render(&p, "", 0);

@@ -71,7 +71,8 @@ static void hubpeer_frame(zsock_t *s, zframe_t *f)
         return;
     if (m->type == PROTO_REQUEST) {
         nrequests++;
-        printf("REQUEST %s %s %s\n", m->kind ? m->kind : "", m->name ? m->name : "", m->conv ? m->conv : "");
+        printf("REQUEST %s %s %s\n", m->kind ? m->kind : "", m->name ? m->name : "",
+               m->conv ? m->conv : "");
         proto_msg_t *r = proto_reply_new(m, PROTO_ST_OK, false, HUBPEER_FORGED);
         if (r) {
             r->id = m->id;
@@ -105,15 +106,20 @@ static int hubpeer_keys(zsock_t *s, const char *cert_path, const char *hub_path)
 int main(int argc, char **argv)
 {
     if (argc < 4) {
-        fprintf(stderr, "usage: hubpeer ENDPOINT KIND SECONDS [--cert F --hub-key F] [--submit K:N:C:CMD]\n");
+        fprintf(
+            stderr,
+            "usage: hubpeer ENDPOINT KIND SECONDS [--cert F --hub-key F] [--submit K:N:C:CMD]\n");
         return 2;
     }
     const char *cert = NULL, *hub = NULL;
     char *submit = NULL;
     for (int i = 4; i + 1 < argc; i += 2) {
-        if (!strcmp(argv[i], "--cert")) cert = argv[i + 1];
-        else if (!strcmp(argv[i], "--hub-key")) hub = argv[i + 1];
-        else if (!strcmp(argv[i], "--submit")) submit = argv[i + 1];
+        if (!strcmp(argv[i], "--cert"))
+            cert = argv[i + 1];
+        else if (!strcmp(argv[i], "--hub-key"))
+            hub = argv[i + 1];
+        else if (!strcmp(argv[i], "--submit"))
+            submit = argv[i + 1];
     }
     zsock_t *s = zsock_new(ZMQ_DEALER);
     zsock_set_linger(s, 0);

@@ -43,9 +43,10 @@ static json_t *data_json(const proto_map_t *m)
     json_t *o = json_object();
     for (size_t i = 0; i < m->n; i++) {
         const proto_kv_t *kv = &m->kv[i];
-        json_t *v = kv->type == PROTO_V_INT ? json_integer(kv->i)
-                  : kv->type == PROTO_V_BOOL ? json_boolean(kv->i)
-                  : kv->type == PROTO_V_STR ? json_stringn_nocheck(kv->s, kv->len) : json_null();
+        json_t *v = kv->type == PROTO_V_INT    ? json_integer(kv->i)
+                    : kv->type == PROTO_V_BOOL ? json_boolean(kv->i)
+                    : kv->type == PROTO_V_STR  ? json_stringn_nocheck(kv->s, kv->len)
+                                               : json_null();
         json_object_set_new(o, kv->key, v);
     }
     return o;
@@ -55,7 +56,8 @@ static json_t *data_json(const proto_map_t *m)
 int main(int argc, char **argv)
 {
     if (argc < 5) {
-        fprintf(stderr, "usage: talkback-hubcall KIND NAME CONV USER [key=value | key:=int]... [--KEY VALUE]\n");
+        fprintf(stderr, "usage: talkback-hubcall KIND NAME CONV USER [key=value | key:=int]... "
+                        "[--KEY VALUE]\n");
         return 2;
     }
     proto_msg_t *req = proto_msg_new(PROTO_REQUEST);
@@ -64,7 +66,8 @@ int main(int argc, char **argv)
         return 2;
     int i = 5;
     for (; i < argc && argv[i][0] != '-'; i++)
-        if (argv[i][0] == '@' ? proto_msg_set_host(req, argv[i] + 1) != 0 : add_arg(req, argv[i]) != 0) {
+        if (argv[i][0] == '@' ? proto_msg_set_host(req, argv[i] + 1) != 0
+                              : add_arg(req, argv[i]) != 0) {
             fprintf(stderr, "talkback-hubcall: bad argument %s\n", argv[i]);
             return 2;
         }
@@ -94,9 +97,9 @@ int main(int argc, char **argv)
     const proto_msg_t *r = t ? queue_wait(t, 605000) : NULL;
     int rc = 1;
     if (r) {
-        json_t *o = json_pack("{s:i, s:b, s:s%, s:o}", "status", (int)r->status, "is_error", r->is_error,
-                              "text", r->text ? r->text : "", r->text ? r->text_len : 0, "data",
-                              data_json(&r->data));
+        json_t *o = json_pack("{s:i, s:b, s:s%, s:o}", "status", (int)r->status, "is_error",
+                              r->is_error, "text", r->text ? r->text : "",
+                              r->text ? r->text_len : 0, "data", data_json(&r->data));
         char *s = json_dumps(o, JSON_COMPACT);
         puts(s ? s : "null");
         free(s);

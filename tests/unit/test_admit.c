@@ -30,9 +30,9 @@ static void token_compare(void **state)
     assert_true(admit_token_ok("Bearer   " TOKEN " ", TOKEN));
     assert_false(admit_token_ok(NULL, TOKEN));
     assert_false(admit_token_ok("", TOKEN));
-    assert_false(admit_token_ok(TOKEN, TOKEN));                 /* no scheme */
+    assert_false(admit_token_ok(TOKEN, TOKEN)); /* no scheme */
     assert_false(admit_token_ok("Basic " TOKEN, TOKEN));
-    assert_false(admit_token_ok("Bearer " TOKEN "x", TOKEN));   /* longer */
+    assert_false(admit_token_ok("Bearer " TOKEN "x", TOKEN));          /* longer */
     assert_false(admit_token_ok("Bearer 0123456789abcdef012", TOKEN)); /* shorter */
     assert_false(admit_token_ok("Bearer 0123456789abcdef0124", TOKEN));
     assert_false(admit_token_ok("Bearer ", TOKEN));
@@ -115,7 +115,7 @@ static void owner_rule(void **state)
     assert_true(convid_owner_ok("", "bob"));
     assert_true(convid_owner_ok("alice", "alice"));
     assert_false(convid_owner_ok("alice", "bob"));
-    assert_false(convid_owner_ok("alice", NULL));   /* no user: refused */
+    assert_false(convid_owner_ok("alice", NULL)); /* no user: refused */
     assert_false(convid_owner_ok("alice", ""));
 }
 
@@ -129,7 +129,8 @@ static struct sockaddr_in v4(const char *ip, int port)
 static void limits_clients(void **state)
 {
     (void)state;
-    struct sockaddr_in a1 = v4("127.0.0.2", 1000), a2 = v4("127.0.0.2", 2000), b = v4("127.0.0.3", 1000);
+    struct sockaddr_in a1 = v4("127.0.0.2", 1000), a2 = v4("127.0.0.2", 2000),
+                       b = v4("127.0.0.3", 1000);
     assert_true(limits_same_client((struct sockaddr *)&a1, (struct sockaddr *)&a2));
     assert_false(limits_same_client((struct sockaddr *)&a1, (struct sockaddr *)&b));
 
@@ -149,7 +150,7 @@ static void limits_clients(void **state)
     limits_close(l, &c1);
     assert_null(c1);
     limits_conn_t *c6 = limits_open(l, -1, (struct sockaddr *)&a1);
-    assert_int_equal(limits_over(c6), LIMITS_OK);   /* a slot came free */
+    assert_int_equal(limits_over(c6), LIMITS_OK); /* a slot came free */
 
     assert_true(limits_body_take(l, 60));
     assert_false(limits_body_take(l, 41));
@@ -165,12 +166,9 @@ static void limits_clients(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(token_compare),
-        cmocka_unit_test(token_load),
-        cmocka_unit_test(header_bytes),
-        cmocka_unit_test(host_header),
-        cmocka_unit_test(owner_rule),
-        cmocka_unit_test(limits_clients),
+        cmocka_unit_test(token_compare), cmocka_unit_test(token_load),
+        cmocka_unit_test(header_bytes),  cmocka_unit_test(host_header),
+        cmocka_unit_test(owner_rule),    cmocka_unit_test(limits_clients),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -18,7 +18,10 @@
 static void convid_table(void **state)
 {
     (void)state;
-    static const struct { const char *id; convid_err_t want; } cases[] = {
+    static const struct {
+        const char *id;
+        convid_err_t want;
+    } cases[] = {
         { NULL, CONVID_MISSING },
         { "", CONVID_MISSING },
         { "new", CONVID_RESERVED },
@@ -91,7 +94,8 @@ static void capbuf_small_and_big(void **state)
     assert_int_equal(capbuf_cut(&c), 16);
     textbuf_init(&t);
     capbuf_render(&c, &t);
-    assert_string_equal(t.buf, "abcde\n[... 16 bytes cut from the middle of the output ...]\nvwxyz");
+    assert_string_equal(t.buf,
+                        "abcde\n[... 16 bytes cut from the middle of the output ...]\nvwxyz");
     textbuf_free(&t);
     capbuf_free(&c);
     /* Byte at a time. */
@@ -164,14 +168,16 @@ static void listen_addresses(void **state)
     assert_int_equal(listen_parse("0.0.0.0:9", &ss, &lo), 0);
     assert_false(lo);
     assert_int_equal(listen_parse(":8081", &ss, &lo), 0);
-    assert_int_equal(ss.ss_family, AF_INET);   /* no host: IPv4 any */
+    assert_int_equal(ss.ss_family, AF_INET); /* no host: IPv4 any */
     assert_false(lo);
     assert_int_equal(listen_parse("8082", &ss, NULL), 0);
     assert_int_equal(ntohs(((struct sockaddr_in *)&ss)->sin_port), 8082);
     assert_int_equal(listen_parse("[::1]:8083", &ss, &lo), 0);
     assert_int_equal(ss.ss_family, AF_INET6);
     assert_true(lo);
-    const char *bad[] = { "", "127.0.0.1:", "[::1]8080", "[::1", "host:port", "1.2.3.4:123456789012345678", NULL };
+    const char *bad[] = { "",     "127.0.0.1:", "[::1]8080",
+                          "[::1", "host:port",  "1.2.3.4:123456789012345678",
+                          NULL };
     for (size_t i = 0; bad[i]; i++)
         assert_int_not_equal(listen_parse(bad[i], &ss, &lo), 0);
     assert_int_not_equal(listen_parse(NULL, &ss, &lo), 0);
@@ -180,12 +186,9 @@ static void listen_addresses(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(convid_table),
-        cmocka_unit_test(container_names),
-        cmocka_unit_test(capbuf_small_and_big),
-        cmocka_unit_test(textbuf_basics),
-        cmocka_unit_test(config_parsers),
-        cmocka_unit_test(listen_addresses),
+        cmocka_unit_test(convid_table),         cmocka_unit_test(container_names),
+        cmocka_unit_test(capbuf_small_and_big), cmocka_unit_test(textbuf_basics),
+        cmocka_unit_test(config_parsers),       cmocka_unit_test(listen_addresses),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -57,7 +57,7 @@ static void hosts_grouping(void **state)
     proto_map_t a, b, j;
     two_hosts(&h, &a, &b, &j);
     assert_int_equal(h.n, 3);
-    assert_string_equal(h.v[0].name, "");       /* sorted: the unnamed host first */
+    assert_string_equal(h.v[0].name, ""); /* sorted: the unnamed host first */
     assert_string_equal(h.v[1].name, "alpha");
     assert_string_equal(h.v[2].name, "beta");
     assert_int_equal(h.v[1].running, 3);
@@ -70,9 +70,10 @@ static void hosts_grouping(void **state)
     textbuf_t t;
     textbuf_init(&t);
     hosts_render(&h, &t);
-    assert_non_null(strstr(t.buf, "host=alpha\tversion=0.1.0\trunning=3\tkept=2\tspares=0\t"
-                                  "max_running=100\tkeep_max_count=50\tmem_free_kb=2048\t"
-                                  "disk_free_kb=1048576\tdraining=no\tworkers=judge:2,sandbox:1\n"));
+    assert_non_null(strstr(t.buf,
+                           "host=alpha\tversion=0.1.0\trunning=3\tkept=2\tspares=0\t"
+                           "max_running=100\tkeep_max_count=50\tmem_free_kb=2048\t"
+                           "disk_free_kb=1048576\tdraining=no\tworkers=judge:2,sandbox:1\n"));
     assert_non_null(strstr(t.buf, "host=beta\t"));
     assert_non_null(strstr(t.buf, "draining=yes\tworkers=reaper:1,sandbox:1\n"));
     /* No manager on it: every manager field is "-". */
@@ -119,7 +120,7 @@ static void hosts_hostile_names(void **state)
     textbuf_init(&t);
     hosts_render(&h, &t);
     assert_non_null(strstr(t.buf, "host=evil?#?TYPE?x?counter\t"));
-    assert_ptr_equal(strchr(t.buf, '\n'), t.buf + t.len - 1);   /* one line */
+    assert_ptr_equal(strchr(t.buf, '\n'), t.buf + t.len - 1); /* one line */
     textbuf_free(&t);
     hosts_clear(&h);
     proto_map_clear(&d);
@@ -130,15 +131,20 @@ static void hosts_hostile_names(void **state)
 static void assert_exposition(const char *text)
 {
     regex_t sample, comment;
-    assert_int_equal(regcomp(&sample, "^[a-zA-Z_:][a-zA-Z0-9_:]*"
-                                      "(\\{[a-zA-Z_][a-zA-Z0-9_]*=\"[^\"\\\\\n]*\""
-                                      "(,[a-zA-Z_][a-zA-Z0-9_]*=\"[^\"\\\\\n]*\")*\\})? "
-                                      "[-+]?([0-9]+(\\.[0-9]+)?|\\+Inf)$", REG_EXTENDED | REG_NOSUB), 0);
-    assert_int_equal(regcomp(&comment, "^# (HELP|TYPE) [a-zA-Z_:][a-zA-Z0-9_:]* .+$",
-                             REG_EXTENDED | REG_NOSUB), 0);
+    assert_int_equal(regcomp(&sample,
+                             "^[a-zA-Z_:][a-zA-Z0-9_:]*"
+                             "(\\{[a-zA-Z_][a-zA-Z0-9_]*=\"[^\"\\\\\n]*\""
+                             "(,[a-zA-Z_][a-zA-Z0-9_]*=\"[^\"\\\\\n]*\")*\\})? "
+                             "[-+]?([0-9]+(\\.[0-9]+)?|\\+Inf)$",
+                             REG_EXTENDED | REG_NOSUB),
+                     0);
+    assert_int_equal(
+        regcomp(&comment, "^# (HELP|TYPE) [a-zA-Z_:][a-zA-Z0-9_:]* .+$", REG_EXTENDED | REG_NOSUB),
+        0);
     char *copy = strdup(text);
     assert_true(strlen(text) > 0 && text[strlen(text) - 1] == '\n');
-    for (char *save = NULL, *line = strtok_r(copy, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+    for (char *save = NULL, *line = strtok_r(copy, "\n", &save); line;
+         line = strtok_r(NULL, "\n", &save)) {
         if (regexec(&sample, line, 0, NULL, 0) != 0 && regexec(&comment, line, 0, NULL, 0) != 0)
             fail_msg("not a line of the text format: %s", line);
     }
@@ -153,11 +159,11 @@ static void metrics_text(void **state)
     metrics_t *m = metrics_new();
     const tools_def_t *run = tools_find("run");
     assert_non_null(run);
-    metrics_call(m, run, METRICS_OK, 3);        /* le 0.005 */
-    metrics_call(m, run, METRICS_OK, 700);      /* le 1 */
+    metrics_call(m, run, METRICS_OK, 3);             /* le 0.005 */
+    metrics_call(m, run, METRICS_OK, 700);           /* le 1 */
     metrics_call(m, run, METRICS_IS_ERROR, 4000000); /* past every bound: +Inf */
-    metrics_call(m, run, METRICS_N_OUTCOMES, 1); /* not counted */
-    metrics_call(m, NULL, METRICS_OK, 1);        /* not counted */
+    metrics_call(m, run, METRICS_N_OUTCOMES, 1);     /* not counted */
+    metrics_call(m, NULL, METRICS_OK, 1);            /* not counted */
 
     hosts_t h;
     proto_map_t a, b, j;
@@ -266,7 +272,7 @@ static void show_sandboxes(void **state)
     assert_non_null(strstr(out.buf, "\nchat-1        user-1  alpha  running  1m5s  1.5K\n"));
     assert_non_null(strstr(out.buf, "\nchat-2        -       alpha  stopped  1d2h  3.2G\n"));
     assert_non_null(strstr(out.buf, "\nchat-?[2J     u       beta   running  7s    10B\n"));
-    assert_null(strchr(out.buf, 0x1b));          /* no escape reaches the terminal */
+    assert_null(strchr(out.buf, 0x1b)); /* no escape reaches the terminal */
     textbuf_free(&out);
     textbuf_init(&out);
     show_sandboxes_json(&t, &out);
@@ -290,10 +296,8 @@ static void show_sandboxes(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(hosts_grouping),
-        cmocka_unit_test(hosts_hostile_names),
-        cmocka_unit_test(metrics_text),
-        cmocka_unit_test(show_hosts),
+        cmocka_unit_test(hosts_grouping), cmocka_unit_test(hosts_hostile_names),
+        cmocka_unit_test(metrics_text),   cmocka_unit_test(show_hosts),
         cmocka_unit_test(show_sandboxes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

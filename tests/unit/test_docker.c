@@ -58,8 +58,7 @@ static void sink_out(void *ctx, int stream, const char *data, size_t len)
 }
 
 /* Append one frame to buf at *at. */
-static void put_frame(unsigned char *buf, size_t *at, int stream,
-                      const char *payload, size_t len)
+static void put_frame(unsigned char *buf, size_t *at, int stream, const char *payload, size_t len)
 {
     unsigned char *p = buf + *at;
 
@@ -136,8 +135,7 @@ static void test_demux_split_everywhere(void **state)
 
         docker_demux_init(&dm);
         assert_true(docker_demux_feed(&dm, (const char *)buf, cut, sink_out, &s));
-        assert_true(docker_demux_feed(&dm, (const char *)buf + cut, len - cut,
-                                      sink_out, &s));
+        assert_true(docker_demux_feed(&dm, (const char *)buf + cut, len - cut, sink_out, &s));
         check_sample(&s);
     }
     /* and every pair of cuts: three slices */
@@ -148,10 +146,8 @@ static void test_demux_split_everywhere(void **state)
 
             docker_demux_init(&dm);
             assert_true(docker_demux_feed(&dm, (const char *)buf, a, sink_out, &s));
-            assert_true(docker_demux_feed(&dm, (const char *)buf + a, b - a,
-                                          sink_out, &s));
-            assert_true(docker_demux_feed(&dm, (const char *)buf + b, len - b,
-                                          sink_out, &s));
+            assert_true(docker_demux_feed(&dm, (const char *)buf + a, b - a, sink_out, &s));
+            assert_true(docker_demux_feed(&dm, (const char *)buf + b, len - b, sink_out, &s));
             check_sample(&s);
         }
     }
@@ -318,11 +314,14 @@ static void check_header(const unsigned char *h)
     for (size_t i = 0; i < BLK; i++)
         sum += (i >= 148 && i < 156) ? ' ' : h[i];
     assert_int_equal(octal_field((const char *)h + 148, 8), sum);
-    assert_memory_equal(h + 257, "ustar\0" "00", 8);
+    assert_memory_equal(h + 257,
+                        "ustar\0"
+                        "00",
+                        8);
     assert_string_equal((const char *)h + 265, "root");
     assert_string_equal((const char *)h + 297, "root");
-    assert_int_equal(octal_field((const char *)h + 108, 8), 0);   /* uid */
-    assert_int_equal(octal_field((const char *)h + 116, 8), 0);   /* gid */
+    assert_int_equal(octal_field((const char *)h + 108, 8), 0); /* uid */
+    assert_int_equal(octal_field((const char *)h + 116, 8), 0); /* gid */
 }
 
 static bool all_zero(const char *p, size_t n)
@@ -373,8 +372,8 @@ static char *run_cmd(const char *cmd, size_t *out_len)
 }
 
 /* List the archive with GNU tar and extract the file's content back. */
-static void check_with_tar(const char *tar, size_t tar_len, const char *name,
-                           const char *mode_text, const void *data, size_t len)
+static void check_with_tar(const char *tar, size_t tar_len, const char *name, const char *mode_text,
+                           const void *data, size_t len)
 {
     char *path = write_temp(tar, tar_len);
     char cmd[512];
@@ -418,10 +417,10 @@ static void test_tar_basic(void **state)
     assert_memory_equal(t + 124, "00000000003\0", 12);
     assert_int_equal(octal_field(t + 136, 12), 1700000000);
     assert_int_equal(t[156], '0');
-    assert_true(all_zero(t + 345, 155));           /* no prefix */
+    assert_true(all_zero(t + 345, 155)); /* no prefix */
     assert_memory_equal(t + BLK, "hi\n", 3);
-    assert_true(all_zero(t + BLK + 3, BLK - 3));   /* padding */
-    assert_true(all_zero(t + 2 * BLK, 2 * BLK));   /* end blocks */
+    assert_true(all_zero(t + BLK + 3, BLK - 3)); /* padding */
+    assert_true(all_zero(t + 2 * BLK, 2 * BLK)); /* end blocks */
     check_with_tar(t, len, "hello.txt", "-rw-r--r--", "hi\n", 3);
     free(t);
 }
@@ -493,7 +492,7 @@ static void test_tar_name_100(void **state)
     name[100] = '\0';
     char *t = docker_tar_file(name, "a", 1, 0644, 0, &len);
     assert_non_null(t);
-    assert_memory_equal(t, name, 100);          /* full field, no NUL */
+    assert_memory_equal(t, name, 100); /* full field, no NUL */
     assert_true(all_zero(t + 345, 155));
     assert_int_equal(t[156], '0');
     check_with_tar(t, len, name, "-rw-r--r--", "a", 1);
@@ -513,7 +512,7 @@ static void test_tar_prefix_split(void **state)
     char *t = docker_tar_file(name, "hello", 5, 0644, 0, &len);
     assert_non_null(t);
     check_header((unsigned char *)t);
-    assert_int_equal(t[156], '0');              /* no PAX header needed */
+    assert_int_equal(t[156], '0'); /* no PAX header needed */
     assert_int_equal(len, 4 * BLK);
     /* prefix + '/' + name gives the whole name back */
     char prefix[156] = { 0 }, base[101] = { 0 }, joined[300];
@@ -538,7 +537,7 @@ static char *pax_path(const char *t)
     unsigned long n = strtoul(rec, &end, 10);
 
     assert_int_equal(*end, ' ');
-    assert_int_equal(n, rec_len);                /* one record: path */
+    assert_int_equal(n, rec_len); /* one record: path */
     assert_int_equal(rec[n - 1], '\n');
     assert_memory_equal(end + 1, "path=", 5);
     /* the block after the records is zero-padded */
@@ -553,7 +552,7 @@ static void test_tar_pax_long_component(void **state)
     char name[400] = "x/";
     size_t len = 0;
 
-    memset(name + 2, 'y', 250);                 /* a 250-byte file name */
+    memset(name + 2, 'y', 250); /* a 250-byte file name */
     name[252] = '\0';
     char *t = docker_tar_file(name, "pax", 3, 0755, 42, &len);
     assert_non_null(t);
@@ -565,7 +564,7 @@ static void test_tar_pax_long_component(void **state)
     check_header((const unsigned char *)h);
     assert_int_equal(h[156], '0');
     assert_int_equal(octal_field(h + 124, 12), 3);
-    assert_int_equal(len, 6 * BLK);  /* pax hdr, records, hdr, data, 2 end */
+    assert_int_equal(len, 6 * BLK); /* pax hdr, records, hdr, data, 2 end */
     assert_memory_equal(h + BLK, "pax", 3);
     assert_true(all_zero(t + len - 2 * BLK, 2 * BLK));
     check_with_tar(t, len, name, "-rwxr-xr-x", "pax", 3);

@@ -87,9 +87,11 @@ static void roundtrip(void **state)
 static void integer_widths(void **state)
 {
     (void)state;
-    const int64_t vals[] = { 0, 1, 127, 128, 255, 256, 65535, 65536, 4294967295LL, 4294967296LL,
-                             INT64_MAX, -1, -32, -33, -128, -129, -32768, -32769,
-                             -2147483648LL, -2147483649LL, INT64_MIN };
+    const int64_t vals[] = { 0,         1,      127,    128,           255,
+                             256,       65535,  65536,  4294967295LL,  4294967296LL,
+                             INT64_MAX, -1,     -32,    -33,           -128,
+                             -129,      -32768, -32769, -2147483648LL, -2147483649LL,
+                             INT64_MIN };
     for (size_t i = 0; i < sizeof vals / sizeof vals[0]; i++) {
         frame_msg_t m = { .type = FRAME_EXIT, .id = (uint64_t)i + 1 };
         frame_set_num(&m, FN_STATUS, vals[i]);
@@ -144,16 +146,17 @@ static void hostile_lengths(void **state)
     frame_reader_init(&r, FRAME_AGENT_MAX, false);
     assert_int_equal(frame_reader_feed(&r, h, sizeof h), 0);
     assert_int_equal(frame_reader_next(&r, &got), -1);
-    assert_int_equal(frame_reader_next(&r, &got), -1);          /* stays bad */
+    assert_int_equal(frame_reader_next(&r, &got), -1); /* stays bad */
     assert_int_equal(frame_reader_feed(&r, h, sizeof h), -1);
     frame_reader_free(&r);
 
     /* Inside the payload: strings and maps longer than the payload. */
-    const unsigned char str32[] = { 0x82, 0xa1, 't', 0x12, 0xa1, 'd', 0xc6, 0xff, 0xff, 0xff, 0xff, 'x' };
+    const unsigned char str32[] = { 0x82, 0xa1, 't',  0x12, 0xa1, 'd',
+                                    0xc6, 0xff, 0xff, 0xff, 0xff, 'x' };
     assert_int_equal(frame_decode(str32, sizeof str32, &got), -1);
     const unsigned char map32[] = { 0xdf, 0xff, 0xff, 0xff, 0xff, 0xa1, 't', 0x12 };
     assert_int_equal(frame_decode(map32, sizeof map32, &got), -1);
-    const unsigned char map16[] = { 0xde, 0x00, 0x41, 0xa1, 't', 0x12 };   /* 65 keys > max */
+    const unsigned char map16[] = { 0xde, 0x00, 0x41, 0xa1, 't', 0x12 }; /* 65 keys > max */
     assert_int_equal(frame_decode(map16, sizeof map16, &got), -1);
     /* Wrong shapes: not a map, nested array, no type, unknown type, bin key,
      * a string where a number goes, trailing bytes. */
@@ -174,7 +177,8 @@ static void hostile_lengths(void **state)
     const unsigned char neg_id[] = { 0x82, 0xa1, 't', 0x12, 0xa2, 'i', 'd', 0xff };
     assert_int_equal(frame_decode(neg_id, sizeof neg_id, &got), -1);
     /* Unknown keys with scalar values are skipped. */
-    const unsigned char unknown[] = { 0x83, 0xa1, 't', 0x14, 0xa3, 'z', 'z', 'z', 0xc0, 0xa2, 'i', 'd', 0x07 };
+    const unsigned char unknown[] = { 0x83, 0xa1, 't',  0x14, 0xa3, 'z', 'z',
+                                      'z',  0xc0, 0xa2, 'i',  'd',  0x07 };
     assert_int_equal(frame_decode(unknown, sizeof unknown, &got), 0);
     assert_int_equal(got.type, FRAME_DONE);
     assert_true(got.id == 7);
@@ -205,7 +209,8 @@ static void resync(void **state)
     assert_int_equal(frame_encode(&m, &b), 0);
     frame_reader_t r;
     frame_reader_init(&r, FRAME_MAX, true);
-    const char junk[] = "hello TBA\x01 TBA TBA\x01\xff\xff\xff\xff\x00\x00\x00\x00\x00\x00\x00\x00 xx";
+    const char junk[] =
+        "hello TBA\x01 TBA TBA\x01\xff\xff\xff\xff\x00\x00\x00\x00\x00\x00\x00\x00 xx";
     assert_int_equal(frame_reader_feed(&r, junk, sizeof junk - 1), 0);
     assert_int_equal(frame_reader_feed(&r, b.buf, b.len), 0);
     frame_msg_t got;
@@ -258,12 +263,9 @@ static void lists(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(roundtrip),
-        cmocka_unit_test(integer_widths),
-        cmocka_unit_test(truncation),
-        cmocka_unit_test(hostile_lengths),
-        cmocka_unit_test(resync),
-        cmocka_unit_test(lists),
+        cmocka_unit_test(roundtrip),  cmocka_unit_test(integer_widths),
+        cmocka_unit_test(truncation), cmocka_unit_test(hostile_lengths),
+        cmocka_unit_test(resync),     cmocka_unit_test(lists),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

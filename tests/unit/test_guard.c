@@ -16,8 +16,15 @@
 #include "guard/rules.h"
 
 static const gtemplate_t tpl = {
-    .image = "img:1", .network = "net", .runtime = "", .log_max_size = "1m",
-    .memory = 256, .memory_swap = 1024, .nano_cpus = 1000, .cpu_shares = 256, .pids_limit = 512,
+    .image = "img:1",
+    .network = "net",
+    .runtime = "",
+    .log_max_size = "1m",
+    .memory = 256,
+    .memory_swap = 1024,
+    .nano_cpus = 1000,
+    .cpu_shares = 256,
+    .pids_limit = 512,
     .disk_cap = 1 << 30,
 };
 
@@ -26,8 +33,10 @@ static const gtemplate_t tpl = {
 static char *probe_body(const char *top, const char *host)
 {
     static char b[1024];
-    snprintf(b, sizeof b, "{\"Image\":\"img:1\",\"Cmd\":[\"true\"],\"Labels\":{\"talkback.probe\":\"storage\"},"
-             "\"HostConfig\":{\"NetworkMode\":\"none\",\"LogConfig\":{\"Type\":\"none\"}%s}%s}", host, top);
+    snprintf(b, sizeof b,
+             "{\"Image\":\"img:1\",\"Cmd\":[\"true\"],\"Labels\":{\"talkback.probe\":\"storage\"},"
+             "\"HostConfig\":{\"NetworkMode\":\"none\",\"LogConfig\":{\"Type\":\"none\"}%s}%s}",
+             host, top);
     return b;
 }
 
@@ -39,12 +48,14 @@ static char *body(const char *top, const char *host)
     snprintf(b, sizeof b,
              "{\"Image\":\"img:1\",\"Cmd\":[\"sleep\",\"infinity\"],\"WorkingDir\":\"/work\","
              "\"User\":\"root\",\"Hostname\":\"sandbox\",\"Tty\":false,\"OpenStdin\":false,"
-             "\"Labels\":{\"talkback.conversation\":\"c\",\"talkback.user\":\"\",\"talkback.created\":\"t\"},"
+             "\"Labels\":{\"talkback.conversation\":\"c\",\"talkback.user\":\"\",\"talkback."
+             "created\":\"t\"},"
              "\"HostConfig\":{\"Init\":true,\"Memory\":256,\"MemorySwap\":1024,\"NanoCpus\":1000,"
              "\"CpuShares\":256,\"PidsLimit\":512,\"NetworkMode\":\"net\",\"LogConfig\":{\"Type\":"
              "\"json-file\",\"Config\":{\"max-size\":\"1m\",\"max-file\":\"1\"}},\"RestartPolicy\":"
              "{\"Name\":\"no\"},\"CapDrop\":[\"AUDIT_WRITE\",\"MKNOD\",\"NET_RAW\",\"SETFCAP\","
-             "\"SETPCAP\",\"SYS_CHROOT\"]%s}%s}", host, top);
+             "\"SETPCAP\",\"SYS_CHROOT\"]%s}%s}",
+             host, top);
     return b;
 }
 
@@ -77,19 +88,21 @@ static void test_template(void **state)
     assert_false(passes(body("", ",\"privileged\":false")));
     assert_false(passes(body("", ",\"Privil\\u0065ged\":true")));
     assert_false(passes(body("", ",\"Bind\xc5\xbf\":[\"/:/h\"]")));
-    assert_false(passes(body("", ",\"NetworkMode\":\"host\"")));     /* the last one wins */
-    assert_false(passes(body("", ",\"memory\":0")));                 /* folded duplicate */
+    assert_false(passes(body("", ",\"NetworkMode\":\"host\""))); /* the last one wins */
+    assert_false(passes(body("", ",\"memory\":0")));             /* folded duplicate */
     assert_false(passes(body(",\"Image\":\"other\"", "")));
     assert_false(passes(body(",\"Volumes\":{\"/x\":{}}", "")));
     assert_false(passes(body("", ",\"CapAdd\":[\"ALL\"]")));
     assert_false(passes(body("", ",\"SecurityOpt\":[\"seccomp=unconfined\"]")));
     /* The reaper's tombstone (docker/kept.c) passes; with a limit it does not. */
-    assert_true(passes("{\"Image\":\"img:1\",\"Cmd\":[\"true\"],\"Labels\":{\"talkback.tombstone\":\"c\","
-                       "\"talkback.gone.reason\":\"r\",\"talkback.gone.at\":\"1\"},\"HostConfig\":"
-                       "{\"NetworkMode\":\"none\",\"LogConfig\":{\"Type\":\"none\"}}}"));
-    assert_false(passes("{\"Image\":\"img:1\",\"Cmd\":[\"true\"],\"Labels\":{\"talkback.tombstone\":\"c\","
-                        "\"talkback.gone.reason\":\"r\",\"talkback.gone.at\":\"1\"},\"HostConfig\":"
-                        "{\"NetworkMode\":\"none\",\"Privileged\":true,\"LogConfig\":{\"Type\":\"none\"}}}"));
+    assert_true(
+        passes("{\"Image\":\"img:1\",\"Cmd\":[\"true\"],\"Labels\":{\"talkback.tombstone\":\"c\","
+               "\"talkback.gone.reason\":\"r\",\"talkback.gone.at\":\"1\"},\"HostConfig\":"
+               "{\"NetworkMode\":\"none\",\"LogConfig\":{\"Type\":\"none\"}}}"));
+    assert_false(passes(
+        "{\"Image\":\"img:1\",\"Cmd\":[\"true\"],\"Labels\":{\"talkback.tombstone\":\"c\","
+        "\"talkback.gone.reason\":\"r\",\"talkback.gone.at\":\"1\"},\"HostConfig\":"
+        "{\"NetworkMode\":\"none\",\"Privileged\":true,\"LogConfig\":{\"Type\":\"none\"}}}"));
     assert_false(passes("[]"));
     assert_false(passes("{"));
 }
@@ -112,7 +125,8 @@ static void test_rebuilt(void **state)
     json_t *n = gbody_net_create(nb, strlen(nb), &tpl, why, sizeof why);
     assert_non_null(n);
     assert_string_equal(json_string_value(json_object_get(json_object_get(n, "Options"),
-                                                          "com.docker.network.bridge.enable_icc")), "false");
+                                                          "com.docker.network.bridge.enable_icc")),
+                        "false");
     json_decref(n);
     const char *eb = "{\"Cmd\":[\"id\"],\"Privileged\":true}";
     assert_null(gbody_exec_create(eb, strlen(eb), why, sizeof why));
@@ -125,8 +139,8 @@ static const char *rebuilt_size(const char *b)
     char why[256];
     json_t *j = gbody_create(b, strlen(b), &tpl, why, sizeof why);
     assert_non_null(j);
-    const char *v = json_string_value(json_object_get(json_object_get(json_object_get(j, "HostConfig"),
-                                                                      "StorageOpt"), "size"));
+    const char *v = json_string_value(
+        json_object_get(json_object_get(json_object_get(j, "HostConfig"), "StorageOpt"), "size"));
     snprintf(out, sizeof out, "%s", v ? v : "");
     json_decref(j);
     return out;
@@ -136,19 +150,22 @@ static void test_storage(void **state)
 {
     (void)state;
     assert_string_equal(rebuilt_size(body("", "")), "");
-    assert_string_equal(rebuilt_size(body("", ",\"StorageOpt\":{\"size\":\"1073741824\"}")), "1073741824");
+    assert_string_equal(rebuilt_size(body("", ",\"StorageOpt\":{\"size\":\"1073741824\"}")),
+                        "1073741824");
     assert_string_equal(rebuilt_size(body("", ",\"StorageOpt\":{\"size\":\"2G\"}")), "2147483648");
-    assert_string_equal(rebuilt_size(body("", ",\"storageopt\":{\"size\":\"1gib\"}")), "1073741824");
+    assert_string_equal(rebuilt_size(body("", ",\"storageopt\":{\"size\":\"1gib\"}")),
+                        "1073741824");
     assert_string_equal(rebuilt_size(body("", ",\"StorageOpt\":{\"size\":\"1\",\"size\":\"2GB\"}")),
-                        "2147483648");                                /* the last one wins */
+                        "2147483648"); /* the last one wins */
     assert_false(passes(body("", ",\"StorageOpt\":{\"size\":\"2G\",\"size\":\"1\"}")));
-    assert_false(passes(body("", ",\"StorageOpt\":{\"size\":\"1073741823\"}")));   /* below disk_cap */
+    assert_false(
+        passes(body("", ",\"StorageOpt\":{\"size\":\"1073741823\"}"))); /* below disk_cap */
     assert_false(passes(body("", ",\"StorageOpt\":{\"size\":\"512M\"}")));
-    assert_false(passes(body("", ",\"StorageOpt\":{\"size\":\"1P\"}")));            /* past the bound */
+    assert_false(passes(body("", ",\"StorageOpt\":{\"size\":\"1P\"}"))); /* past the bound */
     assert_false(passes(body("", ",\"StorageOpt\":{\"size\":\"99999999999999999999\"}")));
-    assert_false(passes(body("", ",\"StorageOpt\":{\"size\":1073741824}")));         /* not a string */
+    assert_false(passes(body("", ",\"StorageOpt\":{\"size\":1073741824}"))); /* not a string */
     assert_false(passes(body("", ",\"StorageOpt\":{\"size\":\"2G\",\"dm.basesize\":\"1\"}")));
-    assert_false(passes(body("", ",\"StorageOpt\":{\"Size\":\"2G\"}")));            /* a driver folds it */
+    assert_false(passes(body("", ",\"StorageOpt\":{\"Size\":\"2G\"}"))); /* a driver folds it */
     assert_false(passes(body("", ",\"StorageOpt\":{\"size\":\"2G\",\"Size\":\"1\"}")));
     assert_false(passes(body("", ",\"StorageOpt\":{}")));
     assert_false(passes(body("", ",\"StorageOpt\":{\"size\":\"1.5G\"}")));
@@ -156,7 +173,8 @@ static void test_storage(void **state)
     assert_false(passes(body("", ",\"StorageOpt\":{\"size\":\"2G\\u0000\"}")));
     assert_false(passes(body("", ",\"StorageOpt\":{\"size\":\"\"}")));
     assert_false(passes(body("", ",\"StorageOpt\":{\"size\":\"-2G\"}")));
-    assert_false(passes(body("", ",\"StorageOpt\":{\"size\":\"2G\"},\"storageOpt\":{\"size\":\"2G\"}")));
+    assert_false(
+        passes(body("", ",\"StorageOpt\":{\"size\":\"2G\"},\"storageOpt\":{\"size\":\"2G\"}")));
     assert_false(passes(body("", ",\"StorageOpt\":[\"size=2G\"]")));
 }
 
@@ -164,25 +182,30 @@ static void test_probe(void **state)
 {
     (void)state;
     assert_string_equal(rebuilt_size(probe_body("", "")), "");
-    assert_string_equal(rebuilt_size(probe_body("", ",\"StorageOpt\":{\"size\":\"1073741824\"}")), "1073741824");
+    assert_string_equal(rebuilt_size(probe_body("", ",\"StorageOpt\":{\"size\":\"1073741824\"}")),
+                        "1073741824");
     assert_false(passes(probe_body("", ",\"StorageOpt\":{\"size\":\"1\"}")));
     assert_false(passes(probe_body("", ",\"StorageOpt\":{\"size\":\"2G\",\"x\":\"1\"}")));
     assert_false(passes(probe_body("", ",\"Privileged\":true")));
     assert_false(passes(probe_body("", ",\"Binds\":[\"/:/h\"]")));
     assert_false(passes(probe_body(",\"Entrypoint\":[\"sh\"]", "")));
     assert_false(passes(probe_body(",\"OpenStdin\":true", "")));
-    assert_false(passes("{\"Image\":\"img:1\",\"Cmd\":[\"sh\"],\"Labels\":{\"talkback.probe\":\"storage\"},"
-                        "\"HostConfig\":{\"NetworkMode\":\"none\",\"LogConfig\":{\"Type\":\"none\"}}}"));
-    assert_false(passes("{\"Image\":\"img:1\",\"Cmd\":[\"true\"],\"Labels\":{\"talkback.probe\":\"storage\","
-                        "\"talkback.conversation\":\"c\"},\"HostConfig\":{\"NetworkMode\":\"none\","
-                        "\"LogConfig\":{\"Type\":\"none\"}}}"));
-    assert_false(passes("{\"Image\":\"img:1\",\"Cmd\":[\"true\"],\"Labels\":{\"talkback.probe\":\"storage\"},"
-                        "\"HostConfig\":{\"NetworkMode\":\"net\",\"LogConfig\":{\"Type\":\"none\"}}}"));
+    assert_false(
+        passes("{\"Image\":\"img:1\",\"Cmd\":[\"sh\"],\"Labels\":{\"talkback.probe\":\"storage\"},"
+               "\"HostConfig\":{\"NetworkMode\":\"none\",\"LogConfig\":{\"Type\":\"none\"}}}"));
+    assert_false(
+        passes("{\"Image\":\"img:1\",\"Cmd\":[\"true\"],\"Labels\":{\"talkback.probe\":\"storage\","
+               "\"talkback.conversation\":\"c\"},\"HostConfig\":{\"NetworkMode\":\"none\","
+               "\"LogConfig\":{\"Type\":\"none\"}}}"));
+    assert_false(passes(
+        "{\"Image\":\"img:1\",\"Cmd\":[\"true\"],\"Labels\":{\"talkback.probe\":\"storage\"},"
+        "\"HostConfig\":{\"NetworkMode\":\"net\",\"LogConfig\":{\"Type\":\"none\"}}}"));
     /* A tombstone takes no StorageOpt. */
-    assert_false(passes("{\"Image\":\"img:1\",\"Cmd\":[\"true\"],\"Labels\":{\"talkback.tombstone\":\"c\","
-                        "\"talkback.gone.reason\":\"r\",\"talkback.gone.at\":\"1\"},\"HostConfig\":"
-                        "{\"NetworkMode\":\"none\",\"LogConfig\":{\"Type\":\"none\"},"
-                        "\"StorageOpt\":{\"size\":\"2G\"}}}"));
+    assert_false(
+        passes("{\"Image\":\"img:1\",\"Cmd\":[\"true\"],\"Labels\":{\"talkback.tombstone\":\"c\","
+               "\"talkback.gone.reason\":\"r\",\"talkback.gone.at\":\"1\"},\"HostConfig\":"
+               "{\"NetworkMode\":\"none\",\"LogConfig\":{\"Type\":\"none\"},"
+               "\"StorageOpt\":{\"size\":\"2G\"}}}"));
 }
 
 static void test_request(void **state)
@@ -190,7 +213,9 @@ static void test_request(void **state)
     char why[256], h[256];
     greq_t r;
     (void)state;
-    strcpy(h, "POST /v1.41/containers/create?name=talkback-x HTTP/1.1\r\nHost: d\r\nContent-Length: 2");
+    strcpy(
+        h,
+        "POST /v1.41/containers/create?name=talkback-x HTTP/1.1\r\nHost: d\r\nContent-Length: 2");
     assert_int_equal(greq_parse(h, strlen(h), &r, why, sizeof why), 0);
     assert_string_equal(r.path, "/v1.41/containers/create");
     assert_string_equal(r.query, "name=talkback-x");
@@ -210,12 +235,15 @@ static void test_rules(void **state)
     char why[256];
     groute_t rt;
     (void)state;
-    assert_int_equal(grules_match("POST", "/v1.41/containers/abc/restart", "net", &rt, why, sizeof why), 0);
+    assert_int_equal(
+        grules_match("POST", "/v1.41/containers/abc/restart", "net", &rt, why, sizeof why), 0);
     assert_int_equal(rt.target, GT_CONTAINER);
     assert_string_equal(rt.id, "abc");
-    assert_int_equal(grules_match("POST", "/v1.23/containers/abc/start", "net", &rt, why, sizeof why), -1);
+    assert_int_equal(
+        grules_match("POST", "/v1.23/containers/abc/start", "net", &rt, why, sizeof why), -1);
     assert_int_equal(grules_match("GET", "/containers/a%2f/json", "net", &rt, why, sizeof why), -1);
-    assert_int_equal(grules_match("POST", "/containers/abc/update", "net", &rt, why, sizeof why), -1);
+    assert_int_equal(grules_match("POST", "/containers/abc/update", "net", &rt, why, sizeof why),
+                     -1);
     assert_int_equal(grules_match("GET", "/networks/other", "net", &rt, why, sizeof why), -1);
     assert_int_equal(grules_match("POST", "/networks/net/connect", "net", &rt, why, sizeof why), 0);
     assert_true(grules_create_query_ok("name=talkback-abc"));
@@ -225,16 +253,20 @@ static void test_rules(void **state)
     assert_false(grules_probe_query_ok("name=talkback-abc"));
     assert_false(grules_probe_query_ok("name=talkback-probe-1&x=y"));
     /* A probe may be inspected and removed, nothing else. */
-    assert_int_equal(grules_match("GET", "/containers/talkback-probe-1-2/json", "net", &rt, why, sizeof why), 0);
+    assert_int_equal(
+        grules_match("GET", "/containers/talkback-probe-1-2/json", "net", &rt, why, sizeof why), 0);
     assert_true(rt.probe);
-    assert_int_equal(grules_match("DELETE", "/containers/talkback-probe-1-2", "net", &rt, why, sizeof why), 0);
+    assert_int_equal(
+        grules_match("DELETE", "/containers/talkback-probe-1-2", "net", &rt, why, sizeof why), 0);
     assert_true(rt.probe);
     static const char *const not_probe[][2] = {
-        { "POST", "/containers/p/start" }, { "POST", "/containers/p/exec" }, { "POST", "/containers/p/attach" },
-        { "PUT", "/containers/p/archive" }, { "GET", "/containers/p/archive" }, { "POST", "/containers/p/kill" },
+        { "POST", "/containers/p/start" },  { "POST", "/containers/p/exec" },
+        { "POST", "/containers/p/attach" }, { "PUT", "/containers/p/archive" },
+        { "GET", "/containers/p/archive" }, { "POST", "/containers/p/kill" },
     };
     for (size_t i = 0; i < sizeof not_probe / sizeof not_probe[0]; i++) {
-        assert_int_equal(grules_match(not_probe[i][0], not_probe[i][1], "net", &rt, why, sizeof why), 0);
+        assert_int_equal(
+            grules_match(not_probe[i][0], not_probe[i][1], "net", &rt, why, sizeof why), 0);
         assert_false(rt.probe);
     }
 }
@@ -247,9 +279,11 @@ static void test_spare(void **state)
     char why[256], b[4096];
     groute_t rt;
     (void)state;
-    const char *conv = "\"talkback.conversation\":\"c\",\"talkback.user\":\"\",\"talkback.created\":\"t\"";
-    const char *spare = "\"talkback.spare\":\"0123456789abcdef\",\"talkback.pool\":\"fedcba9876543210\","
-                        "\"talkback.created\":\"t\"";
+    const char *conv =
+        "\"talkback.conversation\":\"c\",\"talkback.user\":\"\",\"talkback.created\":\"t\"";
+    const char *spare =
+        "\"talkback.spare\":\"0123456789abcdef\",\"talkback.pool\":\"fedcba9876543210\","
+        "\"talkback.created\":\"t\"";
     snprintf(b, sizeof b, "%s", body("", ""));
     char *at = strstr(b, conv);
     assert_non_null(at);
@@ -257,10 +291,12 @@ static void test_spare(void **state)
     snprintf(sb, sizeof sb, "%.*s%s%s", (int)(at - b), b, spare, at + strlen(conv));
     assert_true(passes(sb));
     /* A spare's labels and a chat's together, or a spare's without its pool: refused. */
-    snprintf(sb, sizeof sb, "%.*s%s,%s%s", (int)(at - b), b, spare, "\"talkback.user\":\"\"", at + strlen(conv));
+    snprintf(sb, sizeof sb, "%.*s%s,%s%s", (int)(at - b), b, spare, "\"talkback.user\":\"\"",
+             at + strlen(conv));
     assert_false(passes(sb));
     snprintf(sb, sizeof sb, "%.*s%s%s", (int)(at - b), b,
-             "\"talkback.spare\":\"0123456789abcdef\",\"talkback.created\":\"t\"", at + strlen(conv));
+             "\"talkback.spare\":\"0123456789abcdef\",\"talkback.created\":\"t\"",
+             at + strlen(conv));
     assert_false(passes(sb));
 
     /* Names: a spare's is never a chat's, and the other way round. */
@@ -279,7 +315,8 @@ static void test_spare(void **state)
     assert_false(grules_chat_name_ok("talkback--0123456789abcdef"));
 
     /* The rename rule: only with a chat's name, only of a spare. */
-    assert_int_equal(grules_match("POST", "/v1.41/containers/abc/rename", "net", &rt, why, sizeof why), 0);
+    assert_int_equal(
+        grules_match("POST", "/v1.41/containers/abc/rename", "net", &rt, why, sizeof why), 0);
     assert_true(rt.spare);
     assert_int_equal(rt.target, GT_CONTAINER);
     assert_true(grules_rename_query_ok("name=talkback-c-0123456789abcdef"));
@@ -289,8 +326,10 @@ static void test_spare(void **state)
     assert_false(grules_rename_query_ok(""));
     assert_int_equal(grules_match("POST", "/containers/abc/start", "net", &rt, why, sizeof why), 0);
     assert_false(rt.spare);
-    assert_int_equal(grules_match("POST", "/containers/abc/update", "net", &rt, why, sizeof why), -1);
-    assert_int_equal(grules_match("POST", "/containers/abc/commit", "net", &rt, why, sizeof why), -1);
+    assert_int_equal(grules_match("POST", "/containers/abc/update", "net", &rt, why, sizeof why),
+                     -1);
+    assert_int_equal(grules_match("POST", "/containers/abc/commit", "net", &rt, why, sizeof why),
+                     -1);
 
     /* A create's name fits its labels. */
     assert_true(grules_create_query_fits("name=talkback-spare-0123456789abcdef01234567", true));
@@ -300,8 +339,8 @@ static void test_spare(void **state)
 
     /* Whose: a spare under its own name, claimed under a chat's; the spare
      * label under any other name is not talkback's. */
-    json_t *sl = json_pack("{s:s, s:s, s:s}", "talkback.spare", "0123456789abcdef", "talkback.pool", "p",
-                           "talkback.created", "t");
+    json_t *sl = json_pack("{s:s, s:s, s:s}", "talkback.spare", "0123456789abcdef", "talkback.pool",
+                           "p", "talkback.created", "t");
     json_t *cl = json_pack("{s:s}", "talkback.conversation", "c");
     assert_int_equal(grules_owner("/talkback-spare-0123456789abcdef01234567", sl), GOWN_SPARE);
     assert_int_equal(grules_owner("/talkback-c-0123456789abcdef", sl), GOWN_SANDBOX);
@@ -316,9 +355,10 @@ static void test_spare(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_fold),     cmocka_unit_test(test_template), cmocka_unit_test(test_rebuilt),
-        cmocka_unit_test(test_storage),  cmocka_unit_test(test_probe),
-        cmocka_unit_test(test_request),  cmocka_unit_test(test_rules),    cmocka_unit_test(test_spare),
+        cmocka_unit_test(test_fold),    cmocka_unit_test(test_template),
+        cmocka_unit_test(test_rebuilt), cmocka_unit_test(test_storage),
+        cmocka_unit_test(test_probe),   cmocka_unit_test(test_request),
+        cmocka_unit_test(test_rules),   cmocka_unit_test(test_spare),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -25,17 +25,20 @@
 
 /* The sandbox template as the configuration's defaults set it: what the
  * limit phrases say when a sandbox cannot tell its own. */
-static hints_limits_t tmpl = { .memory = 256 << 20, .memory_swap = 1 << 30, .nano_cpus = 1000000000,
-                               .pids = 512, .disk_cap = INT64_C(2) << 30 };
+static hints_limits_t tmpl = { .memory = 256 << 20,
+                               .memory_swap = 1 << 30,
+                               .nano_cpus = 1000000000,
+                               .pids = 512,
+                               .disk_cap = INT64_C(2) << 30 };
 
 /* ---- the fake probe ----------------------------------------------------------- */
 
 typedef struct {
-    int rc;              /* what the probe "exits" with */
-    const char *out;     /* what it "prints" */
-    const char *only;    /* answer only probes containing this; others exit 3 */
+    int rc;           /* what the probe "exits" with */
+    const char *out;  /* what it "prints" */
+    const char *only; /* answer only probes containing this; others exit 3 */
     int calls;
-    char last[8192];     /* the last script it was given */
+    char last[8192]; /* the last script it was given */
 } fake_t;
 
 /* bash -n: the script parses. */
@@ -75,21 +78,21 @@ static int fake_probe(void *ctx, const char *command, textbuf_t *out)
 /* ---- the cases ------------------------------------------------------------------ */
 
 typedef struct {
-    const char *name;     /* the entry this case is about */
-    bool quiet;           /* true: nothing may be added */
+    const char *name; /* the entry this case is about */
+    bool quiet;       /* true: nothing may be added */
     const char *cmd;
     const char *out;
     int exit_code;
     int probe_rc;
     const char *probe_out;
-    const char *expect;   /* the added text starts with this (fires only) */
+    const char *expect;    /* the added text starts with this (fires only) */
     const char *probe_has; /* the probe script contains this */
     const char *probe_for; /* only probes containing this get the canned
                             * answer; others exit 3 (can't tell).  NULL: all */
-    bool timed_out;       /* the run was killed by its timeout */
+    bool timed_out;        /* the run was killed by its timeout */
 } hcase_t;
 
-#define FIRE(n) .name = n
+#define FIRE(n)  .name = n
 #define QUIET(n) .name = n, .quiet = true
 
 static const hcase_t cases[] = {
@@ -97,174 +100,275 @@ static const hcase_t cases[] = {
     { FIRE("missing-file"), .cmd = "kotlinc TwoSum.kt -include-runtime -d t.jar",
       .out = "error: source file or directory not found: TwoSum.kt\n", .exit_code = 1,
       .probe_out = "TwoSum.kt does not exist (no file /work/TwoSum.kt)\n",
-      .expect = "[TwoSum.kt does not exist (no file /work/TwoSum.kt), so there was nothing to compile or "
-                "run. Write it first (write_file), then run this command again.]\n",
+      .expect =
+          "[TwoSum.kt does not exist (no file /work/TwoSum.kt), so there was nothing to compile or "
+          "run. Write it first (write_file), then run this command again.]\n",
       .probe_has = "'kotlinc TwoSum.kt -include-runtime -d t.jar'" },
-    { FIRE("missing-file"), .cmd = "python3 x.py", .out = "python3: can't open file '/work/x.py': [Errno 2] "
-      "No such file or directory\n", .exit_code = 2, .probe_out = "x.py does not exist (no file /work/x.py)",
+    { FIRE("missing-file"), .cmd = "python3 x.py",
+      .out = "python3: can't open file '/work/x.py': [Errno 2] "
+             "No such file or directory\n",
+      .exit_code = 2, .probe_out = "x.py does not exist (no file /work/x.py)",
       .expect = "[x.py does not exist (no file /work/x.py), so there was nothing" },
-    { FIRE("missing-file"), .cmd = "gcc a.c -o a", .out = "/usr/bin/ld: (.text+0x1b): undefined reference to "
-      "`main'\ncollect2: error: ld returned 1 exit status\n", .exit_code = 1, .probe_out = "a.c is empty (0 bytes)",
+    { FIRE("missing-file"), .cmd = "gcc a.c -o a",
+      .out = "/usr/bin/ld: (.text+0x1b): undefined reference to "
+             "`main'\ncollect2: error: ld returned 1 exit status\n",
+      .exit_code = 1, .probe_out = "a.c is empty (0 bytes)",
       .expect = "[a.c is empty (0 bytes), so there was nothing to compile or run." },
-    { QUIET("missing-file"), .cmd = "python3 solve.py", .out = "FileNotFoundError: [Errno 2] No such file or "
-      "directory: 'input.txt'\n", .exit_code = 1, .probe_rc = 1 },
-    { QUIET("missing-file"), .cmd = "kotlinc TwoSum.kt -include-runtime -d t.jar", .out = "", .exit_code = 0,
-      .probe_rc = 1 },
-    { FIRE("missing-file"), .cmd = "echo 3 | timeout 5 python3 sol.py", .out = "python3: can't open file "
-      "'/work/sol.py': [Errno 2] No such file or directory\n", .exit_code = 2,
-      .probe_out = "sol.py does not exist (no file /work/sol.py)", .expect = "[sol.py does not exist" },
-    { FIRE("missing-file"), .cmd = "./run.sh", .out = "bash: line 1: ./run.sh: No such file or directory\n",
-      .exit_code = 127, .probe_out = "./run.sh does not exist (no file /work/run.sh)", .probe_for = "realpath",
-      .expect = "[./run.sh does not exist (no file /work/run.sh), so there was nothing to compile or run." },
-    { QUIET("missing-file"), .cmd = "rm old.py", .out = "rm: cannot remove 'old.py': No such file or directory\n",
-      .exit_code = 1, .probe_out = "old.py does not exist (no file /work/old.py)" },
-    { QUIET("missing-file"), .cmd = "cat notes.py", .out = "cat: notes.py: No such file or directory\n",
-      .exit_code = 1, .probe_out = "notes.py does not exist (no file /work/notes.py)" },
+    { QUIET("missing-file"), .cmd = "python3 solve.py",
+      .out = "FileNotFoundError: [Errno 2] No such file or "
+             "directory: 'input.txt'\n",
+      .exit_code = 1, .probe_rc = 1 },
+    { QUIET("missing-file"), .cmd = "kotlinc TwoSum.kt -include-runtime -d t.jar", .out = "",
+      .exit_code = 0, .probe_rc = 1 },
+    { FIRE("missing-file"), .cmd = "echo 3 | timeout 5 python3 sol.py",
+      .out = "python3: can't open file "
+             "'/work/sol.py': [Errno 2] No such file or directory\n",
+      .exit_code = 2, .probe_out = "sol.py does not exist (no file /work/sol.py)",
+      .expect = "[sol.py does not exist" },
+    { FIRE("missing-file"), .cmd = "./run.sh",
+      .out = "bash: line 1: ./run.sh: No such file or directory\n", .exit_code = 127,
+      .probe_out = "./run.sh does not exist (no file /work/run.sh)", .probe_for = "realpath",
+      .expect = "[./run.sh does not exist (no file /work/run.sh), so there was nothing to compile "
+                "or run." },
+    { QUIET("missing-file"), .cmd = "rm old.py",
+      .out = "rm: cannot remove 'old.py': No such file or directory\n", .exit_code = 1,
+      .probe_out = "old.py does not exist (no file /work/old.py)" },
+    { QUIET("missing-file"), .cmd = "cat notes.py",
+      .out = "cat: notes.py: No such file or directory\n", .exit_code = 1,
+      .probe_out = "notes.py does not exist (no file /work/notes.py)" },
     { FIRE("empty-file-ran"), .cmd = "python3 x.py", .out = "", .exit_code = 0,
-      .probe_out = "x.py is empty (0 bytes)", .expect = "[x.py is empty (0 bytes), so there was nothing" },
+      .probe_out = "x.py is empty (0 bytes)",
+      .expect = "[x.py is empty (0 bytes), so there was nothing" },
     { QUIET("empty-file-ran"), .cmd = "python3 x.py", .out = "hello\n", .exit_code = 0 },
     { QUIET("empty-file-ran"), .cmd = "rm x.py", .out = "", .exit_code = 0 },
-    { FIRE("missing-program"), .cmd = "./a.out", .out = "bash: line 1: ./a.out: No such file or directory\n",
-      .exit_code = 127, .probe_out = "a main.c", .probe_for = "dirname", .expect = "[./a.out does not exist: nothing was built or "
-      "written there. What is there now: a main.c]\n", .probe_has = "dirname -- './a.out'" },
+    { FIRE("missing-program"), .cmd = "./a.out",
+      .out = "bash: line 1: ./a.out: No such file or directory\n", .exit_code = 127,
+      .probe_out = "a main.c", .probe_for = "dirname",
+      .expect = "[./a.out does not exist: nothing was built or "
+                "written there. What is there now: a main.c]\n",
+      .probe_has = "dirname -- './a.out'" },
     { QUIET("missing-program"), .cmd = "./a.out", .out = "42\n", .exit_code = 0 },
 
     /* builds that never reached the code */
-    { FIRE("go-no-module"), .cmd = "go build", .out = "go: go.mod file not found in current directory or any "
-      "parent directory; see 'go help modules'\n", .exit_code = 1, .probe_out = "go build -o main main.go\n", .probe_for = "*.go",
-      .expect = "[There is no go.mod here, so go compiled nothing. Build the file itself: go build -o main "
+    { FIRE("go-no-module"), .cmd = "go build",
+      .out = "go: go.mod file not found in current directory or any "
+             "parent directory; see 'go help modules'\n",
+      .exit_code = 1, .probe_out = "go build -o main main.go\n", .probe_for = "*.go",
+      .expect = "[There is no go.mod here, so go compiled nothing. Build the file itself: go build "
+                "-o main "
                 "main.go (or go run FILE.go), or make a module first: go mod init NAME.]\n" },
-    { FIRE("go-no-module"), .cmd = "cd src && go run .", .out = "go: go.mod file not found in current "
-      "directory or any parent directory; see 'go help modules'\n", .exit_code = 1, .probe_rc = 1,
-      .expect = "[There is no go.mod here, so go compiled nothing. Build the file itself: go build -o NAME "
+    { FIRE("go-no-module"), .cmd = "cd src && go run .",
+      .out = "go: go.mod file not found in current "
+             "directory or any parent directory; see 'go help modules'\n",
+      .exit_code = 1, .probe_rc = 1,
+      .expect = "[There is no go.mod here, so go compiled nothing. Build the file itself: go build "
+                "-o NAME "
                 "FILE.go" },
-    { QUIET("go-no-module"), .cmd = "go build -o main main.go", .out = "", .exit_code = 0, .probe_rc = 1 },
-    { FIRE("cargo-no-manifest"), .cmd = "cargo run", .out = "error: could not find `Cargo.toml` in `/work` or "
-      "any parent directory\n", .exit_code = 101, .expect = "[There is no Cargo.toml here, so cargo compiled "
-      "nothing. Build the file itself: rustc -O -o NAME FILE.rs" },
+    { QUIET("go-no-module"), .cmd = "go build -o main main.go", .out = "", .exit_code = 0,
+      .probe_rc = 1 },
+    { FIRE("cargo-no-manifest"), .cmd = "cargo run",
+      .out = "error: could not find `Cargo.toml` in `/work` or "
+             "any parent directory\n",
+      .exit_code = 101,
+      .expect = "[There is no Cargo.toml here, so cargo compiled "
+                "nothing. Build the file itself: rustc -O -o NAME FILE.rs" },
     { QUIET("cargo-no-manifest"), .cmd = "cargo run", .out = "Hello\n", .exit_code = 0 },
-    { FIRE("java-public-class"), .cmd = "javac Solution.java", .out = "Solution.java:1: error: class Main is "
-      "public, should be declared in a file named Main.java\npublic class Main {\n       ^\n1 error\n",
-      .exit_code = 1, .expect = "[javac needs the public class Main in a file named Main.java: write the code "
-      "to Main.java" },
-    { QUIET("java-public-class"), .cmd = "javac Main.java", .out = "", .exit_code = 0, .probe_rc = 1 },
-    { FIRE("java-no-main-class"), .cmd = "java Main.class", .out = "Error: Could not find or load main class "
-      "Main.class\nCaused by: java.lang.ClassNotFoundException: Main.class\n", .exit_code = 1,
-      .expect = "[java runs a compiled class by its name: compile first (javac Main.java), then run java Main " },
+    { FIRE("java-public-class"), .cmd = "javac Solution.java",
+      .out = "Solution.java:1: error: class Main is "
+             "public, should be declared in a file named Main.java\npublic class Main {\n       "
+             "^\n1 error\n",
+      .exit_code = 1,
+      .expect = "[javac needs the public class Main in a file named Main.java: write the code "
+                "to Main.java" },
+    { QUIET("java-public-class"), .cmd = "javac Main.java", .out = "", .exit_code = 0,
+      .probe_rc = 1 },
+    { FIRE("java-no-main-class"), .cmd = "java Main.class",
+      .out = "Error: Could not find or load main class "
+             "Main.class\nCaused by: java.lang.ClassNotFoundException: Main.class\n",
+      .exit_code = 1,
+      .expect = "[java runs a compiled class by its name: compile first (javac Main.java), then "
+                "run java Main " },
     { QUIET("java-no-main-class"), .cmd = "java Main", .out = "42\n", .exit_code = 0 },
     { FIRE("mono-exe"), .cmd = "mcs -out:BinarySearch.exe BinarySearch.cs && ./BinarySearch.exe",
-      .out = "bash: line 1: ./BinarySearch.exe: cannot execute binary file: Exec format error\n", .exit_code = 126,
-      .expect = "[./BinarySearch.exe is a .NET program, which Linux cannot run directly. Run it with Mono: "
+      .out = "bash: line 1: ./BinarySearch.exe: cannot execute binary file: Exec format error\n",
+      .exit_code = 126,
+      .expect = "[./BinarySearch.exe is a .NET program, which Linux cannot run directly. Run it "
+                "with Mono: "
                 "mono ./BinarySearch.exe]\n" },
-    { FIRE("mono-exe"), .cmd = "./X.exe", .out = "bash: line 1: ./X.exe: cannot execute binary file: Exec "
-      "format error\n", .exit_code = 126, .probe_rc = 1, .expect = "[./X.exe is a .NET program, which Linux "
-      "cannot run directly. Install Mono (apt-get update && apt-get install -y mono-runtime), then run mono "
-      "./X.exe]\n" },
+    { FIRE("mono-exe"), .cmd = "./X.exe",
+      .out = "bash: line 1: ./X.exe: cannot execute binary file: Exec "
+             "format error\n",
+      .exit_code = 126, .probe_rc = 1,
+      .expect = "[./X.exe is a .NET program, which Linux "
+                "cannot run directly. Install Mono (apt-get update && apt-get install -y "
+                "mono-runtime), then run mono "
+                "./X.exe]\n" },
     { QUIET("mono-exe"), .cmd = "mono BinarySearch.exe", .out = "5\n", .exit_code = 0 },
-    { FIRE("crlf-or-interpreter"), .cmd = "./crlf.sh", .out = "bash: line 1: ./crlf.sh: cannot execute: "
-      "required file not found\n", .exit_code = 127, .expect = "[./crlf.sh has Windows line endings (CR LF), "
-      "so its #! line names a program that does not exist. Remove them: sed -i 's/\\r$//' ./crlf.sh]\n" },
-    { FIRE("crlf-or-interpreter"), .cmd = "./x.py", .out = "bash: line 1: ./x.py: /usr/bin/python4: bad "
-      "interpreter: No such file or directory\n", .exit_code = 126, .probe_rc = 1, .probe_out = "/usr/bin/python4",
+    { FIRE("crlf-or-interpreter"), .cmd = "./crlf.sh",
+      .out = "bash: line 1: ./crlf.sh: cannot execute: "
+             "required file not found\n",
+      .exit_code = 127,
+      .expect = "[./crlf.sh has Windows line endings (CR LF), "
+                "so its #! line names a program that does not exist. Remove them: sed -i "
+                "'s/\\r$//' ./crlf.sh]\n" },
+    { FIRE("crlf-or-interpreter"), .cmd = "./x.py",
+      .out = "bash: line 1: ./x.py: /usr/bin/python4: bad "
+             "interpreter: No such file or directory\n",
+      .exit_code = 126, .probe_rc = 1, .probe_out = "/usr/bin/python4",
       .expect = "[./x.py starts with #!/usr/bin/python4, which is not installed here" },
     { QUIET("crlf-or-interpreter"), .cmd = "./crlf.sh", .out = "hi\n", .exit_code = 0 },
     { FIRE("not-executable"), .cmd = "./np.sh", .out = "bash: line 1: ./np.sh: Permission denied\n",
-      .exit_code = 126, .probe_out = "bash ./np.sh\n", .probe_for = "i=python3", .expect = "[./np.sh is not executable. Make it so with "
-      "chmod +x ./np.sh, or run it with its interpreter: bash ./np.sh]\n" },
+      .exit_code = 126, .probe_out = "bash ./np.sh\n", .probe_for = "i=python3",
+      .expect = "[./np.sh is not executable. Make it so with "
+                "chmod +x ./np.sh, or run it with its interpreter: bash ./np.sh]\n" },
     { QUIET("not-executable"), .cmd = "./np.sh", .out = "hi\n", .exit_code = 0 },
 
     /* packages and modules */
-    { FIRE("apt-no-lists"), .cmd = "apt-get install -y openjdk-17-jdk", .out = "Reading package lists...\n"
-      "E: Unable to locate package openjdk-17-jdk\n", .exit_code = 100, .probe_rc = 1,
-      .expect = "[apt has no package lists yet (a new sandbox starts without them), so it knows no package at "
+    { FIRE("apt-no-lists"), .cmd = "apt-get install -y openjdk-17-jdk",
+      .out = "Reading package lists...\n"
+             "E: Unable to locate package openjdk-17-jdk\n",
+      .exit_code = 100, .probe_rc = 1,
+      .expect = "[apt has no package lists yet (a new sandbox starts without them), so it knows no "
+                "package at "
                 "all: run apt-get update first, then install.]\n" },
     { FIRE("apt-unknown-package"), .cmd = "apt-get update && apt-get install -y openjdk-17-jdk",
       .out = "E: Unable to locate package openjdk-17-jdk\n", .exit_code = 100,
       .probe_out = "openjdk-21-jdk openjdk-25-jdk\n",
-      .expect = "[Debian 13 has no package openjdk-17-jdk. apt-cache search finds these instead: openjdk-21-jdk "
-                "openjdk-25-jdk. Install one of those.]\n", .probe_has = "p='openjdk-17-jdk'" },
-    { FIRE("apt-unknown-package"), .cmd = "apt-get install -y python-pip", .out = "E: Package 'python-pip' has "
-      "no installation candidate\n", .exit_code = 100, .probe_out = "python3-pip",
-      .expect = "[Debian 13 has no package python-pip. apt-cache search finds these instead: python3-pip." },
-    { QUIET("apt-no-lists"), .cmd = "apt-get install -y curl", .out = "curl is already the newest version\n",
+      .expect = "[Debian 13 has no package openjdk-17-jdk. apt-cache search finds these instead: "
+                "openjdk-21-jdk "
+                "openjdk-25-jdk. Install one of those.]\n",
+      .probe_has = "p='openjdk-17-jdk'" },
+    { FIRE("apt-unknown-package"), .cmd = "apt-get install -y python-pip",
+      .out = "E: Package 'python-pip' has "
+             "no installation candidate\n",
+      .exit_code = 100, .probe_out = "python3-pip",
+      .expect = "[Debian 13 has no package python-pip. apt-cache search finds these instead: "
+                "python3-pip." },
+    { QUIET("apt-no-lists"), .cmd = "apt-get install -y curl",
+      .out = "curl is already the newest version\n", .exit_code = 0 },
+    { QUIET("apt-unknown-package"), .cmd = "apt-get install -y openjdk-21-jdk",
+      .out = "Setting up "
+             "openjdk-21-jdk\n",
       .exit_code = 0 },
-    { QUIET("apt-unknown-package"), .cmd = "apt-get install -y openjdk-21-jdk", .out = "Setting up "
-      "openjdk-21-jdk\n", .exit_code = 0 },
-    { FIRE("python-module"), .cmd = "python3 -c 'import cv2'", .out = "Traceback (most recent call last):\n"
-      "ModuleNotFoundError: No module named 'cv2'\n", .exit_code = 1, .probe_out = "opencv-python-headless",
-      .expect = "[No Python module named cv2 is installed. If it is a library, install it: pip install "
-                "opencv-python-headless; if it is a file of yours, write cv2.py first.]\n" },
-    { FIRE("python-module"), .cmd = "python3 gui.py", .out = "ModuleNotFoundError: No module named 'tkinter'\n",
-      .exit_code = 1, .probe_rc = 2, .probe_out = "apt-get update && apt-get install -y python3-tk",
-      .expect = "[tkinter comes from Debian, not pip: apt-get update && apt-get install -y python3-tk]\n" },
+    { FIRE("python-module"), .cmd = "python3 -c 'import cv2'",
+      .out = "Traceback (most recent call last):\n"
+             "ModuleNotFoundError: No module named 'cv2'\n",
+      .exit_code = 1, .probe_out = "opencv-python-headless",
+      .expect =
+          "[No Python module named cv2 is installed. If it is a library, install it: pip install "
+          "opencv-python-headless; if it is a file of yours, write cv2.py first.]\n" },
+    { FIRE("python-module"), .cmd = "python3 gui.py",
+      .out = "ModuleNotFoundError: No module named 'tkinter'\n", .exit_code = 1, .probe_rc = 2,
+      .probe_out = "apt-get update && apt-get install -y python3-tk",
+      .expect = "[tkinter comes from Debian, not pip: apt-get update && apt-get install -y "
+                "python3-tk]\n" },
     { QUIET("python-module"), .cmd = "python3 -c 'import cv2'", .out = "", .exit_code = 0 },
-    { QUIET("python-module"), .cmd = "python3 app.py", .out = "ModuleNotFoundError: No module named 'helpers'\n",
-      .exit_code = 1, .probe_rc = 3 },
-    { FIRE("pip-externally-managed"), .cmd = "pip install requests", .out = "error: externally-managed-"
-      "environment\n", .exit_code = 1, .expect = "[pip refused because Debian manages this Python." },
-    { QUIET("pip-externally-managed"), .cmd = "pip install requests", .out = "Successfully installed "
-      "requests-2.32.3\n", .exit_code = 0 },
-    { FIRE("node-module"), .cmd = "node app.js", .out = "Error: Cannot find module 'express'\nRequire stack:\n"
-      "- /work/app.js\n", .exit_code = 1, .expect = "[The Node module express is not installed: npm install "
-      "express (in the folder of the script), then run it again.]\n" },
-    { FIRE("node-module"), .cmd = "node a.mjs", .out = "Error [ERR_MODULE_NOT_FOUND]: Cannot find package "
-      "'@scope/pkg' imported from /work/a.mjs\n", .exit_code = 1,
+    { QUIET("python-module"), .cmd = "python3 app.py",
+      .out = "ModuleNotFoundError: No module named 'helpers'\n", .exit_code = 1, .probe_rc = 3 },
+    { FIRE("pip-externally-managed"), .cmd = "pip install requests",
+      .out = "error: externally-managed-"
+             "environment\n",
+      .exit_code = 1, .expect = "[pip refused because Debian manages this Python." },
+    { QUIET("pip-externally-managed"), .cmd = "pip install requests",
+      .out = "Successfully installed "
+             "requests-2.32.3\n",
+      .exit_code = 0 },
+    { FIRE("node-module"), .cmd = "node app.js",
+      .out = "Error: Cannot find module 'express'\nRequire stack:\n"
+             "- /work/app.js\n",
+      .exit_code = 1,
+      .expect = "[The Node module express is not installed: npm install "
+                "express (in the folder of the script), then run it again.]\n" },
+    { FIRE("node-module"), .cmd = "node a.mjs",
+      .out = "Error [ERR_MODULE_NOT_FOUND]: Cannot find package "
+             "'@scope/pkg' imported from /work/a.mjs\n",
+      .exit_code = 1,
       .expect = "[The Node module @scope/pkg is not installed: npm install @scope/pkg " },
-    { QUIET("node-module"), .cmd = "node x.js", .out = "Error: Cannot find module '/work/x.js'\n", .exit_code = 1,
-      .probe_rc = 1 },
+    { QUIET("node-module"), .cmd = "node x.js", .out = "Error: Cannot find module '/work/x.js'\n",
+      .exit_code = 1, .probe_rc = 1 },
     { QUIET("node-module"), .cmd = "node app.js", .out = "listening on 3000\n", .exit_code = 0 },
-    { FIRE("npm-no-package-json"), .cmd = "npm start", .out = "npm error enoent Could not read package.json: "
-      "Error: ENOENT: no such file or directory, open '/work/package.json'\n", .exit_code = 254,
-      .expect = "[There is no package.json here, so npm has nothing to run." },
-    { QUIET("npm-no-package-json"), .cmd = "npm start", .out = "> app@1.0.0 start\n", .exit_code = 0 },
-    { FIRE("command-not-found"), .cmd = "ssh-keygen -t ed25519", .out = "bash: line 1: ssh-keygen: command not "
-      "found\n", .exit_code = 127, .probe_out = "apt-get update && apt-get install -y openssh-client\n",
+    { FIRE("npm-no-package-json"), .cmd = "npm start",
+      .out = "npm error enoent Could not read package.json: "
+             "Error: ENOENT: no such file or directory, open '/work/package.json'\n",
+      .exit_code = 254, .expect = "[There is no package.json here, so npm has nothing to run." },
+    { QUIET("npm-no-package-json"), .cmd = "npm start", .out = "> app@1.0.0 start\n",
+      .exit_code = 0 },
+    { FIRE("command-not-found"), .cmd = "ssh-keygen -t ed25519",
+      .out = "bash: line 1: ssh-keygen: command not "
+             "found\n",
+      .exit_code = 127, .probe_out = "apt-get update && apt-get install -y openssh-client\n",
       .probe_for = "openssh-client",
-      .expect = "[ssh-keygen is not installed in this sandbox. Install it: apt-get update && apt-get install -y "
-                "openssh-client]\n", .probe_has = "c='ssh-keygen'" },
-    { FIRE("command-not-found"), .cmd = "dotnet run", .out = "bash: line 1: dotnet: command not found\n",
-      .exit_code = 127, .probe_rc = 2, .probe_out = "There is no dotnet here: C# builds with Mono: mcs "
-      "-out:NAME.exe FILE.cs, then mono NAME.exe", .expect = "[There is no dotnet here: C# builds with Mono: "
-      "mcs -out:NAME.exe FILE.cs, then mono NAME.exe.]\n" },
-    { FIRE("command-not-found"), .cmd = "frobnicate", .out = "bash: line 1: frobnicate: command not found\n",
-      .exit_code = 127, .probe_rc = 1, .expect = "[frobnicate is not installed in this sandbox. Find its "
-      "package with apt-get update && apt-cache search frobnicate, then apt-get install -y PACKAGE.]\n" },
+      .expect = "[ssh-keygen is not installed in this sandbox. Install it: apt-get update && "
+                "apt-get install -y "
+                "openssh-client]\n",
+      .probe_has = "c='ssh-keygen'" },
+    { FIRE("command-not-found"), .cmd = "dotnet run",
+      .out = "bash: line 1: dotnet: command not found\n", .exit_code = 127, .probe_rc = 2,
+      .probe_out = "There is no dotnet here: C# builds with Mono: mcs "
+                   "-out:NAME.exe FILE.cs, then mono NAME.exe",
+      .expect = "[There is no dotnet here: C# builds with Mono: "
+                "mcs -out:NAME.exe FILE.cs, then mono NAME.exe.]\n" },
+    { FIRE("command-not-found"), .cmd = "frobnicate",
+      .out = "bash: line 1: frobnicate: command not found\n", .exit_code = 127, .probe_rc = 1,
+      .expect = "[frobnicate is not installed in this sandbox. Find its "
+                "package with apt-get update && apt-cache search frobnicate, then apt-get install "
+                "-y PACKAGE.]\n" },
     { QUIET("command-not-found"), .cmd = "jq . x.json", .out = "{}\n", .exit_code = 0 },
-    { FIRE("command-not-found-env"), .cmd = "sudo foo", .out = "env: \xe2\x80\x98" "foo\xe2\x80\x99: No such "
-      "file or directory\n", .exit_code = 127, .probe_rc = 1, .expect = "[foo is not installed in this "
-      "sandbox." },
+    { FIRE("command-not-found-env"), .cmd = "sudo foo",
+      .out = "env: \xe2\x80\x98"
+             "foo\xe2\x80\x99: No such "
+             "file or directory\n",
+      .exit_code = 127, .probe_rc = 1,
+      .expect = "[foo is not installed in this "
+                "sandbox." },
     { QUIET("command-not-found-env"), .cmd = "sudo true", .out = "", .exit_code = 0 },
 
     /* servers and ports */
-    { FIRE("connection-refused"), .cmd = "curl -sS http://localhost:8080/", .out = "curl: (7) Failed to "
-      "connect to localhost port 8080 after 0 ms: Could not connect to server\n", .exit_code = 7,
-      .probe_out = "8080\n127.0.0.1:5432 (postgres, pid 9)\n",
-      .expect = "[Nothing listens on port 8080 in this sandbox, so the connection was refused: the server is not "
-                "running (or listens on another port). Listening now: 127.0.0.1:5432 (postgres, pid 9). Start the "
-                "server first, in the background (CMD > server.log 2>&1 &), then check with ss -ltnp.]\n",
+    { FIRE("connection-refused"), .cmd = "curl -sS http://localhost:8080/",
+      .out = "curl: (7) Failed to "
+             "connect to localhost port 8080 after 0 ms: Could not connect to server\n",
+      .exit_code = 7, .probe_out = "8080\n127.0.0.1:5432 (postgres, pid 9)\n",
+      .expect =
+          "[Nothing listens on port 8080 in this sandbox, so the connection was refused: the "
+          "server is not "
+          "running (or listens on another port). Listening now: 127.0.0.1:5432 (postgres, pid 9). "
+          "Start the "
+          "server first, in the background (CMD > server.log 2>&1 &), then check with ss -ltnp.]\n",
       .probe_has = "t='curl -sS http://localhost:8080/'" },
-    { FIRE("connection-refused"), .cmd = "python3 client.py", .out = "ConnectionRefusedError: [Errno 111] "
-      "Connection refused\n", .exit_code = 1, .probe_rc = 1, .probe_out = "nothing\n",
-      .expect = "[Connection refused: nothing listened at the address and port this connected to. Listening in "
+    { FIRE("connection-refused"), .cmd = "python3 client.py",
+      .out = "ConnectionRefusedError: [Errno 111] "
+             "Connection refused\n",
+      .exit_code = 1, .probe_rc = 1, .probe_out = "nothing\n",
+      .expect = "[Connection refused: nothing listened at the address and port this connected to. "
+                "Listening in "
                 "this sandbox now: nothing." },
     { FIRE("connection-refused"), .cmd = "python3 -m http.server 8000 & curl -s localhost:8000",
-      .out = "curl: (7) Failed to connect to localhost port 8000 after 0 ms: Could not connect to server\n",
+      .out = "curl: (7) Failed to connect to localhost port 8000 after 0 ms: Could not connect to "
+             "server\n",
       .exit_code = 7, .probe_rc = 2, .probe_out = "8000\n0.0.0.0:8000 (python3, pid 7)\n",
-      .expect = "[Port 8000 has a listener now (0.0.0.0:8000 (python3, pid 7)), but it was not ready when this "
+      .expect = "[Port 8000 has a listener now (0.0.0.0:8000 (python3, pid 7)), but it was not "
+                "ready when this "
                 "connected." },
-    { QUIET("connection-refused"), .cmd = "curl -sS http://localhost:8080/", .out = "<html>ok</html>\n",
-      .exit_code = 0 },
-    { FIRE("connection-refused-ipv6"), .cmd = "python3 -c \"import socket; socket.create_connection(('localhost', "
-      "8081))\"", .out = "OSError: [Errno 99] Cannot assign requested address\n", .exit_code = 1,
+    { QUIET("connection-refused"), .cmd = "curl -sS http://localhost:8080/",
+      .out = "<html>ok</html>\n", .exit_code = 0 },
+    { FIRE("connection-refused-ipv6"),
+      .cmd = "python3 -c \"import socket; socket.create_connection(('localhost', "
+             "8081))\"",
+      .out = "OSError: [Errno 99] Cannot assign requested address\n", .exit_code = 1,
       .probe_out = "8081\nnothing\n", .expect = "[Nothing listens on port 8081 in this sandbox" },
-    { QUIET("connection-refused-ipv6"), .cmd = "python3 client.py", .out = "OSError: [Errno 99] Cannot assign "
-      "requested address\n", .exit_code = 1, .probe_rc = 1, .probe_out = "nothing\n" },
+    { QUIET("connection-refused-ipv6"), .cmd = "python3 client.py",
+      .out = "OSError: [Errno 99] Cannot assign "
+             "requested address\n",
+      .exit_code = 1, .probe_rc = 1, .probe_out = "nothing\n" },
     { FIRE("connection-refused-nc"), .cmd = "nc -z localhost 8080", .out = "", .exit_code = 1,
       .probe_out = "8080\nnothing\n", .expect = "[Nothing listens on port 8080 in this sandbox" },
     { QUIET("connection-refused-nc"), .cmd = "nc -z localhost 8080", .out = "", .exit_code = 0 },
-    { FIRE("address-in-use"), .cmd = "python3 -m http.server 8000", .out = "OSError: [Errno 98] Address "
-      "already in use\n", .exit_code = 1, .probe_out = "0.0.0.0:8000 (python3, pid 12)\n",
-      .expect = "[That port is taken already. Listening now: 0.0.0.0:8000 (python3, pid 12). Stop the old "
+    { FIRE("address-in-use"), .cmd = "python3 -m http.server 8000",
+      .out = "OSError: [Errno 98] Address "
+             "already in use\n",
+      .exit_code = 1, .probe_out = "0.0.0.0:8000 (python3, pid 12)\n",
+      .expect = "[That port is taken already. Listening now: 0.0.0.0:8000 (python3, pid 12). Stop "
+                "the old "
                 "server first (kill PID) or use another port.]\n" },
     { QUIET("address-in-use"), .cmd = "python3 -m http.server 8000 &", .out = "", .exit_code = 0 },
 
@@ -273,295 +377,435 @@ static const hcase_t cases[] = {
       .probe_out = "drwxrwxr-x root:root /srv/shared\n",
       .expect = "[Now (mode owner:group path): drwxrwxr-x root:root /srv/shared]\n",
       .probe_has = "<<< ' /srv/shared'" },
-    { FIRE("ownership-after"), .cmd = "sudo chown -R www-data:www-data /var/www /srv/a && ls", .out = "",
-      .exit_code = 0, .probe_out = "drwxr-xr-x www-data:www-data /var/www; drwxr-xr-x www-data:www-data /srv/a",
+    { FIRE("ownership-after"), .cmd = "sudo chown -R www-data:www-data /var/www /srv/a && ls",
+      .out = "", .exit_code = 0,
+      .probe_out = "drwxr-xr-x www-data:www-data /var/www; drwxr-xr-x www-data:www-data /srv/a",
       .expect = "[Now (mode owner:group path): drwxr-xr-x www-data:www-data /var/www; ",
       .probe_has = "<<< ' /var/www /srv/a'" },
-    { QUIET("ownership-after"), .cmd = "chmod g+w /nope", .out = "chmod: cannot access '/nope': No such file or "
-      "directory\n", .exit_code = 1, .probe_rc = 1 },
+    { QUIET("ownership-after"), .cmd = "chmod g+w /nope",
+      .out = "chmod: cannot access '/nope': No such file or "
+             "directory\n",
+      .exit_code = 1, .probe_rc = 1 },
     { QUIET("ownership-after"), .cmd = "ls -l /srv", .out = "drwxr-xr-x 2 root root 4096 shared\n",
       .exit_code = 0 },
     { FIRE("host-figures"), .cmd = "free -h", .out = "Mem: 23Gi 1.0Gi\n", .exit_code = 0,
-      .expect = "[Those figures are the host's, not this sandbox's. This sandbox has 256 MiB of memory plus "
+      .expect = "[Those figures are the host's, not this sandbox's. This sandbox has 256 MiB of "
+                "memory plus "
                 "768 MiB of swap, 1 CPU, at most 512 processes and 2 GiB of disk.]\n" },
-    { FIRE("host-figures"), .cmd = "nproc", .out = "4\n", .exit_code = 0, .expect = "[Those figures are" },
-    { FIRE("host-figures"), .cmd = "df -h /work && grep MemTotal /proc/meminfo", .out = "x\n", .exit_code = 0,
+    { FIRE("host-figures"), .cmd = "nproc", .out = "4\n", .exit_code = 0,
       .expect = "[Those figures are" },
-    { FIRE("host-figures"), .cmd = "cat /proc/cpuinfo | grep -c processor", .out = "4\n", .exit_code = 0,
-      .expect = "[Those figures are" },
+    { FIRE("host-figures"), .cmd = "df -h /work && grep MemTotal /proc/meminfo", .out = "x\n",
+      .exit_code = 0, .expect = "[Those figures are" },
+    { FIRE("host-figures"), .cmd = "cat /proc/cpuinfo | grep -c processor", .out = "4\n",
+      .exit_code = 0, .expect = "[Those figures are" },
     { QUIET("host-figures"), .cmd = "echo free nproc", .out = "free nproc\n", .exit_code = 0 },
     { QUIET("host-figures"), .cmd = "freeze", .out = "", .exit_code = 0 },
 
     /* nobody at a terminal */
-    { FIRE("passwd-no-tty"), .cmd = "passwd", .out = "New password: Password change has been aborted.\npasswd: "
-      "Authentication token manipulation error\npasswd: password unchanged\n", .exit_code = 10,
-      .expect = "[Nobody types here (no terminal, stdin closed), so passwd could not read a password: the "
-                "password was NOT changed. Set it in the command: echo 'USER:PASSWORD' | chpasswd]\n" },
+    { FIRE("passwd-no-tty"), .cmd = "passwd",
+      .out = "New password: Password change has been aborted.\npasswd: "
+             "Authentication token manipulation error\npasswd: password unchanged\n",
+      .exit_code = 10,
+      .expect =
+          "[Nobody types here (no terminal, stdin closed), so passwd could not read a password: "
+          "the "
+          "password was NOT changed. Set it in the command: echo 'USER:PASSWORD' | chpasswd]\n" },
     { QUIET("passwd-no-tty"), .cmd = "echo 'root:pw' | chpasswd", .out = "", .exit_code = 0 },
-    { FIRE("gpg-no-tty"), .cmd = "gpg -c f.txt", .out = "gpg: problem with the agent: Inappropriate ioctl for "
-      "device\ngpg: error creating passphrase: Operation cancelled\n", .exit_code = 2,
-      .expect = "[Nobody types here (no terminal), so gpg could not ask for a passphrase and did nothing." },
-    { FIRE("gpg-no-tty"), .cmd = "gpg --quick-generate-key me@x", .out = "gpg: cannot open '/dev/tty': No such "
-      "device or address\n", .exit_code = 2, .expect = "[Nobody types here (no terminal), so gpg" },
-    { QUIET("gpg-no-tty"), .cmd = "gpg --batch --pinentry-mode loopback --passphrase x -c f.txt", .out = "",
-      .exit_code = 0 },
-    { FIRE("ssh-keygen-no-tty"), .cmd = "ssh-keygen -t ed25519", .out = "Generating public/private ed25519 key "
-      "pair.\nEnter file in which to save the key (/root/.ssh/id_ed25519): ", .exit_code = 1,
+    { FIRE("gpg-no-tty"), .cmd = "gpg -c f.txt",
+      .out = "gpg: problem with the agent: Inappropriate ioctl for "
+             "device\ngpg: error creating passphrase: Operation cancelled\n",
+      .exit_code = 2,
+      .expect = "[Nobody types here (no terminal), so gpg could not ask for a passphrase and did "
+                "nothing." },
+    { FIRE("gpg-no-tty"), .cmd = "gpg --quick-generate-key me@x",
+      .out = "gpg: cannot open '/dev/tty': No such "
+             "device or address\n",
+      .exit_code = 2, .expect = "[Nobody types here (no terminal), so gpg" },
+    { QUIET("gpg-no-tty"), .cmd = "gpg --batch --pinentry-mode loopback --passphrase x -c f.txt",
+      .out = "", .exit_code = 0 },
+    { FIRE("ssh-keygen-no-tty"), .cmd = "ssh-keygen -t ed25519",
+      .out = "Generating public/private ed25519 key "
+             "pair.\nEnter file in which to save the key (/root/.ssh/id_ed25519): ",
+      .exit_code = 1,
       .expect = "[Nobody types here, so ssh-keygen could not ask where to save the key" },
-    { QUIET("ssh-keygen-no-tty"), .cmd = "ssh-keygen -t ed25519 -N '' -f k", .out = "Your identification has "
-      "been saved in k\n", .exit_code = 0 },
-    { FIRE("mysql-secure-no-tty"), .cmd = "mysql_secure_installation", .out = "Enter current password for root "
-      "(enter for none): \n", .exit_code = 1, .expect = "[Nobody types here, so mysql_secure_installation" },
-    { QUIET("mysql-secure-no-tty"), .cmd = "mysql_secure_installation", .out = "All done!\n", .exit_code = 0 },
-    { FIRE("no-tty"), .cmd = "docker run -it debian", .out = "the input device is not a TTY\n", .exit_code = 1,
-      .expect = "[Nobody types here: there is no terminal and stdin is closed" },
+    { QUIET("ssh-keygen-no-tty"), .cmd = "ssh-keygen -t ed25519 -N '' -f k",
+      .out = "Your identification has "
+             "been saved in k\n",
+      .exit_code = 0 },
+    { FIRE("mysql-secure-no-tty"), .cmd = "mysql_secure_installation",
+      .out = "Enter current password for root "
+             "(enter for none): \n",
+      .exit_code = 1, .expect = "[Nobody types here, so mysql_secure_installation" },
+    { QUIET("mysql-secure-no-tty"), .cmd = "mysql_secure_installation", .out = "All done!\n",
+      .exit_code = 0 },
+    { FIRE("no-tty"), .cmd = "docker run -it debian", .out = "the input device is not a TTY\n",
+      .exit_code = 1, .expect = "[Nobody types here: there is no terminal and stdin is closed" },
     { QUIET("no-tty"), .cmd = "docker run debian true", .out = "", .exit_code = 0 },
-    { FIRE("stdin-eof"), .cmd = "python3 sum.py", .out = "Traceback (most recent call last):\n  File \"sum.py\", "
-      "line 1\nEOFError: EOF when reading a line\n", .exit_code = 1,
-      .expect = "[The program read input, but stdin is closed here and nobody types. Give it its input in the "
+    { FIRE("stdin-eof"), .cmd = "python3 sum.py",
+      .out = "Traceback (most recent call last):\n  File \"sum.py\", "
+             "line 1\nEOFError: EOF when reading a line\n",
+      .exit_code = 1,
+      .expect = "[The program read input, but stdin is closed here and nobody types. Give it its "
+                "input in the "
                 "command: printf 'LINE1\\nLINE2\\n' | CMD, or CMD < input.txt.]\n" },
-    { FIRE("stdin-eof"), .cmd = "java Main", .out = "Exception in thread \"main\" java.util.NoSuchElementException"
-      "\n\tat java.base/java.util.Scanner.throwFor(Scanner.java:945)\n", .exit_code = 1,
-      .expect = "[The program read input, but stdin is closed" },
+    { FIRE("stdin-eof"), .cmd = "java Main",
+      .out = "Exception in thread \"main\" java.util.NoSuchElementException"
+             "\n\tat java.base/java.util.Scanner.throwFor(Scanner.java:945)\n",
+      .exit_code = 1, .expect = "[The program read input, but stdin is closed" },
     { QUIET("stdin-eof"), .cmd = "python3 sum.py < in.txt", .out = "6\n", .exit_code = 0 },
 
     /* killed */
     { FIRE("killed-137"), .cmd = "python3 big.py", .out = "", .exit_code = 137,
-      .expect = "[Killed for lack of memory: this sandbox has 256 MiB of memory plus 768 MiB of swap, and the "
-                "program needed more. Make it use less memory; running it again as is ends the same way.]\n" },
-    { QUIET("killed-137"), .cmd = "sleep 100 & kill -9 $!; wait", .out = "", .exit_code = 137, .probe_rc = 1 },
+      .expect = "[Killed for lack of memory: this sandbox has 256 MiB of memory plus 768 MiB of "
+                "swap, and the "
+                "program needed more. Make it use less memory; running it again as is ends the "
+                "same way.]\n" },
+    { QUIET("killed-137"), .cmd = "sleep 100 & kill -9 $!; wait", .out = "", .exit_code = 137,
+      .probe_rc = 1 },
     { QUIET("killed-137"), .cmd = "python3 big.py", .out = "done\n", .exit_code = 0 },
-    { FIRE("killed-line"), .cmd = "python3 big.py | head", .out = "bash: line 1:    52 Killed                  "
-      "python3 big.py\n", .exit_code = 0, .expect = "[Killed for lack of memory: this sandbox has 256 MiB" },
-    { QUIET("killed-line"), .cmd = "grep Killed log.txt", .out = "Killed 3 processes\n", .exit_code = 0 },
-    { FIRE("segfault"), .cmd = "./a.out", .out = "", .exit_code = 139, .expect = "[Segmentation fault: the "
-      "program read or wrote memory it does not own" },
+    { FIRE("killed-line"), .cmd = "python3 big.py | head",
+      .out = "bash: line 1:    52 Killed                  "
+             "python3 big.py\n",
+      .exit_code = 0, .expect = "[Killed for lack of memory: this sandbox has 256 MiB" },
+    { QUIET("killed-line"), .cmd = "grep Killed log.txt", .out = "Killed 3 processes\n",
+      .exit_code = 0 },
+    { FIRE("segfault"), .cmd = "./a.out", .out = "", .exit_code = 139,
+      .expect = "[Segmentation fault: the "
+                "program read or wrote memory it does not own" },
     { QUIET("segfault"), .cmd = "./a.out", .out = "", .exit_code = 0 },
-    { FIRE("sigfpe"), .cmd = "./div", .out = "", .exit_code = 136, .expect = "[Floating point exception: the "
-      "program divided an integer by zero" },
+    { FIRE("sigfpe"), .cmd = "./div", .out = "", .exit_code = 136,
+      .expect = "[Floating point exception: the "
+                "program divided an integer by zero" },
     { QUIET("sigfpe"), .cmd = "./div", .out = "3\n", .exit_code = 0 },
 
     /* shell scripts */
     { FIRE("shellcheck-run"), .cmd = "bash dups.sh /data", .out = "Found 0 groups of duplicates\n",
-      .exit_code = 0, .probe_for = "shellcheck", .probe_out = "ShellCheck on dups.sh:\nline 9: note: count was modified in a subshell. "
-      "That change might be lost. [SC2031]\n",
-      .expect = "[ShellCheck on dups.sh:\nline 9: note: count was modified in a subshell. That change might be "
-                "lost. [SC2031]]\n", .probe_has = "f='dups.sh'" },
-    { QUIET("shellcheck-run"), .cmd = "bash clean.sh", .out = "ok\n", .exit_code = 0, .probe_rc = 1 },
+      .exit_code = 0, .probe_for = "shellcheck",
+      .probe_out = "ShellCheck on dups.sh:\nline 9: note: count was modified in a subshell. "
+                   "That change might be lost. [SC2031]\n",
+      .expect = "[ShellCheck on dups.sh:\nline 9: note: count was modified in a subshell. That "
+                "change might be "
+                "lost. [SC2031]]\n",
+      .probe_has = "f='dups.sh'" },
+    { QUIET("shellcheck-run"), .cmd = "bash clean.sh", .out = "ok\n", .exit_code = 0,
+      .probe_rc = 1 },
     { QUIET("shellcheck-run"), .cmd = "bash -c 'echo hi'", .out = "hi\n", .exit_code = 0 },
-    { FIRE("shellcheck-run-direct"), .cmd = "chmod +x dups.sh; ./dups.sh /data", .out = "0\n", .exit_code = 0,
-      .probe_for = "shellcheck", .probe_out = "ShellCheck on ./dups.sh:\nline 3: warning: x is referenced but not assigned. [SC2154]\n",
+    { FIRE("shellcheck-run-direct"), .cmd = "chmod +x dups.sh; ./dups.sh /data", .out = "0\n",
+      .exit_code = 0, .probe_for = "shellcheck",
+      .probe_out =
+          "ShellCheck on ./dups.sh:\nline 3: warning: x is referenced but not assigned. [SC2154]\n",
       .expect = "[ShellCheck on ./dups.sh:\nline 3: warning:", .probe_has = "f='./dups.sh'" },
-    { QUIET("shellcheck-run-direct"), .cmd = "./clean.sh", .out = "ok\n", .exit_code = 0, .probe_rc = 1 },
+    { QUIET("shellcheck-run-direct"), .cmd = "./clean.sh", .out = "ok\n", .exit_code = 0,
+      .probe_rc = 1 },
 
     /* habits: clients that fail without a word */
     { FIRE("curl-refused"), .cmd = "curl -s http://localhost:3000/api", .out = "", .exit_code = 7,
-      .probe_out = "3000\n127.0.0.1:5432 (postgres, pid 9)\n", .expect = "[curl could not connect (exit 7, it "
-      "printed nothing), and nothing listens on port 3000 in this sandbox", .probe_has = "t='curl -s http://localhost:3000/api'" },
-    { FIRE("curl-refused"), .cmd = "curl -s http://10.1.2.3/", .out = "", .exit_code = 7, .probe_rc = 1,
-      .probe_out = "nothing\n", .expect = "[curl could not connect (exit 7): nothing accepted the connection" },
-    { QUIET("curl-refused"), .cmd = "curl -s http://localhost:3000/api", .out = "", .exit_code = 0 },
-    { QUIET("curl-refused"), .cmd = "grep -c x f", .out = "", .exit_code = 7, .probe_out = "3000\nnothing\n" },
-    { FIRE("curl-http-error"), .cmd = "curl -sf http://localhost:8000/missing", .out = "", .exit_code = 22,
+      .probe_out = "3000\n127.0.0.1:5432 (postgres, pid 9)\n",
+      .expect = "[curl could not connect (exit 7, it "
+                "printed nothing), and nothing listens on port 3000 in this sandbox",
+      .probe_has = "t='curl -s http://localhost:3000/api'" },
+    { FIRE("curl-refused"), .cmd = "curl -s http://10.1.2.3/", .out = "", .exit_code = 7,
+      .probe_rc = 1, .probe_out = "nothing\n",
+      .expect = "[curl could not connect (exit 7): nothing accepted the connection" },
+    { QUIET("curl-refused"), .cmd = "curl -s http://localhost:3000/api", .out = "",
+      .exit_code = 0 },
+    { QUIET("curl-refused"), .cmd = "grep -c x f", .out = "", .exit_code = 7,
+      .probe_out = "3000\nnothing\n" },
+    { FIRE("curl-http-error"), .cmd = "curl -sf http://localhost:8000/missing", .out = "",
+      .exit_code = 22,
       .expect = "[curl -f got an HTTP error status (400 or above) and printed nothing (exit 22)" },
     { FIRE("curl-http-error"), .cmd = "curl --fail -s localhost:8000/x", .out = "", .exit_code = 22,
       .expect = "[curl -f got an HTTP error status" },
-    { QUIET("curl-http-error"), .cmd = "curl -sf http://localhost:8000/", .out = "ok\n", .exit_code = 0 },
-    { FIRE("curl-timeout"), .cmd = "curl -s -m 2 http://127.0.0.1:9000/", .out = "", .exit_code = 28,
-      .probe_out = "127.0.0.1:9000 (python3, pid 4)\n", .expect = "[curl gave up waiting (exit 28, timed out)" },
-    { QUIET("curl-timeout"), .cmd = "curl -s -m 2 http://127.0.0.1:9000/", .out = "hi\n", .exit_code = 0 },
+    { QUIET("curl-http-error"), .cmd = "curl -sf http://localhost:8000/", .out = "ok\n",
+      .exit_code = 0 },
+    { FIRE("curl-timeout"), .cmd = "curl -s -m 2 http://127.0.0.1:9000/", .out = "",
+      .exit_code = 28, .probe_out = "127.0.0.1:9000 (python3, pid 4)\n",
+      .expect = "[curl gave up waiting (exit 28, timed out)" },
+    { QUIET("curl-timeout"), .cmd = "curl -s -m 2 http://127.0.0.1:9000/", .out = "hi\n",
+      .exit_code = 0 },
     { FIRE("curl-empty-reply"), .cmd = "curl -s localhost:9000", .out = "", .exit_code = 52,
       .expect = "[The server closed the connection without answering (curl exit 52)" },
     { QUIET("curl-empty-reply"), .cmd = "curl -s localhost:9000", .out = "", .exit_code = 0 },
     { FIRE("curl-recv-error"), .cmd = "curl -s localhost:9000", .out = "", .exit_code = 56,
-      .probe_out = "nothing\n", .expect = "[The connection broke while curl was receiving (exit 56)" },
+      .probe_out = "nothing\n",
+      .expect = "[The connection broke while curl was receiving (exit 56)" },
     { QUIET("curl-recv-error"), .cmd = "wc -l f", .out = "", .exit_code = 56 },
     { FIRE("wget-failed"), .cmd = "wget -q http://localhost:8080/", .out = "", .exit_code = 4,
-      .probe_out = "8080\nnothing\n", .expect = "[wget failed at the network level (exit 4): nothing listens on port 8080" },
+      .probe_out = "8080\nnothing\n",
+      .expect = "[wget failed at the network level (exit 4): nothing listens on port 8080" },
     { QUIET("wget-failed"), .cmd = "wget -q http://localhost:8080/", .out = "", .exit_code = 0 },
     { FIRE("wget-tls"), .cmd = "wget -q https://localhost:8443/", .out = "", .exit_code = 5,
       .expect = "[wget could not check the server's TLS certificate (exit 5)" },
     { QUIET("wget-tls"), .cmd = "wget -q https://localhost:8443/", .out = "", .exit_code = 0 },
     { FIRE("wget-http-error"), .cmd = "wget -q http://localhost:8000/x", .out = "", .exit_code = 8,
       .expect = "[The server answered with an error status (wget exit 8" },
-    { QUIET("wget-http-error"), .cmd = "wget -q http://localhost:8000/", .out = "", .exit_code = 0 },
-    { FIRE("name-not-resolved"), .cmd = "python3 app.py", .out = "requests.exceptions.ConnectionError: "
-      "HTTPConnectionPool(host='db', port=5432): Max retries exceeded with url: / (Caused by NameResolutionError"
-      "(\"Failed to resolve 'db' ([Errno -3] Temporary failure in name resolution)\"))\n", .exit_code = 1,
-      .probe_out = "db\n", .expect = "[No machine is called db here: this sandbox is one machine, not a Docker "
-      "Compose network" },
-    { FIRE("name-not-resolved"), .cmd = "curl http://api.exmaple.com/", .out = "curl: (6) Could not resolve host: "
-      "api.exmaple.com\n", .exit_code = 6, .probe_rc = 2, .probe_out = "api.exmaple.com\n",
+    { QUIET("wget-http-error"), .cmd = "wget -q http://localhost:8000/", .out = "",
+      .exit_code = 0 },
+    { FIRE("name-not-resolved"), .cmd = "python3 app.py",
+      .out = "requests.exceptions.ConnectionError: "
+             "HTTPConnectionPool(host='db', port=5432): Max retries exceeded with url: / (Caused "
+             "by NameResolutionError"
+             "(\"Failed to resolve 'db' ([Errno -3] Temporary failure in name resolution)\"))\n",
+      .exit_code = 1, .probe_out = "db\n",
+      .expect = "[No machine is called db here: this sandbox is one machine, not a Docker "
+                "Compose network" },
+    { FIRE("name-not-resolved"), .cmd = "curl http://api.exmaple.com/",
+      .out = "curl: (6) Could not resolve host: "
+             "api.exmaple.com\n",
+      .exit_code = 6, .probe_rc = 2, .probe_out = "api.exmaple.com\n",
       .expect = "[The name api.exmaple.com does not resolve from this sandbox" },
-    { QUIET("name-not-resolved"), .cmd = "grep 'name resolution' notes.txt", .out = "Temporary failure in name "
-      "resolution\n", .exit_code = 0 },
-    { FIRE("curl-no-host"), .cmd = "curl -s http://redis:6379/", .out = "", .exit_code = 6, .probe_out = "redis\n",
-      .expect = "[curl could not resolve the host name (exit 6): no machine is called redis here." },
-    { QUIET("curl-no-host"), .cmd = "curl -s http://redis:6379/", .out = "", .exit_code = 0, .probe_out = "redis\n" },
-    { FIRE("psql-no-server"), .cmd = "psql -U postgres -c 'select 1'", .out = "psql: error: connection to server on "
-      "socket \"/var/run/postgresql/.s.PGSQL.5432\" failed: No such file or directory\n\tIs the server running "
-      "locally and accepting connections on that socket?\n", .exit_code = 2, .probe_rc = 1,
+    { QUIET("name-not-resolved"), .cmd = "grep 'name resolution' notes.txt",
+      .out = "Temporary failure in name "
+             "resolution\n",
+      .exit_code = 0 },
+    { FIRE("curl-no-host"), .cmd = "curl -s http://redis:6379/", .out = "", .exit_code = 6,
+      .probe_out = "redis\n",
+      .expect =
+          "[curl could not resolve the host name (exit 6): no machine is called redis here." },
+    { QUIET("curl-no-host"), .cmd = "curl -s http://redis:6379/", .out = "", .exit_code = 0,
+      .probe_out = "redis\n" },
+    { FIRE("psql-no-server"), .cmd = "psql -U postgres -c 'select 1'",
+      .out = "psql: error: connection to server on "
+             "socket \"/var/run/postgresql/.s.PGSQL.5432\" failed: No such file or directory\n\tIs "
+             "the server running "
+             "locally and accepting connections on that socket?\n",
+      .exit_code = 2, .probe_rc = 1,
       .expect = "[No PostgreSQL server is running in this sandbox, and none is installed" },
-    { FIRE("psql-no-server"), .cmd = "psql -h localhost -U postgres", .out = "psql: error: connection to server at "
-      "\"localhost\" (127.0.0.1), port 5432 failed: Connection refused\n", .exit_code = 2, .probe_rc = 0,
-      .expect = "[No PostgreSQL server is running in this sandbox, so there was nothing to connect to. Start it "
-      "first: service postgresql start" },
-    { QUIET("psql-no-server"), .cmd = "psql -U postgres -c 'select 1'", .out = " ?column? \n----------\n        1\n",
-      .exit_code = 0 },
-    { FIRE("mysql-no-server"), .cmd = "mysql -u root -e 'show databases'", .out = "ERROR 2002 (HY000): Can't "
-      "connect to local server through socket '/run/mysqld/mysqld.sock' (2)\n", .exit_code = 1, .probe_rc = 0,
-      .expect = "[No MariaDB/MySQL server is running in this sandbox, so there was nothing to connect to. Start it "
-      "first: service mariadb start" },
-    { QUIET("mysql-no-server"), .cmd = "mysql -u root -e 'show databases'", .out = "Database\nmysql\n",
-      .exit_code = 0 },
+    { FIRE("psql-no-server"), .cmd = "psql -h localhost -U postgres",
+      .out = "psql: error: connection to server at "
+             "\"localhost\" (127.0.0.1), port 5432 failed: Connection refused\n",
+      .exit_code = 2, .probe_rc = 0,
+      .expect = "[No PostgreSQL server is running in this sandbox, so there was nothing to connect "
+                "to. Start it "
+                "first: service postgresql start" },
+    { QUIET("psql-no-server"), .cmd = "psql -U postgres -c 'select 1'",
+      .out = " ?column? \n----------\n        1\n", .exit_code = 0 },
+    { FIRE("mysql-no-server"), .cmd = "mysql -u root -e 'show databases'",
+      .out = "ERROR 2002 (HY000): Can't "
+             "connect to local server through socket '/run/mysqld/mysqld.sock' (2)\n",
+      .exit_code = 1, .probe_rc = 0,
+      .expect = "[No MariaDB/MySQL server is running in this sandbox, so there was nothing to "
+                "connect to. Start it "
+                "first: service mariadb start" },
+    { QUIET("mysql-no-server"), .cmd = "mysql -u root -e 'show databases'",
+      .out = "Database\nmysql\n", .exit_code = 0 },
 
     /* habits: what a container cannot do */
-    { FIRE("systemctl"), .cmd = "systemctl restart postgresql", .out = "bash: line 1: systemctl: command not "
-      "found\n", .exit_code = 127, .probe_out = "postgresql\n", .probe_rc = 0, .probe_for = "init.d",
-      .expect = "[systemctl cannot work here: this sandbox is a container with no systemd, and installing anything "
-      "won't change that. postgresql has an init script: service postgresql start" },
-    { FIRE("systemctl"), .cmd = "sudo systemctl daemon-reload", .out = "env: 'systemctl': No such file or "
-      "directory\n", .exit_code = 127, .probe_rc = 1, .expect = "[systemctl cannot work here: this sandbox is a "
-      "container with no systemd, and installing anything won't change that. Start the daemon's own program" },
-    { FIRE("systemctl"), .cmd = "systemctl start myapp.service", .out = "System has not been booted with systemd "
-      "as init system (PID 1). Can't operate.\n", .exit_code = 1, .probe_rc = 2, .probe_out = "myapp\n",
-      .expect = "[systemctl cannot work here: this sandbox is a container with no systemd, and installing anything "
-      "won't change that. myapp has no init script here" },
+    { FIRE("systemctl"), .cmd = "systemctl restart postgresql",
+      .out = "bash: line 1: systemctl: command not "
+             "found\n",
+      .exit_code = 127, .probe_out = "postgresql\n", .probe_rc = 0, .probe_for = "init.d",
+      .expect = "[systemctl cannot work here: this sandbox is a container with no systemd, and "
+                "installing anything "
+                "won't change that. postgresql has an init script: service postgresql start" },
+    { FIRE("systemctl"), .cmd = "sudo systemctl daemon-reload",
+      .out = "env: 'systemctl': No such file or "
+             "directory\n",
+      .exit_code = 127, .probe_rc = 1,
+      .expect = "[systemctl cannot work here: this sandbox is a "
+                "container with no systemd, and installing anything won't change that. Start the "
+                "daemon's own program" },
+    { FIRE("systemctl"), .cmd = "systemctl start myapp.service",
+      .out = "System has not been booted with systemd "
+             "as init system (PID 1). Can't operate.\n",
+      .exit_code = 1, .probe_rc = 2, .probe_out = "myapp\n",
+      .expect = "[systemctl cannot work here: this sandbox is a container with no systemd, and "
+                "installing anything "
+                "won't change that. myapp has no init script here" },
     { QUIET("systemctl"), .cmd = "echo systemctl", .out = "systemctl\n", .exit_code = 0 },
-    { FIRE("service-unknown"), .cmd = "service nginx start", .out = "nginx: unrecognized service\n", .exit_code = 1,
-      .probe_rc = 2, .probe_out = "nginx\n", .expect = "[There is no /etc/init.d/nginx, so service cannot start it" },
-    { QUIET("service-unknown"), .cmd = "service nginx start", .out = "Starting nginx: nginx.\n", .exit_code = 0 },
-    { FIRE("journalctl"), .cmd = "journalctl -u nginx -n 50", .out = "bash: line 1: journalctl: command not "
-      "found\n", .exit_code = 127, .expect = "[There is no journal here" },
+    { FIRE("service-unknown"), .cmd = "service nginx start", .out = "nginx: unrecognized service\n",
+      .exit_code = 1, .probe_rc = 2, .probe_out = "nginx\n",
+      .expect = "[There is no /etc/init.d/nginx, so service cannot start it" },
+    { QUIET("service-unknown"), .cmd = "service nginx start", .out = "Starting nginx: nginx.\n",
+      .exit_code = 0 },
+    { FIRE("journalctl"), .cmd = "journalctl -u nginx -n 50",
+      .out = "bash: line 1: journalctl: command not "
+             "found\n",
+      .exit_code = 127, .expect = "[There is no journal here" },
     { QUIET("journalctl"), .cmd = "cat journalctl.txt", .out = "x\n", .exit_code = 0 },
-    { FIRE("container-in-container"), .cmd = "docker compose up -d", .out = "bash: line 1: docker: command not "
-      "found\n", .exit_code = 127, .expect = "[You are inside a container already (this sandbox), so docker cannot "
-      "run containers here" },
-    { FIRE("container-in-container"), .cmd = "sudo docker ps", .out = "Cannot connect to the Docker daemon at "
-      "unix:///var/run/docker.sock. Is the docker daemon running?\n", .exit_code = 1,
-      .expect = "[You are inside a container already" },
-    { QUIET("container-in-container"), .cmd = "cat Dockerfile", .out = "FROM debian\n", .exit_code = 0 },
-    { FIRE("reboot"), .cmd = "reboot", .out = "bash: line 1: reboot: command not found\n", .exit_code = 127,
-      .expect = "[This sandbox cannot be rebooted or shut down from inside" },
+    { FIRE("container-in-container"), .cmd = "docker compose up -d",
+      .out = "bash: line 1: docker: command not "
+             "found\n",
+      .exit_code = 127,
+      .expect = "[You are inside a container already (this sandbox), so docker cannot "
+                "run containers here" },
+    { FIRE("container-in-container"), .cmd = "sudo docker ps",
+      .out = "Cannot connect to the Docker daemon at "
+             "unix:///var/run/docker.sock. Is the docker daemon running?\n",
+      .exit_code = 1, .expect = "[You are inside a container already" },
+    { QUIET("container-in-container"), .cmd = "cat Dockerfile", .out = "FROM debian\n",
+      .exit_code = 0 },
+    { FIRE("reboot"), .cmd = "reboot", .out = "bash: line 1: reboot: command not found\n",
+      .exit_code = 127, .expect = "[This sandbox cannot be rebooted or shut down from inside" },
     { QUIET("reboot"), .cmd = "echo reboot later", .out = "reboot later\n", .exit_code = 0 },
-    { FIRE("kernel-rights"), .cmd = "mount -t tmpfs none /mnt", .out = "mount: /mnt: permission denied.\n       "
-      "dmesg(1) may have more information after failed mount system call.\n", .exit_code = 32,
-      .expect = "[mount needs rights over the kernel" },
-    { FIRE("kernel-rights"), .cmd = "sysctl -w net.core.somaxconn=1024", .out = "sysctl: permission denied on key "
-      "\"net.core.somaxconn\"\n", .exit_code = 1, .expect = "[sysctl needs rights over the kernel" },
-    { FIRE("kernel-rights"), .cmd = "modprobe fuse", .out = "bash: line 1: modprobe: command not found\n",
-      .exit_code = 127, .expect = "[modprobe needs rights over the kernel" },
-    { QUIET("kernel-rights"), .cmd = "mount", .out = "overlay on / type overlay (rw)\n", .exit_code = 0 },
-    { QUIET("kernel-rights"), .cmd = "sysctl net.ipv4.nope", .out = "sysctl: cannot stat /proc/sys/net/ipv4/nope: "
-      "No such file or directory\n", .exit_code = 255 },
-    { FIRE("ulimit-raise"), .cmd = "ulimit -n 1000000 && ./server", .out = "bash: line 1: ulimit: open files: "
-      "cannot modify limit: Operation not permitted\n", .exit_code = 1, .expect = "[This sandbox's limits are "
-      "fixed from outside" },
+    { FIRE("kernel-rights"), .cmd = "mount -t tmpfs none /mnt",
+      .out = "mount: /mnt: permission denied.\n       "
+             "dmesg(1) may have more information after failed mount system call.\n",
+      .exit_code = 32, .expect = "[mount needs rights over the kernel" },
+    { FIRE("kernel-rights"), .cmd = "sysctl -w net.core.somaxconn=1024",
+      .out = "sysctl: permission denied on key "
+             "\"net.core.somaxconn\"\n",
+      .exit_code = 1, .expect = "[sysctl needs rights over the kernel" },
+    { FIRE("kernel-rights"), .cmd = "modprobe fuse",
+      .out = "bash: line 1: modprobe: command not found\n", .exit_code = 127,
+      .expect = "[modprobe needs rights over the kernel" },
+    { QUIET("kernel-rights"), .cmd = "mount", .out = "overlay on / type overlay (rw)\n",
+      .exit_code = 0 },
+    { QUIET("kernel-rights"), .cmd = "sysctl net.ipv4.nope",
+      .out = "sysctl: cannot stat /proc/sys/net/ipv4/nope: "
+             "No such file or directory\n",
+      .exit_code = 255 },
+    { FIRE("ulimit-raise"), .cmd = "ulimit -n 1000000 && ./server",
+      .out = "bash: line 1: ulimit: open files: "
+             "cannot modify limit: Operation not permitted\n",
+      .exit_code = 1,
+      .expect = "[This sandbox's limits are "
+                "fixed from outside" },
     { QUIET("ulimit-raise"), .cmd = "ulimit -n 256 && ./server", .out = "", .exit_code = 0 },
 
     /* habits: programs that want a terminal */
-    { FIRE("screen-monitor"), .cmd = "top", .out = "", .exit_code = 1, .expect = "[top draws a live screen on a "
-      "terminal, and there is none here" },
-    { FIRE("screen-monitor"), .cmd = "htop", .out = "bash: line 1: htop: command not found\n", .exit_code = 127,
-      .expect = "[htop draws a live screen on a terminal" },
-    { QUIET("screen-monitor"), .cmd = "top -b -n 1 | head", .out = "top - 10:00:00\n", .exit_code = 1 },
-    { FIRE("screen-editor"), .cmd = "nano main.py", .out = "bash: line 1: nano: command not found\n",
-      .exit_code = 127, .expect = "[Nobody types here (no terminal, stdin closed), so a screen editor like nano "
-      "cannot be used" },
-    { FIRE("screen-editor"), .cmd = "vim app.js", .out = "Vim: Warning: Output is not to a terminal\n",
-      .exit_code = 1, .expect = "[Nobody types here (no terminal, stdin closed), so a screen editor like vim" },
-    { QUIET("screen-editor"), .cmd = "vim --version | head -1", .out = "VIM - Vi IMproved 9.1\n", .exit_code = 0 },
-    { FIRE("watch-screen"), .cmd = "watch -n 1 'ls -l'", .out = "Error opening terminal: unknown.\n",
-      .exit_code = 1, .expect = "[watch redraws a terminal screen, and there is none here" },
+    { FIRE("screen-monitor"), .cmd = "top", .out = "", .exit_code = 1,
+      .expect = "[top draws a live screen on a "
+                "terminal, and there is none here" },
+    { FIRE("screen-monitor"), .cmd = "htop", .out = "bash: line 1: htop: command not found\n",
+      .exit_code = 127, .expect = "[htop draws a live screen on a terminal" },
+    { QUIET("screen-monitor"), .cmd = "top -b -n 1 | head", .out = "top - 10:00:00\n",
+      .exit_code = 1 },
+    { FIRE("screen-editor"), .cmd = "nano main.py",
+      .out = "bash: line 1: nano: command not found\n", .exit_code = 127,
+      .expect = "[Nobody types here (no terminal, stdin closed), so a screen editor like nano "
+                "cannot be used" },
+    { FIRE("screen-editor"), .cmd = "vim app.js",
+      .out = "Vim: Warning: Output is not to a terminal\n", .exit_code = 1,
+      .expect = "[Nobody types here (no terminal, stdin closed), so a screen editor like vim" },
+    { QUIET("screen-editor"), .cmd = "vim --version | head -1", .out = "VIM - Vi IMproved 9.1\n",
+      .exit_code = 0 },
+    { FIRE("watch-screen"), .cmd = "watch -n 1 'ls -l'",
+      .out = "Error opening terminal: unknown.\n", .exit_code = 1,
+      .expect = "[watch redraws a terminal screen, and there is none here" },
     { QUIET("watch-screen"), .cmd = "cat watch.log", .out = "x\n", .exit_code = 0 },
-    { FIRE("watch-forever"), .cmd = "watch -n 1 date", .out = "Every 1.0s: date\n", .exit_code = 137,
-      .timed_out = true, .expect = "[watch repeats a command for ever on a terminal screen, so it ran until the "
-      "timeout" },
+    { FIRE("watch-forever"), .cmd = "watch -n 1 date", .out = "Every 1.0s: date\n",
+      .exit_code = 137, .timed_out = true,
+      .expect = "[watch repeats a command for ever on a terminal screen, so it ran until the "
+                "timeout" },
     { QUIET("watch-forever"), .cmd = "python3 watcher.py", .out = "watching\n", .exit_code = 137,
       .timed_out = true },
     { FIRE("follow-forever"), .cmd = "tail -f server.log", .out = "GET / 200\n", .exit_code = 137,
       .timed_out = true, .expect = "[tail -f never ends by itself (it follows for ever)" },
-    { FIRE("follow-forever"), .cmd = "ping localhost", .out = "64 bytes from localhost\n", .exit_code = 137,
-      .timed_out = true, .expect = "[ping never ends by itself" },
-    { QUIET("follow-forever"), .cmd = "tail -n 5 server.log", .out = "GET / 200\n", .exit_code = 137,
-      .timed_out = true },
+    { FIRE("follow-forever"), .cmd = "ping localhost", .out = "64 bytes from localhost\n",
+      .exit_code = 137, .timed_out = true, .expect = "[ping never ends by itself" },
+    { QUIET("follow-forever"), .cmd = "tail -n 5 server.log", .out = "GET / 200\n",
+      .exit_code = 137, .timed_out = true },
     { QUIET("follow-forever"), .cmd = "ping -c 3 localhost", .out = "64 bytes\n", .exit_code = 137,
       .timed_out = true },
-    { FIRE("terminal-multiplexer"), .cmd = "tmux new -d -s app 'node app.js'", .out = "bash: line 1: tmux: "
-      "command not found\n", .exit_code = 127, .expect = "[tmux keeps programs running for a terminal, and "
-      "there is none here (installing anything won't change that)" },
+    { FIRE("terminal-multiplexer"), .cmd = "tmux new -d -s app 'node app.js'",
+      .out = "bash: line 1: tmux: "
+             "command not found\n",
+      .exit_code = 127,
+      .expect = "[tmux keeps programs running for a terminal, and "
+                "there is none here (installing anything won't change that)" },
     { QUIET("terminal-multiplexer"), .cmd = "ls screenshots", .out = "a.png\n", .exit_code = 0 },
-    { FIRE("apt-no-yes"), .cmd = "apt-get install nodejs", .out = "The following NEW packages will be installed:\n"
-      "  nodejs\nContinue? [Y/n] Abort.\n", .exit_code = 1, .expect = "[Nobody types here, so apt could not ask "
-      "whether to continue, and did nothing. Add -y" },
-    { FIRE("apt-no-yes"), .cmd = "apt remove less", .out = "Do you want to continue? [Y/n] Abort.\n",
-      .exit_code = 1, .expect = "[Nobody types here, so apt could not ask whether to continue" },
-    { QUIET("apt-no-yes"), .cmd = "apt-get install -y nodejs", .out = "Setting up nodejs\n", .exit_code = 0 },
-    { FIRE("crontab-edit"), .cmd = "crontab -e", .out = "no crontab for root - using an empty one\n",
-      .exit_code = 1, .expect = "[Nobody types here, so crontab -e cannot open an editor" },
+    { FIRE("apt-no-yes"), .cmd = "apt-get install nodejs",
+      .out = "The following NEW packages will be installed:\n"
+             "  nodejs\nContinue? [Y/n] Abort.\n",
+      .exit_code = 1,
+      .expect = "[Nobody types here, so apt could not ask "
+                "whether to continue, and did nothing. Add -y" },
+    { FIRE("apt-no-yes"), .cmd = "apt remove less",
+      .out = "Do you want to continue? [Y/n] Abort.\n", .exit_code = 1,
+      .expect = "[Nobody types here, so apt could not ask whether to continue" },
+    { QUIET("apt-no-yes"), .cmd = "apt-get install -y nodejs", .out = "Setting up nodejs\n",
+      .exit_code = 0 },
+    { FIRE("crontab-edit"), .cmd = "crontab -e",
+      .out = "no crontab for root - using an empty one\n", .exit_code = 1,
+      .expect = "[Nobody types here, so crontab -e cannot open an editor" },
     { QUIET("crontab-edit"), .cmd = "crontab -l", .out = "no crontab for root\n", .exit_code = 1 },
-    { FIRE("psql-password"), .cmd = "psql -h localhost -U app appdb", .out = "psql: error: connection to server at "
-      "\"localhost\" (127.0.0.1), port 5432 failed: fe_sendauth: no password supplied\n", .exit_code = 2,
-      .expect = "[Nobody types here, so psql could not ask for a password" },
-    { QUIET("psql-password"), .cmd = "PGPASSWORD=x psql -h localhost -U app appdb -c 'select 1'", .out = "1\n",
+    { FIRE("psql-password"), .cmd = "psql -h localhost -U app appdb",
+      .out = "psql: error: connection to server at "
+             "\"localhost\" (127.0.0.1), port 5432 failed: fe_sendauth: no password supplied\n",
+      .exit_code = 2, .expect = "[Nobody types here, so psql could not ask for a password" },
+    { QUIET("psql-password"), .cmd = "PGPASSWORD=x psql -h localhost -U app appdb -c 'select 1'",
+      .out = "1\n", .exit_code = 0 },
+    { FIRE("mysql-password"), .cmd = "mysql -u app -p appdb",
+      .out = "Enter password: ERROR 1045 (28000): Access "
+             "denied for user 'app'@'localhost' (using password: NO)\n",
+      .exit_code = 1, .expect = "[No password was sent: nobody types here" },
+    { QUIET("mysql-password"), .cmd = "mysql -u app -pX appdb",
+      .out = "ERROR 1045 (28000): Access denied for user "
+             "'app'@'localhost' (using password: YES)\n",
+      .exit_code = 1 },
+    { FIRE("git-credentials"), .cmd = "git push origin main",
+      .out = "fatal: could not read Username for "
+             "'https://github.com': No such device or address\n",
+      .exit_code = 128,
+      .expect = "[Nobody types here, so "
+                "git could not ask for a user name or password for https://github.com, and did "
+                "nothing." },
+    { QUIET("git-credentials"), .cmd = "git push origin main", .out = "Everything up-to-date\n",
       .exit_code = 0 },
-    { FIRE("mysql-password"), .cmd = "mysql -u app -p appdb", .out = "Enter password: ERROR 1045 (28000): Access "
-      "denied for user 'app'@'localhost' (using password: NO)\n", .exit_code = 1,
-      .expect = "[No password was sent: nobody types here" },
-    { QUIET("mysql-password"), .cmd = "mysql -u app -pX appdb", .out = "ERROR 1045 (28000): Access denied for user "
-      "'app'@'localhost' (using password: YES)\n", .exit_code = 1 },
-    { FIRE("git-credentials"), .cmd = "git push origin main", .out = "fatal: could not read Username for "
-      "'https://github.com': No such device or address\n", .exit_code = 128, .expect = "[Nobody types here, so "
-      "git could not ask for a user name or password for https://github.com, and did nothing." },
-    { QUIET("git-credentials"), .cmd = "git push origin main", .out = "Everything up-to-date\n", .exit_code = 0 },
-    { FIRE("ssh-host-key"), .cmd = "git clone git@example.com:me/repo.git", .out = "Host key verification "
-      "failed.\nfatal: Could not read from remote repository.\n", .exit_code = 128,
+    { FIRE("ssh-host-key"), .cmd = "git clone git@example.com:me/repo.git",
+      .out = "Host key verification "
+             "failed.\nfatal: Could not read from remote repository.\n",
+      .exit_code = 128,
       .expect = "[Nobody types here, so ssh could not ask you to accept the server's host key" },
-    { QUIET("ssh-host-key"), .cmd = "ssh -o StrictHostKeyChecking=accept-new me@host true", .out = "",
-      .exit_code = 0 },
-    { FIRE("ssh-password"), .cmd = "ssh me@host uptime", .out = "me@host: Permission denied "
-      "(publickey,password).\n", .exit_code = 255, .expect = "[Nobody types here, so ssh could not ask for a "
-      "password" },
+    { QUIET("ssh-host-key"), .cmd = "ssh -o StrictHostKeyChecking=accept-new me@host true",
+      .out = "", .exit_code = 0 },
+    { FIRE("ssh-password"), .cmd = "ssh me@host uptime",
+      .out = "me@host: Permission denied "
+             "(publickey,password).\n",
+      .exit_code = 255,
+      .expect = "[Nobody types here, so ssh could not ask for a "
+                "password" },
     { QUIET("ssh-password"), .cmd = "ssh me@host uptime", .out = "up 3 days\n", .exit_code = 0 },
 
     /* habits: a shell that does not last */
-    { FIRE("shell-state-only"), .cmd = "cd app", .out = "", .exit_code = 0, .expect = "[That only changed this "
-      "call's shell, and that shell is gone now" },
+    { FIRE("shell-state-only"), .cmd = "cd app", .out = "", .exit_code = 0,
+      .expect = "[That only changed this "
+                "call's shell, and that shell is gone now" },
     { FIRE("shell-state-only"), .cmd = "source venv/bin/activate", .out = "", .exit_code = 0,
       .expect = "[That only changed this call's shell" },
-    { FIRE("shell-state-only"), .cmd = "export NODE_ENV=production && cd /work/app", .out = "", .exit_code = 0,
-      .expect = "[That only changed this call's shell" },
+    { FIRE("shell-state-only"), .cmd = "export NODE_ENV=production && cd /work/app", .out = "",
+      .exit_code = 0, .expect = "[That only changed this call's shell" },
     { FIRE("shell-state-only"), .cmd = ". ~/.nvm/nvm.sh; nvm use 20", .out = "Now using node v20\n",
       .exit_code = 0, .expect = "[That only changed this call's shell" },
     { QUIET("shell-state-only"), .cmd = "cd app && npm test", .out = "ok\n", .exit_code = 0 },
     { QUIET("shell-state-only"), .cmd = "PORT=8000 python3 app.py", .out = "", .exit_code = 0 },
-    { QUIET("shell-state-only"), .cmd = "cd nowhere", .out = "bash: line 1: cd: nowhere: No such file or "
-      "directory\n", .exit_code = 1 },
+    { QUIET("shell-state-only"), .cmd = "cd nowhere",
+      .out = "bash: line 1: cd: nowhere: No such file or "
+             "directory\n",
+      .exit_code = 1 },
 
     /* habits: servers */
     { FIRE("server-foreground"), .cmd = "node server.js", .out = "Server listening on port 3000\n",
-      .exit_code = 137, .timed_out = true, .probe_out = "3000\n", .expect = "[That was a server: it listened on "
-      "port 3000, and a server never ends by itself, so it ran until the timeout and was killed with it. Start it "
-      "in the background: node server.js > server.log 2>&1 & then use it in later runs (curl -s localhost:3000/)" },
+      .exit_code = 137, .timed_out = true, .probe_out = "3000\n",
+      .expect = "[That was a server: it listened on "
+                "port 3000, and a server never ends by itself, so it ran until the timeout and was "
+                "killed with it. Start it "
+                "in the background: node server.js > server.log 2>&1 & then use it in later runs "
+                "(curl -s localhost:3000/)" },
     { FIRE("server-foreground"), .cmd = "flask run", .out = " * Running on http://127.0.0.1:5000\n",
-      .exit_code = 137, .timed_out = true, .probe_out = "5000\n", .expect = "[That was a server: it listened on "
-      "port 5000" },
+      .exit_code = 137, .timed_out = true, .probe_out = "5000\n",
+      .expect = "[That was a server: it listened on "
+                "port 5000" },
     { QUIET("server-foreground"), .cmd = "node server.js", .out = "Server listening on port 3000\n",
       .exit_code = 0, .probe_out = "3000\n" },
     { QUIET("server-foreground"), .cmd = "python3 slow.py", .out = "step 1\n", .exit_code = 137,
       .timed_out = true, .probe_out = "3000\n" },
-    { FIRE("server-foreground-cmd"), .cmd = "python3 -m http.server 8000", .out = "", .exit_code = 137,
-      .timed_out = true, .probe_out = "8000\n", .expect = "[That was a server (port 8000), and a server never ends "
-      "by itself" },
-    { QUIET("server-foreground-cmd"), .cmd = "python3 -m http.server 8000 &", .out = "", .exit_code = 0,
-      .probe_rc = 1 },
-    { FIRE("server-background"), .cmd = "python3 -m http.server 8000 > server.log 2>&1 &", .out = "",
-      .exit_code = 0, .probe_out = "0.0.0.0:8000 (python3, pid 12)\n", .probe_for = "sleep 0.25",
+    { FIRE("server-foreground-cmd"), .cmd = "python3 -m http.server 8000", .out = "",
+      .exit_code = 137, .timed_out = true, .probe_out = "8000\n",
+      .expect = "[That was a server (port 8000), and a server never ends "
+                "by itself" },
+    { QUIET("server-foreground-cmd"), .cmd = "python3 -m http.server 8000 &", .out = "",
+      .exit_code = 0, .probe_rc = 1 },
+    { FIRE("server-background"), .cmd = "python3 -m http.server 8000 > server.log 2>&1 &",
+      .out = "", .exit_code = 0, .probe_out = "0.0.0.0:8000 (python3, pid 12)\n",
+      .probe_for = "sleep 0.25",
       .expect = "[Listening now, in the "
-      "background: 0.0.0.0:8000 (python3, pid 12). It keeps running after this call" },
+                "background: 0.0.0.0:8000 (python3, pid 12). It keeps running after this call" },
     { QUIET("server-background"), .cmd = "make 2>&1 && ./a.out", .out = "ok\n", .exit_code = 0,
       .probe_out = "0.0.0.0:8000 (python3, pid 12)\n" },
-    { QUIET("server-background"), .cmd = "sleep 20 & echo gone", .out = "gone\n", .exit_code = 0, .probe_rc = 1 },
+    { QUIET("server-background"), .cmd = "sleep 20 & echo gone", .out = "gone\n", .exit_code = 0,
+      .probe_rc = 1 },
 };
 
 #define NCASES (sizeof cases / sizeof cases[0])
@@ -571,7 +815,8 @@ static int run_case(const hcase_t *c, size_t idx)
     fake_t f = { .rc = c->probe_rc, .out = c->probe_out, .only = c->probe_for };
     textbuf_t out;
     textbuf_init(&out);
-    hints_for_run(c->cmd, c->out, strlen(c->out), c->exit_code, c->timed_out, fake_probe, NULL, &f, &tmpl, &out);
+    hints_for_run(c->cmd, c->out, strlen(c->out), c->exit_code, c->timed_out, fake_probe, NULL, &f,
+                  &tmpl, &out);
     const char *got = out.buf ? out.buf : "";
     int bad = 0;
     if (c->quiet) {
@@ -581,12 +826,14 @@ static int run_case(const hcase_t *c, size_t idx)
         }
     } else {
         if (strncmp(got, c->expect, strlen(c->expect)) != 0) {
-            fprintf(stderr, "case %zu (%s)\n  want: %s\n  got:  %s\n", idx, c->name, c->expect, got);
+            fprintf(stderr, "case %zu (%s)\n  want: %s\n  got:  %s\n", idx, c->name, c->expect,
+                    got);
             bad = 1;
         }
         /* One bracketed line (ShellCheck's may span several). */
-        bool one = out.len >= 3 && got[0] == '[' && got[out.len - 2] == ']' && got[out.len - 1] == '\n' &&
-                   (strncmp(c->name, "shellcheck", 10) == 0 || strchr(got, '\n') + 1 == got + out.len);
+        bool one =
+            out.len >= 3 && got[0] == '[' && got[out.len - 2] == ']' && got[out.len - 1] == '\n' &&
+            (strncmp(c->name, "shellcheck", 10) == 0 || strchr(got, '\n') + 1 == got + out.len);
         if (!one) {
             fprintf(stderr, "case %zu (%s): not one bracketed line: %s", idx, c->name, got);
             bad = 1;
@@ -658,7 +905,8 @@ static void timeouts_and_no_probe(void **state)
     hints_for_run("python3 big.py", "", 0, 137, true, fake_probe, NULL, &f, &tmpl, &out);
     assert_int_equal(out.len, 0);
     assert_int_equal(f.calls, 0);
-    hints_for_run("python3 x.py", "python3: can't open file '/work/x.py': [Errno 2] No such file or directory\n",
+    hints_for_run("python3 x.py",
+                  "python3: can't open file '/work/x.py': [Errno 2] No such file or directory\n",
                   75, 2, false, NULL, NULL, NULL, &tmpl, &out);
     assert_int_equal(out.len, 0);
     /* Entries without a probe still speak. */
@@ -679,14 +927,18 @@ static void limits_from_config(void **state)
 {
     (void)state;
     hints_limits_t saved = tmpl;
-    tmpl = (hints_limits_t){ .memory = 96 << 20, .memory_swap = 192 << 20, .nano_cpus = 500000000,
-                             .pids = 100, .disk_cap = INT64_C(1536) << 20 };
+    tmpl = (hints_limits_t){ .memory = 96 << 20,
+                             .memory_swap = 192 << 20,
+                             .nano_cpus = 500000000,
+                             .pids = 100,
+                             .disk_cap = INT64_C(1536) << 20 };
     textbuf_t out;
     textbuf_init(&out);
     hints_for_run("nproc", "4\n", 2, 0, false, NULL, NULL, NULL, &tmpl, &out);
-    assert_string_equal(out.buf, "[Those figures are the host's, not this sandbox's. This sandbox has 96 MiB of "
-                                 "memory plus 96 MiB of swap, 0.5 CPU, at most 100 processes and 1.5 GiB of "
-                                 "disk.]\n");
+    assert_string_equal(
+        out.buf, "[Those figures are the host's, not this sandbox's. This sandbox has 96 MiB of "
+                 "memory plus 96 MiB of swap, 0.5 CPU, at most 100 processes and 1.5 GiB of "
+                 "disk.]\n");
     textbuf_free(&out);
     tmpl.memory_swap = 96 << 20;
     tmpl.nano_cpus = 2000000000;
@@ -717,13 +969,16 @@ static int fake_limits(void *ctx, hints_limits_t *out)
 static void limits_from_sandbox(void **state)
 {
     (void)state;
-    fake_limits_t f = { .rc = 0, .lim = { .memory = 128 << 20, .memory_swap = 128 << 20,
-                                           .nano_cpus = 1500000000, .pids = 0 } };
+    fake_limits_t f = {
+        .rc = 0,
+        .lim = { .memory = 128 << 20, .memory_swap = 128 << 20, .nano_cpus = 1500000000, .pids = 0 }
+    };
     textbuf_t out;
     textbuf_init(&out);
     hints_for_run("nproc", "4\n", 2, 0, false, NULL, fake_limits, &f, &tmpl, &out);
-    assert_string_equal(out.buf, "[Those figures are the host's, not this sandbox's. This sandbox has 128 MiB of "
-                                 "memory and no swap, 1.5 CPUs, no process limit and 2 GiB of disk.]\n");
+    assert_string_equal(
+        out.buf, "[Those figures are the host's, not this sandbox's. This sandbox has 128 MiB of "
+                 "memory and no swap, 1.5 CPUs, no process limit and 2 GiB of disk.]\n");
     assert_int_equal(f.calls, 1);
     textbuf_free(&out);
     textbuf_init(&out);
@@ -732,7 +987,8 @@ static void limits_from_sandbox(void **state)
     assert_int_equal(f.calls, 1);
     f.rc = -1;
     hints_for_run("free -m", "x\n", 2, 0, false, NULL, fake_limits, &f, &tmpl, &out);
-    assert_non_null(strstr(out.buf, "256 MiB of memory plus 768 MiB of swap, 1 CPU, at most 512 processes"));
+    assert_non_null(
+        strstr(out.buf, "256 MiB of memory plus 768 MiB of swap, 1 CPU, at most 512 processes"));
     assert_int_equal(f.calls, 2);
     textbuf_free(&out);
 }
@@ -742,17 +998,20 @@ static void limits_from_sandbox(void **state)
 static void write_hints(void **state)
 {
     (void)state;
-    const char *report = "ShellCheck on /work/dups.sh:\nline 9: note: count was modified in a subshell. "
-                         "That change might be lost. [SC2031]\n";
+    const char *report =
+        "ShellCheck on /work/dups.sh:\nline 9: note: count was modified in a subshell. "
+        "That change might be lost. [SC2031]\n";
     fake_t f = { .rc = 0, .out = report };
     textbuf_t out;
     textbuf_init(&out);
-    const char *script = "#!/bin/bash\ncount=0\nfind . | while read f; do count=$((count+1)); done\necho $count\n";
+    const char *script =
+        "#!/bin/bash\ncount=0\nfind . | while read f; do count=$((count+1)); done\necho $count\n";
     hints_for_write("/work/dups.sh", script, strlen(script), fake_probe, &f, &out);
     assert_int_equal(f.calls, 1);
     assert_non_null(strstr(f.last, "f='/work/dups.sh'"));
-    assert_string_equal(out.buf, "[ShellCheck on /work/dups.sh:\nline 9: note: count was modified in a "
-                                 "subshell. That change might be lost. [SC2031]]\n");
+    assert_string_equal(out.buf,
+                        "[ShellCheck on /work/dups.sh:\nline 9: note: count was modified in a "
+                        "subshell. That change might be lost. [SC2031]]\n");
     textbuf_free(&out);
 
     /* A #! line naming a shell makes a script without .sh one too. */
@@ -772,7 +1031,8 @@ static void write_hints(void **state)
 
     /* Not shell scripts: ShellCheck is not even asked. */
     fake_t none = { .rc = 0, .out = "x" };
-    hints_for_write("/work/x.py", "#!/usr/bin/env python3\nprint(1)\n", 32, fake_probe, &none, &out);
+    hints_for_write("/work/x.py", "#!/usr/bin/env python3\nprint(1)\n", 32, fake_probe, &none,
+                    &out);
     hints_for_write("/work/notes.txt", "notes\n#!/bin/sh\n", 16, fake_probe, &none, &out);
     hints_for_write("/work/main.c", "int main(void) { return 0; }\n", 29, fake_probe, &none, &out);
     assert_int_equal(none.calls, 0);
@@ -828,7 +1088,8 @@ static char *run_real(const char *cmd, const char *output, int exit_code)
 {
     textbuf_t out;
     textbuf_init(&out);
-    hints_for_run(cmd, output, strlen(output), exit_code, false, real_probe, NULL, NULL, &tmpl, &out);
+    hints_for_run(cmd, output, strlen(output), exit_code, false, real_probe, NULL, NULL, &tmpl,
+                  &out);
     if (!out.buf)
         textbuf_puts(&out, "");
     return textbuf_take(&out, NULL);
@@ -843,32 +1104,41 @@ static void probes_for_real(void **state)
     char *got;
 
     /* A missing source file, and an empty one. */
-    got = run_real("kotlinc NoSuchFile42.kt -d t.jar", "error: source file or directory not found: "
-                   "NoSuchFile42.kt\n", 1);
-    snprintf(want, sizeof want, "[NoSuchFile42.kt does not exist (no file %s/NoSuchFile42.kt), so there was "
-             "nothing to compile or run. Write it first (write_file), then run this command again.]\n", tmpdir);
+    got = run_real("kotlinc NoSuchFile42.kt -d t.jar",
+                   "error: source file or directory not found: "
+                   "NoSuchFile42.kt\n",
+                   1);
+    snprintf(
+        want, sizeof want,
+        "[NoSuchFile42.kt does not exist (no file %s/NoSuchFile42.kt), so there was "
+        "nothing to compile or run. Write it first (write_file), then run this command again.]\n",
+        tmpdir);
     assert_string_equal(got, want);
     free(got);
     write_tmp("empty.py", "", 0644);
     got = run_real("python3 empty.py", "", 0);
-    assert_string_equal(got, "[empty.py is empty (0 bytes), so there was nothing to compile or run. Write it "
-                             "first (write_file), then run this command again.]\n");
+    assert_string_equal(
+        got, "[empty.py is empty (0 bytes), so there was nothing to compile or run. Write it "
+             "first (write_file), then run this command again.]\n");
     free(got);
     write_tmp("full.py", "print(1)\n", 0644);
     got = run_real("python3 full.py > out.txt", "", 0);
     assert_string_equal(got, "");
     free(got);
     /* After a cd, relative paths are not checked. */
-    got = run_real("cd /tmp && python3 NoSuchFile42.py", "python3: can't open file '/tmp/NoSuchFile42.py': "
-                   "[Errno 2] No such file or directory\n", 2);
+    got = run_real("cd /tmp && python3 NoSuchFile42.py",
+                   "python3: can't open file '/tmp/NoSuchFile42.py': "
+                   "[Errno 2] No such file or directory\n",
+                   2);
     assert_string_equal(got, "");
     free(got);
 
     /* Not executable: the #! line names the interpreter. */
     write_tmp("np.sh", "#!/bin/bash\necho hi\n", 0644);
     got = run_real("./np.sh", "bash: line 1: ./np.sh: Permission denied\n", 126);
-    assert_string_equal(got, "[./np.sh is not executable. Make it so with chmod +x ./np.sh, or run it with "
-                             "its interpreter: bash ./np.sh]\n");
+    assert_string_equal(
+        got, "[./np.sh is not executable. Make it so with chmod +x ./np.sh, or run it with "
+             "its interpreter: bash ./np.sh]\n");
     free(got);
     write_tmp("tool.py", "#!/usr/bin/env python3\nprint(1)\n", 0644);
     got = run_real("./tool.py", "bash: line 1: ./tool.py: Permission denied\n", 126);
@@ -877,15 +1147,19 @@ static void probes_for_real(void **state)
 
     /* CR LF line endings. */
     write_tmp("crlf.sh", "#!/bin/bash\r\necho hi\r\n", 0755);
-    got = run_real("./crlf.sh", "bash: line 1: ./crlf.sh: cannot execute: required file not found\n", 127);
+    got = run_real("./crlf.sh",
+                   "bash: line 1: ./crlf.sh: cannot execute: required file not found\n", 127);
     assert_non_null(strstr(got, "[./crlf.sh has Windows line endings (CR LF)"));
     free(got);
 
     /* go without go.mod: one .go file here gives the exact command. */
     write_tmp("main.go", "package main\nfunc main() {}\n", 0644);
-    got = run_real("go build", "go: go.mod file not found in current directory or any parent directory; see "
-                   "'go help modules'\n", 1);
-    assert_non_null(strstr(got, "Build the file itself: go build -o main main.go (or go run FILE.go)"));
+    got = run_real("go build",
+                   "go: go.mod file not found in current directory or any parent directory; see "
+                   "'go help modules'\n",
+                   1);
+    assert_non_null(
+        strstr(got, "Build the file itself: go build -o main main.go (or go run FILE.go)"));
     free(got);
 
     /* chmod: the mode after, from stat. */
@@ -897,22 +1171,29 @@ static void probes_for_real(void **state)
 
     /* Which package has a missing command; a file that is not a command. */
     got = run_real("ssh-keygen -t ed25519", "bash: line 1: ssh-keygen: command not found\n", 127);
-    assert_string_equal(got, "[ssh-keygen is not installed in this sandbox. Install it: apt-get update && "
-                             "apt-get install -y openssh-client]\n");
+    assert_string_equal(
+        got, "[ssh-keygen is not installed in this sandbox. Install it: apt-get update && "
+             "apt-get install -y openssh-client]\n");
     free(got);
     got = run_real("full.py", "bash: line 1: full.py: command not found\n", 127);
-    assert_string_equal(got, "[full.py is a file here, not an installed command: run it as ./full.py.]\n");
+    assert_string_equal(
+        got, "[full.py is a file here, not an installed command: run it as ./full.py.]\n");
     free(got);
 
     /* Python import names that differ from pip names. */
-    got = run_real("python3 -c 'import sklearn'", "ModuleNotFoundError: No module named 'sklearn'\n", 1);
+    got = run_real("python3 -c 'import sklearn'",
+                   "ModuleNotFoundError: No module named 'sklearn'\n", 1);
     assert_non_null(strstr(got, "pip install scikit-learn;"));
     free(got);
 
     /* A port nobody listens on (port 1 is never used by a server here). */
-    got = run_real("curl -sS http://127.0.0.1:1/", "curl: (7) Failed to connect to 127.0.0.1 port 1 after 0 ms: "
-                   "Could not connect to server\n", 7);
-    assert_true(strncmp(got, "[Nothing listens on port 1 in this sandbox, so the connection was refused", 73) == 0);
+    got = run_real("curl -sS http://127.0.0.1:1/",
+                   "curl: (7) Failed to connect to 127.0.0.1 port 1 after 0 ms: "
+                   "Could not connect to server\n",
+                   7);
+    assert_true(strncmp(got,
+                        "[Nothing listens on port 1 in this sandbox, so the connection was refused",
+                        73) == 0);
     free(got);
     got = run_real("python3 -c \"import socket; socket.create_connection(('localhost', 1))\"",
                    "ConnectionRefusedError: [Errno 111] Connection refused\n", 1);
@@ -959,13 +1240,16 @@ static void habits_for_real(void **state)
     snprintf(tmpdir, sizeof tmpdir, "/tmp/test_hints.XXXXXX");
     assert_non_null(mkdtemp(tmpdir));
     /* The unit a systemctl names, and whether it has an init script here. */
-    char *got = run_real("systemctl restart no-such-daemon42.service", "bash: line 1: systemctl: command "
-                         "not found\n", 127);
+    char *got = run_real("systemctl restart no-such-daemon42.service",
+                         "bash: line 1: systemctl: command "
+                         "not found\n",
+                         127);
     if (!strstr(got, "no-such-daemon42 has no init script here"))
         fail_msg("%s", got);
     free(got);
     got = run_real("service no-such-daemon42 start", "no-such-daemon42: unrecognized service\n", 1);
-    assert_non_null(strstr(got, "[There is no /etc/init.d/no-such-daemon42, so service cannot start it"));
+    assert_non_null(
+        strstr(got, "[There is no /etc/init.d/no-such-daemon42, so service cannot start it"));
     free(got);
     /* The port of a server, from what it printed, else from its command. */
     got = run_real_timeout("node app.js", "App listening at http://localhost:3456\n");
@@ -974,15 +1258,17 @@ static void habits_for_real(void **state)
     got = run_real_timeout("python3 -m http.server 8123", "");
     assert_non_null(strstr(got, "That was a server (port 8123)"));
     free(got);
-    got = run_real_timeout("uvicorn main:app --port 9001", "INFO:     Waiting for application startup.\n");
+    got = run_real_timeout("uvicorn main:app --port 9001",
+                           "INFO:     Waiting for application startup.\n");
     assert_non_null(strstr(got, "That was a server (port 9001)"));
     free(got);
     /* The host a lookup failed on: a Compose name, or a real one. */
     got = run_real("curl -s http://db:5432/", "", 6);
     assert_non_null(strstr(got, "no machine is called db here"));
     free(got);
-    got = run_real("python3 -c 'import urllib.request as u; u.urlopen(\"http://api.exmaple.org/x\")'",
-                   "urllib.error.URLError: <urlopen error [Errno -2] Name or service not known>\n", 1);
+    got = run_real(
+        "python3 -c 'import urllib.request as u; u.urlopen(\"http://api.exmaple.org/x\")'",
+        "urllib.error.URLError: <urlopen error [Errno -2] Name or service not known>\n", 1);
     assert_non_null(strstr(got, "[The name api.exmaple.org does not resolve from this sandbox"));
     free(got);
     assert_int_equal(rmdir(tmpdir), 0);
@@ -993,9 +1279,13 @@ static void habits_for_real(void **state)
 static void never_install_what_cannot_work(void **state)
 {
     (void)state;
-    static const struct { const char *cmd, *out; int rc; } runs[] = {
+    static const struct {
+        const char *cmd, *out;
+        int rc;
+    } runs[] = {
         { "systemctl restart postgresql", "bash: line 1: systemctl: command not found\n", 127 },
-        { "sudo systemctl enable --now nginx", "env: 'systemctl': No such file or directory\n", 127 },
+        { "sudo systemctl enable --now nginx", "env: 'systemctl': No such file or directory\n",
+          127 },
         { "journalctl -xe", "bash: line 1: journalctl: command not found\n", 127 },
         { "docker run -d redis", "bash: line 1: docker: command not found\n", 127 },
         { "podman ps", "bash: line 1: podman: command not found\n", 127 },
@@ -1015,11 +1305,11 @@ static void never_install_what_cannot_work(void **state)
         fake_t f = { .rc = 1 };
         textbuf_t out;
         textbuf_init(&out);
-        hints_for_run(runs[i].cmd, runs[i].out, strlen(runs[i].out), runs[i].rc, false, fake_probe, NULL,
-                      &f, &tmpl, &out);
+        hints_for_run(runs[i].cmd, runs[i].out, strlen(runs[i].out), runs[i].rc, false, fake_probe,
+                      NULL, &f, &tmpl, &out);
         const char *t = out.buf ? out.buf : "";
-        if (!out.len || strstr(t, "apt-get install") || strstr(t, "apt-cache search")
-            || strstr(t, "not installed"))
+        if (!out.len || strstr(t, "apt-get install") || strstr(t, "apt-cache search") ||
+            strstr(t, "not installed"))
             fail_msg("%s: %s", runs[i].cmd, t);
         assert_non_null(strstr(t, "won't change that"));
         textbuf_free(&out);
@@ -1064,23 +1354,19 @@ static void retry_memory(void **state)
     hints_retry_free(&s);
     assert_null(s);
     hints_retry_free(&s);
-    assert_string_equal(HINTS_RETRY_LINE, "[Same command, same failure as last time: running it again won't "
-                                          "change it. Change the code or the command first.]");
+    assert_string_equal(HINTS_RETRY_LINE,
+                        "[Same command, same failure as last time: running it again won't "
+                        "change it. Change the code or the command first.]");
 }
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(table_is_valid),
-        cmocka_unit_test(table_cases),
-        cmocka_unit_test(every_entry_tested),
-        cmocka_unit_test(timeouts_and_no_probe),
-        cmocka_unit_test(limits_from_config),
-        cmocka_unit_test(limits_from_sandbox),
-        cmocka_unit_test(write_hints),
-        cmocka_unit_test(probes_for_real),
-        cmocka_unit_test(habits_for_real),
-        cmocka_unit_test(never_install_what_cannot_work),
+        cmocka_unit_test(table_is_valid),     cmocka_unit_test(table_cases),
+        cmocka_unit_test(every_entry_tested), cmocka_unit_test(timeouts_and_no_probe),
+        cmocka_unit_test(limits_from_config), cmocka_unit_test(limits_from_sandbox),
+        cmocka_unit_test(write_hints),        cmocka_unit_test(probes_for_real),
+        cmocka_unit_test(habits_for_real),    cmocka_unit_test(never_install_what_cannot_work),
         cmocka_unit_test(retry_memory),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);

@@ -60,8 +60,11 @@ static void hub_roundtrip(void **state)
     char rec[64];
     snprintf(rec, sizeof rec, "/tmp/talkback-test-rec-%d", (int)getpid());
     unlink(rec);
-    queue_opts_t qo = { .endpoint = endpoint, .heartbeat_ms = 100, .heartbeat_timeout_ms = 400,
-                        .worker_wait_ms = 300, .record_path = rec };
+    queue_opts_t qo = { .endpoint = endpoint,
+                        .heartbeat_ms = 100,
+                        .heartbeat_timeout_ms = 400,
+                        .worker_wait_ms = 300,
+                        .record_path = rec };
     queue_t *q = queue_new(&qo);
     assert_non_null(q);
 
@@ -74,8 +77,11 @@ static void hub_roundtrip(void **state)
     assert_true(proto_mono_ms() - t0 < 2000);
     queue_ticket_destroy(&t);
 
-    worker_opts_t wo = { .endpoint = endpoint, .kind = "echo", .heartbeat_ms = 100,
-                         .max_jobs = 4, .handler = echo_handler };
+    worker_opts_t wo = { .endpoint = endpoint,
+                         .kind = "echo",
+                         .heartbeat_ms = 100,
+                         .max_jobs = 4,
+                         .handler = echo_handler };
     worker_t *w = worker_new(&wo);
     assert_non_null(w);
     pthread_t th;
@@ -267,8 +273,9 @@ static void ipc_folder(void **state)
     assert_int_equal(hubkeys_ipc_dir_check("tcp://127.0.0.1:1", true, err, sizeof err), 0);
     /* A hub refuses to start there. */
     chmod(dir, 0777);
-    queue_opts_t qo = { .endpoint = ep, .heartbeat_ms = 100, .heartbeat_timeout_ms = 400,
-                        .worker_wait_ms = 300 };
+    queue_opts_t qo = {
+        .endpoint = ep, .heartbeat_ms = 100, .heartbeat_timeout_ms = 400, .worker_wait_ms = 300
+    };
     assert_null(queue_new(&qo));
     rmdir(dir);
 }
@@ -295,8 +302,12 @@ static const char *worker_keys = "";
 
 static worker_t *start_worker(const char *ep, const char *kind, const char *cert, pthread_t *th)
 {
-    worker_opts_t wo = { .endpoint = ep, .kind = kind, .heartbeat_ms = 100,
-                         .max_jobs = 4, .keys_dir = worker_keys, .cert_path = cert,
+    worker_opts_t wo = { .endpoint = ep,
+                         .kind = kind,
+                         .heartbeat_ms = 100,
+                         .max_jobs = 4,
+                         .keys_dir = worker_keys,
+                         .cert_path = cert,
                          .handler = echo_handler };
     worker_t *w = worker_new(&wo);
     assert_non_null(w);
@@ -314,8 +325,11 @@ static void curve_hub(void **state)
     mkdir(path, 0700);
     worker_keys = keys;
     snprintf(ep, sizeof ep, "tcp://127.0.0.1:%d", 20000 + (int)(getpid() % 20000));
-    queue_opts_t qo = { .endpoint = ep, .heartbeat_ms = 100, .heartbeat_timeout_ms = 400,
-                        .worker_wait_ms = 1500, .keys_dir = keys };
+    queue_opts_t qo = { .endpoint = ep,
+                        .heartbeat_ms = 100,
+                        .heartbeat_timeout_ms = 400,
+                        .worker_wait_ms = 1500,
+                        .keys_dir = keys };
     /* No keys: the hub refuses to start. */
     assert_null(queue_new(&qo));
     zcert_t *hub = zcert_new();
@@ -365,8 +379,11 @@ static void max_message(void **state)
     (void)state;
     char ep[128];
     snprintf(ep, sizeof ep, "ipc://%s/max.ipc", tmpdir);
-    queue_opts_t qo = { .endpoint = ep, .heartbeat_ms = 100, .heartbeat_timeout_ms = 400,
-                        .worker_wait_ms = 2000, .max_message = 4096 };
+    queue_opts_t qo = { .endpoint = ep,
+                        .heartbeat_ms = 100,
+                        .heartbeat_timeout_ms = 400,
+                        .worker_wait_ms = 2000,
+                        .max_message = 4096 };
     queue_t *q = queue_new(&qo);
     assert_non_null(q);
     pthread_t th;
@@ -402,12 +419,8 @@ int main(void)
         return 1;
     snprintf(endpoint, sizeof endpoint, "ipc://%s/hub.ipc", tmpdir);
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(hub_roundtrip),
-        cmocka_unit_test(recording),
-        cmocka_unit_test(meta_lists),
-        cmocka_unit_test(meta_valid),
-        cmocka_unit_test(ipc_folder),
-        cmocka_unit_test(curve_hub),
+        cmocka_unit_test(hub_roundtrip), cmocka_unit_test(recording),  cmocka_unit_test(meta_lists),
+        cmocka_unit_test(meta_valid),    cmocka_unit_test(ipc_folder), cmocka_unit_test(curve_hub),
         cmocka_unit_test(max_message),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);

@@ -108,8 +108,8 @@ typedef struct {
     bool alpha_data;
 } seen_t;
 
-static void count_worker(const char *kind, const char *name, const char *host, const proto_map_t *data,
-                         void *ctx)
+static void count_worker(const char *kind, const char *name, const char *host,
+                         const proto_map_t *data, void *ctx)
 {
     seen_t *s = ctx;
     (void)name;
@@ -123,21 +123,33 @@ static void count_worker(const char *kind, const char *name, const char *host, c
 static void two_hosts(void **state)
 {
     (void)state;
-    queue_opts_t qo = { .endpoint = endpoint, .heartbeat_ms = 100, .heartbeat_timeout_ms = 400,
+    queue_opts_t qo = { .endpoint = endpoint,
+                        .heartbeat_ms = 100,
+                        .heartbeat_timeout_ms = 400,
                         .worker_wait_ms = 300 };
     queue_t *q = queue_new(&qo);
     assert_non_null(q);
     /* beta is fuller: new chats go to alpha first. */
-    static fake_t fa = { .host = "alpha", .running = 0, .max_running = 100, .mu = PTHREAD_MUTEX_INITIALIZER };
-    static fake_t fb = { .host = "beta", .running = 3, .max_running = 100, .mu = PTHREAD_MUTEX_INITIALIZER };
+    static fake_t fa = {
+        .host = "alpha", .running = 0, .max_running = 100, .mu = PTHREAD_MUTEX_INITIALIZER
+    };
+    static fake_t fb = {
+        .host = "beta", .running = 3, .max_running = 100, .mu = PTHREAD_MUTEX_INITIALIZER
+    };
     snprintf(fb.chats[fb.n++], 64, "old-on-beta");
     worker_t *w[2];
     pthread_t th[2];
     fake_t *f[2] = { &fa, &fb };
     for (int i = 0; i < 2; i++) {
-        worker_opts_t wo = { .endpoint = endpoint, .kind = "sandbox", .heartbeat_ms = 100, .max_jobs = 8,
-                             .handler = fake_handler, .ctx = f[i], .host = f[i]->host,
-                             .hello = fake_hello, .hello_ctx = f[i] };
+        worker_opts_t wo = { .endpoint = endpoint,
+                             .kind = "sandbox",
+                             .heartbeat_ms = 100,
+                             .max_jobs = 8,
+                             .handler = fake_handler,
+                             .ctx = f[i],
+                             .host = f[i]->host,
+                             .hello = fake_hello,
+                             .hello_ctx = f[i] };
         w[i] = worker_new(&wo);
         assert_non_null(w[i]);
         pthread_create(&th[i], NULL, worker_main, w[i]);
@@ -153,11 +165,16 @@ static void two_hosts(void **state)
     /* A chat beta holds is found there; a new one goes to the emptier
      * alpha and stays; the reaper's host-named call goes to its host. */
     char *s;
-    assert_string_equal((s = ran_on(q, "run", "old-on-beta", NULL)), "beta"); free(s);
-    assert_string_equal((s = ran_on(q, "run", "new-1", NULL)), "alpha"); free(s);
-    assert_string_equal((s = ran_on(q, "exec", "new-1", NULL)), "alpha"); free(s);
-    assert_string_equal((s = ran_on(q, "busy", "new-1", "beta")), "beta"); free(s);
-    assert_string_equal((s = ran_on(q, "busy", "x", "gamma")), "(none)"); free(s);
+    assert_string_equal((s = ran_on(q, "run", "old-on-beta", NULL)), "beta");
+    free(s);
+    assert_string_equal((s = ran_on(q, "run", "new-1", NULL)), "alpha");
+    free(s);
+    assert_string_equal((s = ran_on(q, "exec", "new-1", NULL)), "alpha");
+    free(s);
+    assert_string_equal((s = ran_on(q, "busy", "new-1", "beta")), "beta");
+    free(s);
+    assert_string_equal((s = ran_on(q, "busy", "x", "gamma")), "(none)");
+    free(s);
 
     /* Two racing first calls of one chat land on one host. */
     proto_msg_t *m[2];
@@ -189,10 +206,12 @@ static void two_hosts(void **state)
     assert_non_null(r);
     assert_int_equal(r->status, PROTO_ST_OK);
     assert_true(r->is_error);
-    const char *lost = "[talkback: this chat's machine is on host beta, which is not reachable now.";
+    const char *lost =
+        "[talkback: this chat's machine is on host beta, which is not reachable now.";
     assert_memory_equal(r->text, lost, strlen(lost));
     queue_ticket_destroy(&tk);
-    assert_string_equal((s = ran_on(q, "run", "new-1", NULL)), "alpha"); free(s);
+    assert_string_equal((s = ran_on(q, "run", "new-1", NULL)), "alpha");
+    free(s);
 
     worker_stop(w[0]);
     pthread_join(th[0], NULL);
@@ -203,9 +222,15 @@ static void two_hosts(void **state)
 /* Start a fake manager on host; its thread into *th. */
 static worker_t *fake_start(fake_t *f, pthread_t *th)
 {
-    worker_opts_t wo = { .endpoint = endpoint, .kind = "sandbox", .heartbeat_ms = 100, .max_jobs = 8,
-                         .handler = fake_handler, .ctx = f, .host = f->host,
-                         .hello = fake_hello, .hello_ctx = f };
+    worker_opts_t wo = { .endpoint = endpoint,
+                         .kind = "sandbox",
+                         .heartbeat_ms = 100,
+                         .max_jobs = 8,
+                         .handler = fake_handler,
+                         .ctx = f,
+                         .host = f->host,
+                         .hello = fake_hello,
+                         .hello_ctx = f };
     worker_t *w = worker_new(&wo);
     assert_non_null(w);
     pthread_create(th, NULL, worker_main, w);
@@ -218,19 +243,27 @@ static worker_t *fake_start(fake_t *f, pthread_t *th)
 static void place_and_full(void **state)
 {
     (void)state;
-    queue_opts_t qo = { .endpoint = endpoint, .heartbeat_ms = 100, .heartbeat_timeout_ms = 400,
-                        .worker_wait_ms = 300, .on_host_lost = "place" };
+    queue_opts_t qo = { .endpoint = endpoint,
+                        .heartbeat_ms = 100,
+                        .heartbeat_timeout_ms = 400,
+                        .worker_wait_ms = 300,
+                        .on_host_lost = "place" };
     queue_t *q = queue_new(&qo);
     assert_non_null(q);
-    static fake_t fa = { .host = "alpha", .running = 2, .max_running = 2, .mu = PTHREAD_MUTEX_INITIALIZER };
-    static fake_t fb = { .host = "beta", .running = 2, .max_running = 2, .mu = PTHREAD_MUTEX_INITIALIZER };
+    static fake_t fa = {
+        .host = "alpha", .running = 2, .max_running = 2, .mu = PTHREAD_MUTEX_INITIALIZER
+    };
+    static fake_t fb = {
+        .host = "beta", .running = 2, .max_running = 2, .mu = PTHREAD_MUTEX_INITIALIZER
+    };
     snprintf(fb.chats[fb.n++], 64, "on-beta");
     pthread_t ta, tb;
     worker_t *wa = fake_start(&fa, &ta), *wb = fake_start(&fb, &tb);
     for (int i = 0; i < 100 && queue_live_workers(q, "sandbox") < 2; i++)
         usleep(20000);
     char *s;
-    assert_string_equal((s = ran_on(q, "run", "on-beta", NULL)), "beta"); free(s);
+    assert_string_equal((s = ran_on(q, "run", "on-beta", NULL)), "beta");
+    free(s);
     /* Both hosts hold two of their two: a new chat finds no room. */
     queue_ticket_t *t;
     const proto_msg_t *r = call(q, &t, "run", "brand-new", NULL);
@@ -246,8 +279,9 @@ static void place_and_full(void **state)
     for (int i = 0; i < 100 && queue_live_workers(q, "sandbox") > 1; i++)
         usleep(20000);
     s = ran_on(q, "run", "on-beta", NULL);
-    const char *moved = "[talkback: this chat's machine was on host beta, which is not reachable now, "
-                        "so this chat starts over on host alpha";
+    const char *moved =
+        "[talkback: this chat's machine was on host beta, which is not reachable now, "
+        "so this chat starts over on host alpha";
     assert_memory_equal(s, moved, strlen(moved));
     assert_non_null(strstr(s, "]\nalpha"));
     free(s);

@@ -66,7 +66,7 @@ static void survives_a_new_life(void **state)
     char path[256];
     snprintf(path, sizeof path, "%s/sub/hub-hosts", dir);
     known_t *k = known_new(path);
-    assert_int_equal(known_count(k), 0);   /* no file yet */
+    assert_int_equal(known_count(k), 0); /* no file yet */
     assert_true(known_add(k, "beta"));
     assert_true(known_add(k, "alpha"));
     known_managed(k, "alpha");

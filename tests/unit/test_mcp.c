@@ -16,7 +16,9 @@
 static const mcp_opts_t opts = {
     .conversation_header = "X-Conversation-Id",
     .user_header = "X-User-Id",
-    .limits = { .run_timeout = 300, .run_timeout_max = 1800, .call_grace = 30,
+    .limits = { .run_timeout = 300,
+                .run_timeout_max = 1800,
+                .call_grace = 30,
                 .write_file_max = 16 },
 };
 
@@ -49,7 +51,8 @@ static void expect_error(const char *body, const mcp_headers_t *h, int status, i
     assert_int_equal(out.http_status, status);
     json_t *j = body_json(&out);
     assert_string_equal(json_string_value(json_object_get(j, "jsonrpc")), "2.0");
-    assert_int_equal(json_integer_value(json_object_get(json_object_get(j, "error"), "code")), code);
+    assert_int_equal(json_integer_value(json_object_get(json_object_get(j, "error"), "code")),
+                     code);
     assert_non_null(json_object_get(j, "id"));
     json_decref(j);
     mcp_outcome_clear(&out);
@@ -232,18 +235,21 @@ static void notifications(void **state)
 
     /* Cancel: keyed on conversation + compact JSON id. */
     handle("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\","
-           "\"params\":{\"requestId\":3,\"reason\":\"user stop\"}}", &with_conv, &out);
+           "\"params\":{\"requestId\":3,\"reason\":\"user stop\"}}",
+           &with_conv, &out);
     assert_int_equal(out.action, MCP_CANCEL);
     assert_string_equal(out.cancel_key, "conv-1\n3");
     mcp_outcome_clear(&out);
     handle("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\","
-           "\"params\":{\"requestId\":\"r-1\"}}", &with_conv, &out);
+           "\"params\":{\"requestId\":\"r-1\"}}",
+           &with_conv, &out);
     assert_int_equal(out.action, MCP_CANCEL);
     assert_string_equal(out.cancel_key, "conv-1\n\"r-1\"");
     mcp_outcome_clear(&out);
     /* Without a usable conversation there is nothing to cancel. */
     handle("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\","
-           "\"params\":{\"requestId\":3}}", &no_headers, &out);
+           "\"params\":{\"requestId\":3}}",
+           &no_headers, &out);
     assert_int_equal(out.action, MCP_ACCEPTED);
     mcp_outcome_clear(&out);
 }
@@ -256,14 +262,15 @@ static void initialize(void **state)
     mcp_outcome_t out;
     handle("{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\",\"params\":{"
            "\"protocolVersion\":\"2025-06-18\",\"capabilities\":{},"
-           "\"clientInfo\":{\"name\":\"t\",\"version\":\"1\"}}}", &no_headers, &out);
+           "\"clientInfo\":{\"name\":\"t\",\"version\":\"1\"}}}",
+           &no_headers, &out);
     assert_int_equal(out.http_status, 200);
     json_t *j = body_json(&out);
     assert_int_equal(json_integer_value(json_object_get(j, "id")), 0);
     json_t *r = json_object_get(j, "result");
     assert_string_equal(json_string_value(json_object_get(r, "protocolVersion")), "2025-06-18");
-    assert_true(json_is_false(json_object_get(json_object_get(json_object_get(r, "capabilities"),
-                                                              "tools"), "listChanged")));
+    assert_true(json_is_false(json_object_get(
+        json_object_get(json_object_get(r, "capabilities"), "tools"), "listChanged")));
     json_t *si = json_object_get(r, "serverInfo");
     assert_string_equal(json_string_value(json_object_get(si, "name")), "talkback");
     assert_string_equal(json_string_value(json_object_get(si, "version")), "0.1.0");
@@ -277,10 +284,12 @@ static void initialize(void **state)
     mcp_outcome_clear(&out);
 
     handle("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{"
-           "\"protocolVersion\":\"2030-01-01\"}}", &no_headers, &out);
+           "\"protocolVersion\":\"2030-01-01\"}}",
+           &no_headers, &out);
     j = body_json(&out);
-    assert_string_equal(json_string_value(json_object_get(json_object_get(j, "result"),
-                                                          "protocolVersion")), "2025-11-25");
+    assert_string_equal(
+        json_string_value(json_object_get(json_object_get(j, "result"), "protocolVersion")),
+        "2025-11-25");
     json_decref(j);
     mcp_outcome_clear(&out);
 }
@@ -329,8 +338,8 @@ static void tools_list_shape(void **state)
     json_t *req = json_object_get(json_object_get(run, "inputSchema"), "required");
     assert_int_equal(json_array_size(req), 1);
     assert_string_equal(json_string_value(json_array_get(req, 0)), "command");
-    json_t *timeout = json_object_get(json_object_get(json_object_get(run, "inputSchema"),
-                                                      "properties"), "timeout");
+    json_t *timeout = json_object_get(
+        json_object_get(json_object_get(run, "inputSchema"), "properties"), "timeout");
     assert_int_equal(json_integer_value(json_object_get(timeout, "maximum")), 1800);
     assert_int_equal(json_integer_value(json_object_get(timeout, "default")), 300);
     json_t *wa = json_object_get(json_array_get(tools, 1), "annotations");
@@ -354,9 +363,8 @@ static void table_is_sound(void **state)
         /* every required argument is a declared property */
         size_t k;
         json_t *r;
-        json_array_foreach(json_object_get(s, "required"), k, r)
-            assert_non_null(json_object_get(json_object_get(s, "properties"),
-                                            json_string_value(r)));
+        json_array_foreach(json_object_get(s, "required"), k, r) assert_non_null(
+            json_object_get(json_object_get(s, "properties"), json_string_value(r)));
         json_decref(s);
         assert_non_null(t[i].kind);
         assert_non_null(t[i].worker_label);
@@ -398,8 +406,8 @@ static void call_refusals(void **state)
     mcp_headers_t ph = { .conversation = "{{LIBRECHAT_BODY_CONVERSATIONID}}" };
     mcp_handle(body, strlen(body), &ph, &o2, &out);
     json_t *j = body_json(&out);
-    const char *text = json_string_value(json_object_get(json_array_get(json_object_get(
-        json_object_get(j, "result"), "content"), 0), "text"));
+    const char *text = json_string_value(json_object_get(
+        json_array_get(json_object_get(json_object_get(j, "result"), "content"), 0), "text"));
     assert_non_null(strstr(text, "the X-Chat header is an unreplaced placeholder"));
     assert_non_null(strstr(text, "      X-Chat: \"{{LIBRECHAT_BODY_CONVERSATIONID}}\"\n"));
     json_decref(j);
@@ -431,22 +439,22 @@ static void call_arguments(void **state)
     expect_refusal_text(CALL("{\"name\":\"run\",\"arguments\":{\"command\":[\"ls\"]}}"), &with_conv,
                         "[talkback: argument `command` must be a string, not an array. "
                         "Nothing ran.]");
-    expect_refusal_text(CALL("{\"name\":\"run\",\"arguments\":{\"command\":\"ls\",\"timeout\":\"5\"}}"),
-                        &with_conv,
-                        "[talkback: argument `timeout` must be an integer, not a string. "
-                        "Nothing ran.]");
-    expect_refusal_text(CALL("{\"name\":\"run\",\"arguments\":{\"command\":\"ls\",\"timeout\":2.5}}"),
-                        &with_conv,
-                        "[talkback: argument `timeout` must be an integer, not a number with a "
-                        "fraction. Nothing ran.]");
+    expect_refusal_text(
+        CALL("{\"name\":\"run\",\"arguments\":{\"command\":\"ls\",\"timeout\":\"5\"}}"), &with_conv,
+        "[talkback: argument `timeout` must be an integer, not a string. "
+        "Nothing ran.]");
+    expect_refusal_text(
+        CALL("{\"name\":\"run\",\"arguments\":{\"command\":\"ls\",\"timeout\":2.5}}"), &with_conv,
+        "[talkback: argument `timeout` must be an integer, not a number with a "
+        "fraction. Nothing ran.]");
     expect_refusal_text(CALL("{\"name\":\"run\",\"arguments\":{\"command\":\"ls\",\"timeout\":0}}"),
                         &with_conv,
                         "[talkback: argument `timeout` must be between 1 and 1800 seconds "
                         "(default 300). Nothing ran.]");
-    expect_refusal_text(CALL("{\"name\":\"run\",\"arguments\":{\"command\":\"ls\",\"timeout\":1801}}"),
-                        &with_conv,
-                        "[talkback: argument `timeout` must be between 1 and 1800 seconds "
-                        "(default 300). Nothing ran.]");
+    expect_refusal_text(
+        CALL("{\"name\":\"run\",\"arguments\":{\"command\":\"ls\",\"timeout\":1801}}"), &with_conv,
+        "[talkback: argument `timeout` must be between 1 and 1800 seconds "
+        "(default 300). Nothing ran.]");
     expect_refusal_text(CALL("{\"name\":\"run\",\"arguments\":\"ls\"}"), &with_conv,
                         "[talkback: the arguments of `run` must be a JSON object, not a string. "
                         "Nothing ran.]");
@@ -456,7 +464,8 @@ static void call_arguments(void **state)
                         "Nothing ran.]");
     /* write_file_max is 16 bytes in these opts. */
     expect_refusal_text(CALL("{\"name\":\"write_file\",\"arguments\":{\"path\":\"a\","
-                             "\"content\":\"0123456789abcdefg\"}}"), &with_conv,
+                             "\"content\":\"0123456789abcdefg\"}}"),
+                        &with_conv,
                         "[talkback: argument `content` is 17 bytes, over the limit of 16 bytes. "
                         "Nothing ran.]");
 }
@@ -467,7 +476,8 @@ static void call_builds_request(void **state)
     mcp_outcome_t out;
     int64_t before = proto_now_ms();
     handle(CALL("{\"name\":\"run\",\"arguments\":{\"command\":\"echo \\u00e9\\u0000x\","
-                "\"junk\":{\"a\":1},\"timeout\":null}}"), &with_conv, &out);
+                "\"junk\":{\"a\":1},\"timeout\":null}}"),
+           &with_conv, &out);
     assert_int_equal(out.action, MCP_CALL);
     assert_null(out.body);
     assert_string_equal(out.cancel_key, "conv-1\n9");
@@ -492,8 +502,10 @@ static void call_builds_request(void **state)
 
     /* An integral real is an integer; no user header gives "". */
     mcp_headers_t h = { .conversation = "c" };
-    handle("{\"jsonrpc\":\"2.0\",\"id\":\"x\",\"method\":\"tools/call\",\"params\":{\"name\":\"run\","
-           "\"arguments\":{\"command\":\"ls\",\"timeout\":30.0}}}", &h, &out);
+    handle(
+        "{\"jsonrpc\":\"2.0\",\"id\":\"x\",\"method\":\"tools/call\",\"params\":{\"name\":\"run\","
+        "\"arguments\":{\"command\":\"ls\",\"timeout\":30.0}}}",
+        &h, &out);
     assert_int_equal(out.action, MCP_CALL);
     assert_string_equal(out.req->user, "");
     assert_int_equal(proto_map_int(&out.req->args, "timeout", -1), 30);
@@ -510,7 +522,8 @@ static void call_builds_request(void **state)
     mcp_outcome_clear(&out);
 
     handle(CALL("{\"name\":\"write_file\",\"arguments\":{\"path\":\"a/b.txt\","
-                "\"content\":\"\\u0000\\n\"}}"), &with_conv, &out);
+                "\"content\":\"\\u0000\\n\"}}"),
+           &with_conv, &out);
     assert_int_equal(out.action, MCP_CALL);
     const char *content = proto_map_str(&out.req->args, "content", &len);
     assert_int_equal(len, 2);
@@ -544,8 +557,8 @@ static json_t *reply_result(const mcp_call_t *call, const proto_msg_t *reply, co
     free(body);
     assert_non_null(j);
     json_t *res = json_object_get(j, "result");
-    *text = json_string_value(json_object_get(json_array_get(json_object_get(res, "content"), 0),
-                                              "text"));
+    *text = json_string_value(
+        json_object_get(json_array_get(json_object_get(res, "content"), 0), "text"));
     return j;
 }
 
@@ -564,10 +577,14 @@ static void replies(void **state)
     json_decref(j);
 
     /* Invalid UTF-8 is repaired, not dropped. */
-    proto_msg_set_text(rep, "a\xff" "b\xc3", 4);
+    proto_msg_set_text(rep,
+                       "a\xff"
+                       "b\xc3",
+                       4);
     rep->is_error = true;
     j = reply_result(&call, rep, &text);
-    assert_string_equal(text, "a\xef\xbf\xbd" "b\xef\xbf\xbd");
+    assert_string_equal(text, "a\xef\xbf\xbd"
+                              "b\xef\xbf\xbd");
     assert_true(json_is_true(json_object_get(json_object_get(j, "result"), "isError")));
     json_decref(j);
     proto_msg_destroy(&rep);
@@ -583,9 +600,10 @@ static void replies(void **state)
 
     rep = proto_reply_new(req, PROTO_ST_WORKER_LOST, true, "");
     j = reply_result(&call, rep, &text);
-    assert_string_equal(text, "[talkback: the sandbox manager stopped while handling this call, so "
-                              "its result is lost (the command may or may not have run). Check with "
-                              "run before assuming anything, then try again.]");
+    assert_string_equal(text,
+                        "[talkback: the sandbox manager stopped while handling this call, so "
+                        "its result is lost (the command may or may not have run). Check with "
+                        "run before assuming anything, then try again.]");
     json_decref(j);
     proto_msg_destroy(&rep);
 
@@ -598,7 +616,8 @@ static void replies(void **state)
 
     rep = proto_reply_new(req, PROTO_ST_INTERNAL, true, "docker said no");
     j = reply_result(&call, rep, &text);
-    assert_non_null(strstr(text, "sandbox manager failed while handling this call: docker said no."));
+    assert_non_null(
+        strstr(text, "sandbox manager failed while handling this call: docker said no."));
     json_decref(j);
     proto_msg_destroy(&rep);
 
@@ -610,9 +629,10 @@ static void replies(void **state)
             call.tool = &table[i];
     rep = proto_reply_new(req, PROTO_ST_NO_WORKER, true, "");
     j = reply_result(&call, rep, &text);
-    assert_string_equal(text, "[talkback: the judge is not running, so nothing ran. Try the same "
-                              "call again in a minute; if it keeps failing, tell the user the judge "
-                              "service is down.]");
+    assert_string_equal(text,
+                        "[talkback: the judge is not running, so nothing ran. Try the same "
+                        "call again in a minute; if it keeps failing, tell the user the judge "
+                        "service is down.]");
     json_decref(j);
     proto_msg_destroy(&rep);
 
@@ -638,7 +658,7 @@ static void expect_sanitized(const char *in, size_t len, const char *want, size_
     free(out);
 }
 
-#define FFFD "\xef\xbf\xbd"
+#define FFFD   "\xef\xbf\xbd"
 #define S(lit) lit, sizeof lit - 1
 
 static void utf8(void **state)
@@ -647,14 +667,14 @@ static void utf8(void **state)
     expect_sanitized(S("plain ascii"), S("plain ascii"));
     expect_sanitized(S("caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80"),
                      S("caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80"));
-    expect_sanitized(S("a\0b"), S("a\0b"));                   /* NUL kept */
+    expect_sanitized(S("a\0b"), S("a\0b")); /* NUL kept */
     expect_sanitized(S("\xff"), S(FFFD));
-    expect_sanitized(S("\x80x"), S(FFFD "x"));               /* stray continuation */
-    expect_sanitized(S("\xc0\xaf"), S(FFFD FFFD));           /* overlong '/' */
-    expect_sanitized(S("\xe0\x80\xaf"), S(FFFD FFFD FFFD));  /* overlong, 3 bytes */
-    expect_sanitized(S("\xed\xa0\x80"), S(FFFD FFFD FFFD));  /* surrogate */
+    expect_sanitized(S("\x80x"), S(FFFD "x"));                       /* stray continuation */
+    expect_sanitized(S("\xc0\xaf"), S(FFFD FFFD));                   /* overlong '/' */
+    expect_sanitized(S("\xe0\x80\xaf"), S(FFFD FFFD FFFD));          /* overlong, 3 bytes */
+    expect_sanitized(S("\xed\xa0\x80"), S(FFFD FFFD FFFD));          /* surrogate */
     expect_sanitized(S("\xf4\x90\x80\x80"), S(FFFD FFFD FFFD FFFD)); /* > U+10FFFF */
-    expect_sanitized(S("\xe2\x82"), S(FFFD));                /* truncated: one U+FFFD */
+    expect_sanitized(S("\xe2\x82"), S(FFFD));                        /* truncated: one U+FFFD */
     expect_sanitized(S("\xe2\x82x"), S(FFFD "x"));
     expect_sanitized(S("\xf0\x9f\x98"), S(FFFD));
     expect_sanitized(S("\xf5\x80"), S(FFFD FFFD));

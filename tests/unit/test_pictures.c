@@ -22,32 +22,32 @@
 /* ---- sample files ---------------------------------------------------------- */
 
 static const unsigned char png_hdr[] = {
-    0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n', 0, 0, 0, 13, 'I', 'H', 'D', 'R',
-    0, 0, 0x02, 0x80, 0, 0, 0x01, 0xe0, 8, 2, 0, 0, 0,   /* 640 x 480 */
+    0x89, 'P', 'N', 'G',  '\r', '\n', 0x1a, '\n', 0,    0, 0, 13, 'I', 'H', 'D',
+    'R',  0,   0,   0x02, 0x80, 0,    0,    0x01, 0xe0, 8, 2, 0,  0,   0, /* 640 x 480 */
 };
 
 /* SOI, an APP0 segment, a DQT-sized filler, then SOF2 (progressive). */
 static const unsigned char jpeg_hdr[] = {
-    0xff, 0xd8, 0xff, 0xe0, 0, 16, 'J', 'F', 'I', 'F', 0, 1, 1, 0, 0, 1, 0, 1, 0, 0,
-    0xff, 0xff, 0xc4, 0, 4, 0, 0,               /* fill byte, then DHT: not a frame */
-    0xff, 0xc2, 0, 11, 8, 0x01, 0x2c, 0x00, 0xc8, 1, 1, 0x11, 0,   /* height 300, width 200 */
+    0xff, 0xd8, 0xff, 0xe0, 0, 16,   'J',  'F',  'I',  'F', 0, 1,    1, 0,
+    0,    1,    0,    1,    0, 0,    0xff, 0xff, 0xc4, 0,   4, 0,    0, /* fill byte, then DHT: not a frame */
+    0xff, 0xc2, 0,    11,   8, 0x01, 0x2c, 0x00, 0xc8, 1,   1, 0x11, 0, /* height 300, width 200 */
 };
 
 static const unsigned char gif_hdr[] = { 'G', 'I', 'F', '8', '9', 'a', 31, 0, 32, 0, 0x80, 0, 0 };
 
 static const unsigned char webp_lossy[] = {
-    'R', 'I', 'F', 'F', 30, 0, 0, 0, 'W', 'E', 'B', 'P', 'V', 'P', '8', ' ', 18, 0, 0, 0,
-    0x30, 0x01, 0x00, 0x9d, 0x01, 0x2a, 41, 0, 42, 0,
+    'R', 'I', 'F', 'F', 30, 0,    0,    0,    'W',  'E',  'B',  'P', 'V', 'P', '8',
+    ' ', 18,  0,   0,   0,  0x30, 0x01, 0x00, 0x9d, 0x01, 0x2a, 41,  0,   42,  0,
 };
 
 static const unsigned char webp_lossless[] = {
-    'R', 'I', 'F', 'F', 20, 0, 0, 0, 'W', 'E', 'B', 'P', 'V', 'P', '8', 'L', 5, 0, 0, 0,
-    0x2f, 0x08, 0x80, 0x01, 0x00,   /* 9 x 7: (9-1) | (7-1) << 14 */
+    'R', 'I', 'F', 'F', 20, 0, 0, 0,    'W',  'E',  'B',  'P',  'V',
+    'P', '8', 'L', 5,   0,  0, 0, 0x2f, 0x08, 0x80, 0x01, 0x00, /* 9 x 7: (9-1) | (7-1) << 14 */
 };
 
 static const unsigned char webp_ext[] = {
-    'R', 'I', 'F', 'F', 22, 0, 0, 0, 'W', 'E', 'B', 'P', 'V', 'P', '8', 'X', 10, 0, 0, 0,
-    0, 0, 0, 0, 99, 0, 0, 49, 0, 0,   /* 100 x 50 */
+    'R', 'I', 'F', 'F', 22, 0, 0, 0, 'W', 'E', 'B', 'P', 'V', 'P', '8',
+    'X', 10,  0,   0,   0,  0, 0, 0, 0,   99,  0,   0,   49,  0,   0, /* 100 x 50 */
 };
 
 /* ---- imagehdr ----------------------------------------------------------------- */
@@ -130,7 +130,8 @@ static int fake_read(void *ctx, const char *path, size_t max, char **data, size_
     (*reads)++;
     if (strcmp(path, "/work/gone.png") == 0)
         return -1;
-    const char *src = strcmp(path, "/work/text.png") == 0 ? "just text, no picture" : (const char *)png_hdr;
+    const char *src = strcmp(path, "/work/text.png") == 0 ? "just text, no picture"
+                                                          : (const char *)png_hdr;
     size_t n = strcmp(path, "/work/text.png") == 0 ? strlen(src) : sizeof png_hdr;
     if (n > max)
         return -1;
@@ -140,10 +141,12 @@ static int fake_read(void *ctx, const char *path, size_t max, char **data, size_
     return 0;
 }
 
-static proto_msg_t *from_list(const char *list, size_t len, int64_t count, int64_t bytes, int64_t call_bytes,
-                              int *reads)
+static proto_msg_t *from_list(const char *list, size_t len, int64_t count, int64_t bytes,
+                              int64_t call_bytes, int *reads)
 {
-    pictures_limits_t lim = { .max_count = count, .max_bytes = bytes, .max_call_bytes = call_bytes };
+    pictures_limits_t lim = { .max_count = count,
+                              .max_bytes = bytes,
+                              .max_call_bytes = call_bytes };
     return pictures_from_list(list, len, &lim, fake_read, reads);
 }
 
@@ -166,37 +169,45 @@ static void list_shown_and_named(void **state)
     assert_string_equal(m->images[0].mime, "image/png");
     assert_int_equal(m->images[0].len, sizeof png_hdr);
     assert_memory_equal(m->images[0].data, png_hdr, sizeof png_hdr);
-    assert_string_equal(m->text,
-        "[image /work/a.png: 640x480 PNG, 29 bytes, shown below]\n"
-        "[image /work/huge.png: 4000x3000 PNG, 5000000 bytes: too big to show (over 1000 bytes). To see it, "
-        "save it smaller: a lower dpi or figure size (e.g. plt.savefig(path, dpi=72)), or as a JPEG.]\n"
-        "[image /work/gone.png: PNG, 29 bytes: changed or unreadable when talkback read it, so it is not shown.]\n"
-        "[image /work/text.png: 1x1 PNG, 29 bytes: changed or unreadable when talkback read it, so it is not "
-        "shown.]\n"
-        "[image /work/b.png: 640x480 PNG, 29 bytes, shown below]\n"
-        "[image /work/c.png: 640x480 PNG, 29 bytes: not shown, only 2 images are shown per call.]\n");
-    assert_int_equal(reads, 4);   /* never the one too big, nor the one past the count */
+    assert_string_equal(m->text, "[image /work/a.png: 640x480 PNG, 29 bytes, shown below]\n"
+                                 "[image /work/huge.png: 4000x3000 PNG, 5000000 bytes: too big to "
+                                 "show (over 1000 bytes). To see it, "
+                                 "save it smaller: a lower dpi or figure size (e.g. "
+                                 "plt.savefig(path, dpi=72)), or as a JPEG.]\n"
+                                 "[image /work/gone.png: PNG, 29 bytes: changed or unreadable when "
+                                 "talkback read it, so it is not shown.]\n"
+                                 "[image /work/text.png: 1x1 PNG, 29 bytes: changed or unreadable "
+                                 "when talkback read it, so it is not "
+                                 "shown.]\n"
+                                 "[image /work/b.png: 640x480 PNG, 29 bytes, shown below]\n"
+                                 "[image /work/c.png: 640x480 PNG, 29 bytes: not shown, only 2 "
+                                 "images are shown per call.]\n");
+    assert_int_equal(reads, 4); /* never the one too big, nor the one past the count */
     proto_msg_destroy(&m);
 
     /* The bytes of the whole call: the second image would pass it. */
-    static const char two[] = "29 640x480 PNG /work/a.png\0" "29 640x480 PNG /work/b.png\0";
+    static const char two[] = "29 640x480 PNG /work/a.png\0"
+                              "29 640x480 PNG /work/b.png\0";
     m = from_list(two, sizeof two - 1, 4, 1000, 40, &reads);
     assert_int_equal(m->n_images, 1);
-    assert_non_null(strstr(m->text, "[image /work/b.png: 640x480 PNG, 29 bytes: not shown, the images of this "
-                                    "call would be over 40 bytes together."));
+    assert_non_null(
+        strstr(m->text, "[image /work/b.png: 640x480 PNG, 29 bytes: not shown, the images of this "
+                        "call would be over 40 bytes together."));
     proto_msg_destroy(&m);
 
     /* A newline in a name cannot fake a line. */
     static const char nl[] = "29 640x480 PNG /work/x\n[talkback: fake].png";
     m = from_list(nl, sizeof nl, 4, 1000, 1000, &reads);
-    assert_string_equal(m->text, "[image /work/x?[talkback: fake].png: 640x480 PNG, 29 bytes, shown below]\n");
+    assert_string_equal(
+        m->text, "[image /work/x?[talkback: fake].png: 640x480 PNG, 29 bytes, shown below]\n");
     proto_msg_destroy(&m);
 
     /* image_max_count 0: named only. */
     m = from_list(two, sizeof two - 1, 0, 1000, 1000, &reads);
     assert_int_equal(m->n_images, 0);
-    assert_non_null(strstr(m->text, "[image /work/a.png: 640x480 PNG, 29 bytes: not shown, images are not "
-                                    "returned here (image_max_count is 0).]\n"));
+    assert_non_null(strstr(m->text,
+                           "[image /work/a.png: 640x480 PNG, 29 bytes: not shown, images are not "
+                           "returned here (image_max_count is 0).]\n"));
     proto_msg_destroy(&m);
 
     /* Nothing usable, or not NUL-terminated: no holder at all. */
@@ -255,15 +266,15 @@ static void proto_images_refused(void **state)
 {
     (void)state;
     /* {v:1, t:3, i:[...]} with a bad "i" each time. */
-    static const unsigned char two_items[] = { 0x83, 0xa1, 'v', 1, 0xa1, 't', 3, 0xa1, 'i', 0x92,
-                                               0xa1, '/', 0xa1, 'x' };
+    static const unsigned char two_items[] = { 0x83, 0xa1, 'v',  1,    0xa1, 't',  3,
+                                               0xa1, 'i',  0x92, 0xa1, '/',  0xa1, 'x' };
     static const unsigned char not_array[] = { 0x83, 0xa1, 'v', 1, 0xa1, 't', 3, 0xa1, 'i', 0x05 };
-    static const unsigned char int_item[] = { 0x83, 0xa1, 'v', 1, 0xa1, 't', 3, 0xa1, 'i', 0x93,
-                                              0xa1, '/', 0xa1, 'x', 0x07 };
-    static const unsigned char nul_path[] = { 0x83, 0xa1, 'v', 1, 0xa1, 't', 3, 0xa1, 'i', 0x93,
-                                              0xa2, '/', 0, 0xa1, 'x', 0xa1, 'd' };
-    static const unsigned char good[] = { 0x83, 0xa1, 'v', 1, 0xa1, 't', 3, 0xa1, 'i', 0x93,
-                                          0xa2, '/', 'a', 0xa1, 'x', 0xa1, 'd' };
+    static const unsigned char int_item[] = { 0x83, 0xa1, 'v',  1,   0xa1, 't', 3,   0xa1,
+                                              'i',  0x93, 0xa1, '/', 0xa1, 'x', 0x07 };
+    static const unsigned char nul_path[] = { 0x83, 0xa1, 'v', 1, 0xa1, 't', 3,    0xa1, 'i',
+                                              0x93, 0xa2, '/', 0, 0xa1, 'x', 0xa1, 'd' };
+    static const unsigned char good[] = { 0x83, 0xa1, 'v', 1,   0xa1, 't', 3,    0xa1, 'i',
+                                          0x93, 0xa2, '/', 'a', 0xa1, 'x', 0xa1, 'd' };
     proto_msg_t *m = NULL;
     assert_int_equal(proto_decode(two_items, sizeof two_items, &m), PROTO_EFORMAT);
     assert_int_equal(proto_decode(not_array, sizeof not_array, &m), PROTO_EFORMAT);
@@ -315,14 +326,16 @@ static void mcp_image_blocks(void **state)
     proto_msg_t *m = proto_reply_new(NULL, PROTO_ST_OK, false, "$ draw\n");
     proto_msg_add_image(m, "/work/a.png", "image/png", "\x89PNG\r\n\x1a\n\0", 9);
     proto_msg_add_image(m, "/work/b.gif", "image/gif", "GIF89a!", 7);
-    proto_msg_add_image(m, "/work/c.svg", "image/svg+xml", "<svg/>", 6);   /* not a kind we show */
+    proto_msg_add_image(m, "/work/c.svg", "image/svg+xml", "<svg/>", 6); /* not a kind we show */
     char *body = mcp_call_reply(&call, m);
     json_t *j = json_loads(body, 0, NULL);
     free(body);
     json_t *content = json_object_get(json_object_get(j, "result"), "content");
     assert_int_equal(json_array_size(content), 3);
-    assert_string_equal(json_string_value(json_object_get(json_array_get(content, 0), "type")), "text");
-    assert_string_equal(json_string_value(json_object_get(json_array_get(content, 0), "text")), "$ draw\n");
+    assert_string_equal(json_string_value(json_object_get(json_array_get(content, 0), "type")),
+                        "text");
+    assert_string_equal(json_string_value(json_object_get(json_array_get(content, 0), "text")),
+                        "$ draw\n");
     json_t *a = json_array_get(content, 1), *b = json_array_get(content, 2);
     assert_string_equal(json_string_value(json_object_get(a, "type")), "image");
     assert_string_equal(json_string_value(json_object_get(a, "mimeType")), "image/png");

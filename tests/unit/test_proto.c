@@ -88,12 +88,15 @@ static char *pack(size_t *len, int version, int type, bool extra)
     msgpack_sbuffer_init(&sb);
     msgpack_packer_init(&pk, &sb, msgpack_sbuffer_write);
     msgpack_pack_map(&pk, extra ? 3 : 2);
-    msgpack_pack_str(&pk, 1); msgpack_pack_str_body(&pk, "v", 1);
+    msgpack_pack_str(&pk, 1);
+    msgpack_pack_str_body(&pk, "v", 1);
     msgpack_pack_int(&pk, version);
-    msgpack_pack_str(&pk, 1); msgpack_pack_str_body(&pk, "t", 1);
+    msgpack_pack_str(&pk, 1);
+    msgpack_pack_str_body(&pk, "t", 1);
     msgpack_pack_int(&pk, type);
     if (extra) {
-        msgpack_pack_str(&pk, 6); msgpack_pack_str_body(&pk, "future", 6);
+        msgpack_pack_str(&pk, 6);
+        msgpack_pack_str_body(&pk, "future", 6);
         msgpack_pack_array(&pk, 0);
     }
     *len = sb.size;
@@ -267,16 +270,28 @@ static void roundtrip_hello_and_host(void **state)
     msgpack_sbuffer_init(&sb);
     msgpack_packer_init(&pk, &sb, msgpack_sbuffer_write);
     msgpack_pack_map(&pk, 3);
-    msgpack_pack_str(&pk, 1); msgpack_pack_str_body(&pk, "v", 1); msgpack_pack_int(&pk, PROTO_VERSION);
-    msgpack_pack_str(&pk, 1); msgpack_pack_str_body(&pk, "t", 1); msgpack_pack_int(&pk, PROTO_REQUEST);
-    msgpack_pack_str(&pk, 1); msgpack_pack_str_body(&pk, "h", 1); msgpack_pack_int(&pk, 5);
+    msgpack_pack_str(&pk, 1);
+    msgpack_pack_str_body(&pk, "v", 1);
+    msgpack_pack_int(&pk, PROTO_VERSION);
+    msgpack_pack_str(&pk, 1);
+    msgpack_pack_str_body(&pk, "t", 1);
+    msgpack_pack_int(&pk, PROTO_REQUEST);
+    msgpack_pack_str(&pk, 1);
+    msgpack_pack_str_body(&pk, "h", 1);
+    msgpack_pack_int(&pk, 5);
     assert_int_equal(proto_decode(sb.data, sb.size, &d), PROTO_EFORMAT);
     msgpack_sbuffer_clear(&sb);
     msgpack_pack_map(&pk, 3);
-    msgpack_pack_str(&pk, 1); msgpack_pack_str_body(&pk, "v", 1); msgpack_pack_int(&pk, PROTO_VERSION);
-    msgpack_pack_str(&pk, 1); msgpack_pack_str_body(&pk, "t", 1); msgpack_pack_int(&pk, PROTO_REQUEST);
-    msgpack_pack_str(&pk, 1); msgpack_pack_str_body(&pk, "h", 1);
-    msgpack_pack_str(&pk, 3); msgpack_pack_str_body(&pk, "a\0b", 3);
+    msgpack_pack_str(&pk, 1);
+    msgpack_pack_str_body(&pk, "v", 1);
+    msgpack_pack_int(&pk, PROTO_VERSION);
+    msgpack_pack_str(&pk, 1);
+    msgpack_pack_str_body(&pk, "t", 1);
+    msgpack_pack_int(&pk, PROTO_REQUEST);
+    msgpack_pack_str(&pk, 1);
+    msgpack_pack_str_body(&pk, "h", 1);
+    msgpack_pack_str(&pk, 3);
+    msgpack_pack_str_body(&pk, "a\0b", 3);
     assert_int_equal(proto_decode(sb.data, sb.size, &d), PROTO_EFORMAT);
     msgpack_sbuffer_destroy(&sb);
 }
@@ -284,12 +299,9 @@ static void roundtrip_hello_and_host(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(roundtrip_request),
-        cmocka_unit_test(roundtrip_reply),
-        cmocka_unit_test(decode_checks),
-        cmocka_unit_test(map_replace),
-        cmocka_unit_test(exec_reply_read),
-        cmocka_unit_test(roundtrip_hello_and_host),
+        cmocka_unit_test(roundtrip_request), cmocka_unit_test(roundtrip_reply),
+        cmocka_unit_test(decode_checks),     cmocka_unit_test(map_replace),
+        cmocka_unit_test(exec_reply_read),   cmocka_unit_test(roundtrip_hello_and_host),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -29,7 +29,10 @@ static void plan_table(void **state)
     plan_limits_t lim = { .now = now, .max_age = 14 * DAY, .max_count = 3, .max_bytes = 10 * GIB };
     /* by age: the 15- and 20-day-old go, the rest stay */
     plan_item_t a[] = {
-        { now - 1 * DAY, 1 * GIB, 0 }, { now - 15 * DAY, 1, 0 }, { now - 20 * DAY, 1, 0 }, { now - 2 * DAY, 1, 0 },
+        { now - 1 * DAY, 1 * GIB, 0 },
+        { now - 15 * DAY, 1, 0 },
+        { now - 20 * DAY, 1, 0 },
+        { now - 2 * DAY, 1, 0 },
     };
     assert_int_equal(plan_evictions(a, 4, &lim), 2);
     assert_int_equal(a[0].reason, PLAN_KEEP);
@@ -38,7 +41,8 @@ static void plan_table(void **state)
     assert_int_equal(a[3].reason, PLAN_KEEP);
     /* by count: 5 young ones, limit 3: the two oldest go */
     plan_item_t b[] = {
-        { now - 5, 1, 0 }, { now - 1, 1, 0 }, { now - 4, 1, 0 }, { now - 2, 1, 0 }, { now - 3, 1, 0 },
+        { now - 5, 1, 0 }, { now - 1, 1, 0 }, { now - 4, 1, 0 },
+        { now - 2, 1, 0 }, { now - 3, 1, 0 },
     };
     assert_int_equal(plan_evictions(b, 5, &lim), 2);
     assert_int_equal(b[0].reason, PLAN_EVICT_COUNT);
@@ -130,7 +134,7 @@ static void records_stamps(void **state)
 
     assert_int_equal(kept_stamp_get(id), 0);
     assert_int_equal(kept_stamp_init(id, 1000), 1);
-    assert_int_equal(kept_stamp_init(id, 2000), 0);  /* there already: kept */
+    assert_int_equal(kept_stamp_init(id, 2000), 0); /* there already: kept */
     assert_int_equal(kept_stamp_get(id), 1000);
     assert_int_equal(kept_stamp_set(id, 4102444800), 0); /* a deadline ahead */
     assert_int_equal(kept_stamp_get(id), 4102444800);

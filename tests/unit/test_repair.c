@@ -36,7 +36,10 @@ static char *J(const char *s)
 static void tool_names(void **state)
 {
     (void)state;
-    static const struct { const char *names, *tool; bool want; } cases[] = {
+    static const struct {
+        const char *names, *tool;
+        bool want;
+    } cases[] = {
         { "run_code", "run_code", true },
         { "run_code", "run_code_mcp_sandbox", true },
         { "run_code", "run_code_mcp_", false },
@@ -56,12 +59,19 @@ static void tool_names(void **state)
 static void language_tags(void **state)
 {
     (void)state;
-    static const struct { const char *in, *want; } cases[] = {
-        { "cpp", "cpp" }, { "C++", "cpp" }, { "py", "python" }, { "python3", "python" },
-        { "js", "javascript" }, { "node", "javascript" }, { "sh", "bash" }, { "bash", "bash" },
-        { "rs", "rust" }, { "golang", "go" }, { "kt", "kotlin" }, { "cs", "csharp" },
-        { "csharp", "csharp" }, { "C#", "csharp" }, { "hs", "haskell" }, { "Lua", "lua" },
-        { " c ", "c" }, { "Zig", "zig" }, { "not a language", "" }, { "", "" },
+    static const struct {
+        const char *in, *want;
+    } cases[] = {
+        { "cpp", "cpp" },         { "C++", "cpp" },
+        { "py", "python" },       { "python3", "python" },
+        { "js", "javascript" },   { "node", "javascript" },
+        { "sh", "bash" },         { "bash", "bash" },
+        { "rs", "rust" },         { "golang", "go" },
+        { "kt", "kotlin" },       { "cs", "csharp" },
+        { "csharp", "csharp" },   { "C#", "csharp" },
+        { "hs", "haskell" },      { "Lua", "lua" },
+        { " c ", "c" },           { "Zig", "zig" },
+        { "not a language", "" }, { "", "" },
     };
     char out[24];
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
@@ -71,9 +81,12 @@ static void language_tags(void **state)
     repair_lang_tag(NULL, out, sizeof out);
     assert_string_equal(out, "");
 
-    static const struct { const char *path, *want; } exts[] = {
-        { "x.py", "python" }, { "/work/a.c", "c" }, { "src/main.cpp", "cpp" }, { "s.SH", "bash" },
-        { "data.csv", NULL }, { "Makefile", NULL }, { ".py", NULL }, { "a.", NULL }, { "dir.py/x", NULL },
+    static const struct {
+        const char *path, *want;
+    } exts[] = {
+        { "x.py", "python" }, { "/work/a.c", "c" }, { "src/main.cpp", "cpp" },
+        { "s.SH", "bash" },   { "data.csv", NULL }, { "Makefile", NULL },
+        { ".py", NULL },      { "a.", NULL },       { "dir.py/x", NULL },
     };
     for (size_t i = 0; i < sizeof exts / sizeof exts[0]; i++) {
         const char *got = repair_ext_tag(exts[i].path);
@@ -87,40 +100,61 @@ static void language_tags(void **state)
 static void verdicts(void **state)
 {
     (void)state;
-    static const struct { const char *text; repair_verdict_t want; bool compared; } cases[] = {
+    static const struct {
+        const char *text;
+        repair_verdict_t want;
+        bool compared;
+    } cases[] = {
         { "Saved /work/main.lua (10 bytes).\n$ lua5.4 main.lua < input\ninput:\n1\noutput:\n2\n"
-          "PASS: the output matches the expected output.\n", REPAIR_PASS, true },
+          "PASS: the output matches the expected output.\n",
+          REPAIR_PASS, true },
         { "$ ./main\noutput:\n3\nFAIL: line 1 differs.\n"
-          "Don't answer yet: fix the code and call run_code again until it says PASS.\n", REPAIR_FAIL, true },
-        { "CRASH: the program was killed\nDon't answer yet: fix the code and call run_code again until it says PASS.",
+          "Don't answer yet: fix the code and call run_code again until it says PASS.\n",
+          REPAIR_FAIL, true },
+        { "CRASH: the program was killed\nDon't answer yet: fix the code and call run_code again "
+          "until it says PASS.",
           REPAIR_FAIL, true },
         { "TIMEOUT: the program ran longer than 10 s\nDon't answer yet: ...", REPAIR_FAIL, true },
-        { "$ gcc ...\nmain.c:1: error\nCOMPILE ERROR: the program did not compile (exit code 1), so it did not run.\n"
-          "Don't answer yet: fix the code and call run_code again until it says PASS.\n", REPAIR_COMPILE_ERROR, true },
+        { "$ gcc ...\nmain.c:1: error\nCOMPILE ERROR: the program did not compile (exit code 1), "
+          "so it did not run.\n"
+          "Don't answer yet: fix the code and call run_code again until it says PASS.\n",
+          REPAIR_COMPILE_ERROR, true },
         /* the program printed a PASS line itself; the real verdict is last */
-        { "output:\nPASS: the output matches the expected output.\nFAIL: line 2 differs.\n", REPAIR_FAIL, true },
+        { "output:\nPASS: the output matches the expected output.\nFAIL: line 2 differs.\n",
+          REPAIR_FAIL, true },
         { "$ python3 main.py\noutput:\nhello\n", REPAIR_RAN, true },
-        { "[talkback: argument `code` is required: the whole program as a string. Nothing ran.]", REPAIR_NOT_RUN, true },
-        { "[talkback: the sandbox manager is not running, so nothing ran. Try again]", REPAIR_NOT_RUN, true },
+        { "[talkback: argument `code` is required: the whole program as a string. Nothing ran.]",
+          REPAIR_NOT_RUN, true },
+        { "[talkback: the sandbox manager is not running, so nothing ran. Try again]",
+          REPAIR_NOT_RUN, true },
         { "", REPAIR_NOT_RUN, true },
         /* without expected the judge never says PASS: the program printed it */
         { "$ python3 main.py < /dev/null\ninput: (none: stdin was empty)\noutput:\n"
-          "PASS: the output matches the expected output.\n", REPAIR_RAN, false },
+          "PASS: the output matches the expected output.\n",
+          REPAIR_RAN, false },
         { "output:\nPASS: all 3 tests passed.\n", REPAIR_RAN, false },
         /* a PASS that is not the last line is the program's */
         { "output:\nPASS: the output matches the expected output.\n"
-          "[talkback: the sandbox did not answer in time. Try again.]\n", REPAIR_RAN, true },
-        { "Test 1 of 2: 0.001 s wall time.\n$ ./main < test-1.in\noutput:\nPASS: all 2 tests passed.\n"
+          "[talkback: the sandbox did not answer in time. Try again.]\n",
+          REPAIR_RAN, true },
+        { "Test 1 of 2: 0.001 s wall time.\n$ ./main < test-1.in\noutput:\nPASS: all 2 tests "
+          "passed.\n"
           "Test 1: FAIL: line 1 differs.\n  expected: 3\n  got:      PASS: all 2 tests passed.\n"
-          "[talkback: the sandbox manager stopped while handling this call. Try again.]\n", REPAIR_RAN, true },
+          "[talkback: the sandbox manager stopped while handling this call. Try again.]\n",
+          REPAIR_RAN, true },
         /* the tests shape */
-        { "Test 1: PASS: the output matches the expected output.\nTest 2: PASS: the output matches the "
-          "expected output.\nPASS: all 2 tests passed.\n", REPAIR_PASS, true },
+        { "Test 1: PASS: the output matches the expected output.\nTest 2: PASS: the output matches "
+          "the "
+          "expected output.\nPASS: all 2 tests passed.\n",
+          REPAIR_PASS, true },
         { "output:\nPASS: all 2 tests passed.\nTest 2: FAIL: line 1 differs.\n"
           "FAIL: 1 of 2 tests passed; failed: test 2.\n"
-          "Don't answer yet: fix the code and call run_code again until it says PASS.\n", REPAIR_FAIL, true },
-        { "output:\nyyyy\nOUTPUT LIMIT: the program printed more than 1048576 bytes and was stopped at once.\n"
-          "Don't answer yet: fix the code and call run_code again until it says PASS.\n", REPAIR_FAIL, false },
+          "Don't answer yet: fix the code and call run_code again until it says PASS.\n",
+          REPAIR_FAIL, true },
+        { "output:\nyyyy\nOUTPUT LIMIT: the program printed more than 1048576 bytes and was "
+          "stopped at once.\n"
+          "Don't answer yet: fix the code and call run_code again until it says PASS.\n",
+          REPAIR_FAIL, false },
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
         assert_int_equal(repair_code_verdict(cases[i].text, cases[i].compared), cases[i].want);
@@ -129,7 +163,10 @@ static void verdicts(void **state)
 static void fences(void **state)
 {
     (void)state;
-    static const struct { const char *text; bool want; } cases[] = {
+    static const struct {
+        const char *text;
+        bool want;
+    } cases[] = {
         { "Here it is:\n```lua\nprint(1)\n```\n", true },
         { "inline ```x``` too", true },
         { "~~~\ncode\n~~~", true },
@@ -146,7 +183,10 @@ static void fences(void **state)
 static void command_names(void **state)
 {
     (void)state;
-    static const struct { const char *cmd, *base; bool want; } cases[] = {
+    static const struct {
+        const char *cmd, *base;
+        bool want;
+    } cases[] = {
         { "python3 x.py", "x.py", true },
         { "python3 /work/x.py < in.txt", "x.py", true },
         { "bash ./run.sh", "run.sh", true },
@@ -163,14 +203,17 @@ static void command_names(void **state)
 
 /* ---- finding the turn's program ------------------------------------------------------- */
 
-#define SYS "{'role':'system','content':'You have tools.'}"
+#define SYS     "{'role':'system','content':'You have tools.'}"
 #define USER(t) "{'role':'user','content':'" t "'}"
-#define CALL(id, name, args) \
-    "{'role':'assistant','content':'','tool_calls':[{'id':'" id "','type':'function','function':{'name':'" name \
-    "','arguments':" args "}}]}"
+#define CALL(id, name, args)                                                                       \
+    "{'role':'assistant','content':'','tool_calls':[{'id':'" id                                    \
+    "','type':'function','function':{'name':'" name "','arguments':" args "}}]}"
 #define RESULT(id, text) "{'role':'tool','tool_call_id':'" id "','content':'" text "'}"
-#define PASS_TEXT "$ lua5.4 main.lua\\noutput:\\n3\\nPASS: the output matches the expected output.\\n"
-#define FAIL_TEXT "output:\\n4\\nFAIL: line 1 differs.\\nDon\\u0027t answer yet: fix the code and call run_code again until it says PASS.\\n"
+#define PASS_TEXT                                                                                  \
+    "$ lua5.4 main.lua\\noutput:\\n3\\nPASS: the output matches the expected output.\\n"
+#define FAIL_TEXT                                                                                  \
+    "output:\\n4\\nFAIL: line 1 differs.\\nDon\\u0027t answer yet: fix the code and call "         \
+    "run_code again until it says PASS.\\n"
 #define RAN_TEXT "$ python3 main.py\\noutput:\\nhi\\n"
 
 static void find_table(void **state)
@@ -285,7 +328,8 @@ static void find_table(void **state)
             fail_msg("case \"%s\": rc %d, want %d", cases[i].name, rc, cases[i].rc);
         if (rc == 1) {
             if (p.verdict != cases[i].verdict)
-                fail_msg("case \"%s\": verdict %d, want %d", cases[i].name, p.verdict, cases[i].verdict);
+                fail_msg("case \"%s\": verdict %d, want %d", cases[i].name, p.verdict,
+                         cases[i].verdict);
             assert_string_equal(p.code, cases[i].code);
             assert_string_equal(p.tag, cases[i].tag);
             if (cases[i].path)
@@ -329,11 +373,15 @@ static void render(void **state)
     assert_non_null(strstr(s, "```\nx\n```"));
     free(s);
 
-    repair_program_t w = { .verdict = REPAIR_RAN, .tag = "python", .code = "p", .path = "/work/x.py",
+    repair_program_t w = { .verdict = REPAIR_RAN,
+                           .tag = "python",
+                           .code = "p",
+                           .path = "/work/x.py",
                            .command = "python3 x.py" };
     s = repair_render(&w, "", 0);
-    assert_string_equal(s, "**The last program that ran, `/work/x.py` (run with `python3 x.py`; not tested "
-                           "against an expected output):**\n\n```python\np\n```\n");
+    assert_string_equal(
+        s, "**The last program that ran, `/work/x.py` (run with `python3 x.py`; not tested "
+           "against an expected output):**\n\n```python\np\n```\n");
     free(s);
     w.command = "echo `date`";
     s = repair_render(&w, "", 0);
@@ -347,16 +395,25 @@ static void json_table(void **state)
 {
     (void)state;
     repair_program_t p = { .verdict = REPAIR_PASS, .tag = "lua", .code = "print(3)" };
-    static const struct { const char *name, *answer; bool changed; const char *want_content; } cases[] = {
+    static const struct {
+        const char *name, *answer;
+        bool changed;
+        const char *want_content;
+    } cases[] = {
         { "no code: appended",
-          "{'id':'x','choices':[{'index':0,'message':{'role':'assistant','content':'code shown in the previous step'},"
+          "{'id':'x','choices':[{'index':0,'message':{'role':'assistant','content':'code shown in "
+          "the previous step'},"
           "'finish_reason':'stop'}]}",
-          true, "code shown in the previous step\n\n**The program that passed its test:**\n\n```lua\nprint(3)\n```\n" },
+          true,
+          "code shown in the previous step\n\n**The program that passed its "
+          "test:**\n\n```lua\nprint(3)\n```\n" },
         { "empty reply: the block alone",
-          "{'choices':[{'index':0,'message':{'role':'assistant','content':null},'finish_reason':'stop'}]}",
+          "{'choices':[{'index':0,'message':{'role':'assistant','content':null},'finish_reason':'"
+          "stop'}]}",
           true, "**The program that passed its test:**\n\n```lua\nprint(3)\n```\n" },
         { "has code: untouched",
-          "{'choices':[{'message':{'content':'```lua\\nprint(3)\\n```'},'finish_reason':'stop'}]}", false, NULL },
+          "{'choices':[{'message':{'content':'```lua\\nprint(3)\\n```'},'finish_reason':'stop'}]}",
+          false, NULL },
         { "tool calls: untouched",
           "{'choices':[{'message':{'content':null,'tool_calls':[{'id':'a','type':'function',"
           "'function':{'name':'run_code','arguments':'{}'}}]},'finish_reason':'tool_calls'}]}",
@@ -375,9 +432,9 @@ static void json_table(void **state)
         if (rc == 1) {
             json_t *j = json_loadb(out, outlen, 0, NULL);
             assert_non_null(j);
-            const char *content = json_string_value(
-                json_object_get(json_object_get(json_array_get(json_object_get(j, "choices"), 0), "message"),
-                                "content"));
+            const char *content = json_string_value(json_object_get(
+                json_object_get(json_array_get(json_object_get(j, "choices"), 0), "message"),
+                "content"));
             assert_string_equal(content, cases[i].want_content);
             json_decref(j);
         } else {
@@ -390,9 +447,10 @@ static void json_table(void **state)
 
 /* ---- the SSE filter ----------------------------------------------------------------------- */
 
-#define CHUNK(delta, finish) \
-    "data: {'id':'c1','object':'chat.completion.chunk','created':7,'model':'m','choices':[{'index':0,'delta':" \
-    delta ",'finish_reason':" finish "}]}\n\n"
+#define CHUNK(delta, finish)                                                                       \
+    "data: "                                                                                       \
+    "{'id':'c1','object':'chat.completion.chunk','created':7,'model':'m','choices':[{'index':0,'"  \
+    "delta':" delta ",'finish_reason':" finish "}]}\n\n"
 
 /* Run a stream through the filter in pieces of `step` bytes. */
 static char *sse_run(const repair_program_t *p, const char *stream, size_t step, bool *repaired)
@@ -442,37 +500,50 @@ static void sse_table(void **state)
 {
     (void)state;
     repair_program_t p = { .verdict = REPAIR_PASS, .tag = "lua", .code = "print(3)" };
-    static const char block[] = "\n\n**The program that passed its test:**\n\n```lua\nprint(3)\n```\n";
+    static const char block[] =
+        "\n\n**The program that passed its test:**\n\n```lua\nprint(3)\n```\n";
     static const struct {
         const char *name, *stream;
         bool repaired;
-        const char *content;   /* wanted joined content when repaired */
+        const char *content; /* wanted joined content when repaired */
     } cases[] = {
         { "no code: the block before the finish chunk",
-          CHUNK("{'role':'assistant','content':''}", "null") CHUNK("{'content':'code shown in'}", "null")
-          CHUNK("{'content':' the previous step'}", "null") CHUNK("{}", "'stop'") "data: [DONE]\n\n",
+          CHUNK("{'role':'assistant','content':''}", "null")
+              CHUNK("{'content':'code shown in'}", "null")
+                  CHUNK("{'content':' the previous step'}", "null")
+                      CHUNK("{}", "'stop'") "data: [DONE]\n\n",
           true, "code shown in the previous step" },
         { "finish chunk with content: split around the block",
-          CHUNK("{'content':'Done'}", "null") CHUNK("{'content':'.'}", "'stop'") "data: [DONE]\n\n", true, "Done." },
-        { "no finish chunk: before [DONE]",
-          CHUNK("{'content':'ok'}", "null") "data: [DONE]\n\n", true, "ok" },
-        { "CRLF events", "data: {'choices':[{'index':0,'delta':{'content':'ok'},'finish_reason':null}]}\r\n\r\n"
-          "data: {'choices':[{'index':0,'delta':{},'finish_reason':'stop'}]}\r\n\r\ndata: [DONE]\r\n\r\n",
+          CHUNK("{'content':'Done'}", "null") CHUNK("{'content':'.'}", "'stop'") "data: [DONE]\n\n",
+          true, "Done." },
+        { "no finish chunk: before [DONE]", CHUNK("{'content':'ok'}", "null") "data: [DONE]\n\n",
           true, "ok" },
-        { "comments and pings pass", ": ping\n\n" CHUNK("{'content':'ok'}", "null") CHUNK("{}", "'stop'"),
+        { "CRLF events",
+          "data: {'choices':[{'index':0,'delta':{'content':'ok'},'finish_reason':null}]}\r\n\r\n"
+          "data: {'choices':[{'index':0,'delta':{},'finish_reason':'stop'}]}\r\n\r\ndata: "
+          "[DONE]\r\n\r\n",
           true, "ok" },
+        { "comments and pings pass",
+          ": ping\n\n" CHUNK("{'content':'ok'}", "null") CHUNK("{}", "'stop'"), true, "ok" },
         { "a fence split over chunks: untouched",
           CHUNK("{'content':'Here:\\n`'}", "null") CHUNK("{'content':'``lua\\nx\\n'}", "null")
-          CHUNK("{'content':'```'}", "null") CHUNK("{}", "'stop'") "data: [DONE]\n\n", false, NULL },
+              CHUNK("{'content':'```'}", "null") CHUNK("{}", "'stop'") "data: [DONE]\n\n",
+          false, NULL },
         { "tool calls: untouched",
-          CHUNK("{'tool_calls':[{'index':0,'id':'a','type':'function','function':{'name':'run_code','arguments':''}}]}",
-                "null")
-          CHUNK("{}", "'tool_calls'") "data: [DONE]\n\n", false, NULL },
+          CHUNK("{'tool_calls':[{'index':0,'id':'a','type':'function','function':{'name':'run_code'"
+                ",'arguments':''}}]}",
+                "null") CHUNK("{}", "'tool_calls'") "data: [DONE]\n\n",
+          false, NULL },
         { "malformed data: untouched",
-          CHUNK("{'content':'a'}", "null") "data: {not json\n\n" CHUNK("{}", "'stop'") "data: [DONE]\n\n", false, NULL },
-        { "an error event: untouched", "data: {'error':{'message':'overloaded'}}\n\n", false, NULL },
-        { "cut off mid-event: untouched", CHUNK("{'content':'a'}", "null") "data: {'choi", false, NULL },
-        { "no trailing blank line", CHUNK("{'content':'a'}", "null") "data: [DONE]\n", false, NULL },
+          CHUNK("{'content':'a'}", "null") "data: {not json\n\n" CHUNK("{}",
+                                                                       "'stop'") "data: [DONE]\n\n",
+          false, NULL },
+        { "an error event: untouched", "data: {'error':{'message':'overloaded'}}\n\n", false,
+          NULL },
+        { "cut off mid-event: untouched", CHUNK("{'content':'a'}", "null") "data: {'choi", false,
+          NULL },
+        { "no trailing blank line", CHUNK("{'content':'a'}", "null") "data: [DONE]\n", false,
+          NULL },
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char *stream = J(cases[i].stream);
@@ -522,8 +593,9 @@ static void sse_keeps_ids(void **state)
     assert_string_equal(json_string_value(json_object_get(j, "object")), "chat.completion.chunk");
     json_t *c = json_array_get(json_object_get(j, "choices"), 0);
     assert_true(json_is_null(json_object_get(c, "finish_reason")));
-    assert_non_null(strstr(json_string_value(json_object_get(json_object_get(c, "delta"), "content")),
-                           "did not pass its test"));
+    assert_non_null(
+        strstr(json_string_value(json_object_get(json_object_get(c, "delta"), "content")),
+               "did not pass its test"));
     json_decref(j);
     free(out);
     free(stream);
@@ -540,16 +612,11 @@ static void sse_keeps_ids(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(tool_names),
-        cmocka_unit_test(language_tags),
-        cmocka_unit_test(verdicts),
-        cmocka_unit_test(fences),
-        cmocka_unit_test(command_names),
-        cmocka_unit_test(find_table),
-        cmocka_unit_test(render),
-        cmocka_unit_test(json_table),
-        cmocka_unit_test(sse_table),
-        cmocka_unit_test(sse_keeps_ids),
+        cmocka_unit_test(tool_names),    cmocka_unit_test(language_tags),
+        cmocka_unit_test(verdicts),      cmocka_unit_test(fences),
+        cmocka_unit_test(command_names), cmocka_unit_test(find_table),
+        cmocka_unit_test(render),        cmocka_unit_test(json_table),
+        cmocka_unit_test(sse_table),     cmocka_unit_test(sse_keeps_ids),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

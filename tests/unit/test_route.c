@@ -96,7 +96,8 @@ static void texts(void **state)
     (void)state;
     char t[1024];
     route_text_lost(t, sizeof t, "beta");
-    const char *lost = "[talkback: this chat's machine is on host beta, which is not reachable now.";
+    const char *lost =
+        "[talkback: this chat's machine is on host beta, which is not reachable now.";
     assert_memory_equal(t, lost, strlen(lost));
     assert_non_null(strstr(t, "files are kept there"));
     route_text_full(t, sizeof t, 2, 0);
@@ -111,7 +112,8 @@ static void texts(void **state)
     assert_non_null(strstr(t, "starts over on host alpha"));
     /* A host the hub remembers but has not heard from since it started. */
     route_text_unknown(t, sizeof t, "beta");
-    const char *maybe = "[talkback: this chat's machine may be on host beta, which is not reachable now.";
+    const char *maybe =
+        "[talkback: this chat's machine may be on host beta, which is not reachable now.";
     assert_memory_equal(t, maybe, strlen(maybe));
     assert_non_null(strstr(t, "Nothing ran"));
     assert_non_null(strstr(t, "files are kept there"));

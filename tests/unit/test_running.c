@@ -63,17 +63,22 @@ static void refusal_texts(void **state)
     textbuf_t t;
     textbuf_init(&t);
     running_refusal_text(&t, true, 20, 60 * 60);
-    assert_string_equal(t.buf, "[talkback: this user already has 20 sandboxes running, the most one user may have "
-                        "(setting `max_running_per_user`), so this chat's sandbox was not started and nothing ran. "
-                        "Tell the user: a chat's sandbox stops after 60 minutes without calls, and `reset` in a "
-                        "chat they no longer need frees one at once; then try again.]");
+    assert_string_equal(
+        t.buf,
+        "[talkback: this user already has 20 sandboxes running, the most one user may have "
+        "(setting `max_running_per_user`), so this chat's sandbox was not started and nothing ran. "
+        "Tell the user: a chat's sandbox stops after 60 minutes without calls, and `reset` in a "
+        "chat they no longer need frees one at once; then try again.]");
     textbuf_free(&t);
     textbuf_init(&t);
     running_refusal_text(&t, false, 100, 60 * 60);
-    assert_string_equal(t.buf, "[talkback: the sandbox host already runs 100 sandboxes, its limit (setting "
-                        "`max_running`), so this chat's sandbox was not started and nothing ran. Try again in a few "
-                        "minutes, when idle sandboxes have stopped; if it keeps failing, tell the user the sandbox "
-                        "host is full.]");
+    assert_string_equal(
+        t.buf,
+        "[talkback: the sandbox host already runs 100 sandboxes, its limit (setting "
+        "`max_running`), so this chat's sandbox was not started and nothing ran. Try again in a "
+        "few "
+        "minutes, when idle sandboxes have stopped; if it keeps failing, tell the user the sandbox "
+        "host is full.]");
     textbuf_free(&t);
 }
 
@@ -81,9 +86,12 @@ static void disk_phrases(void **state)
 {
     (void)state;
     char s[32];
-    struct { int64_t bytes; const char *want; } cases[] = {
-        { 2LL << 30, "2 GiB" }, { 64LL << 20, "64 MiB" }, { 3LL << 29, "1.5 GiB" }, { 10LL << 20, "10 MiB" },
-        { 512, "512 bytes" }, { 4096, "4 KiB" },
+    struct {
+        int64_t bytes;
+        const char *want;
+    } cases[] = {
+        { 2LL << 30, "2 GiB" },   { 64LL << 20, "64 MiB" }, { 3LL << 29, "1.5 GiB" },
+        { 10LL << 20, "10 MiB" }, { 512, "512 bytes" },     { 4096, "4 KiB" },
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         disk_size_phrase(cases[i].bytes, s, sizeof s);
@@ -97,8 +105,9 @@ static void disk_phrases(void **state)
     assert_int_equal(t.len, 0);
     const char *out = "dd: error writing '/work/big': No space left on device\n";
     disk_hint(NULL, INT64_C(2) << 30, out, strlen(out), &t);
-    assert_non_null(strstr(t.buf, "[No space left: the sandbox host's own disk is full (this sandbox may write up "
-                                  "to 2 GiB"));
+    assert_non_null(strstr(
+        t.buf, "[No space left: the sandbox host's own disk is full (this sandbox may write up "
+               "to 2 GiB"));
     textbuf_free(&t);
     textbuf_init(&t);
     out = "bash: line 1: /work/x: Disk quota exceeded";

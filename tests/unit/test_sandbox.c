@@ -22,7 +22,10 @@
 static void paths(void **state)
 {
     (void)state;
-    static const struct { const char *in; const char *want; } cases[] = {
+    static const struct {
+        const char *in;
+        const char *want;
+    } cases[] = {
         { "main.py", "/work/main.py" },
         { "src/app.js", "/work/src/app.js" },
         { "./a//b/./c.txt", "/work/a/b/c.txt" },
@@ -98,7 +101,7 @@ static void cache(void **state)
     cache_put(c, "b", "id-b", "bob");
     cache_put(c, "c", "id-c", "carol");
     cache_put(c, "d", "id-d", "dave");
-    assert_false(cache_get(c, "a", id, NULL));   /* the oldest went */
+    assert_false(cache_get(c, "a", id, NULL)); /* the oldest went */
     assert_true(cache_get(c, "b", id, NULL));
     assert_true(cache_get(c, "d", id, NULL));
     cache_drop(c, "b");
@@ -115,8 +118,8 @@ static void pool_hashes(void **state)
 {
     (void)state;
     char a[17], b[17], c[17], d[17];
-    json_t *t = json_pack("{s:s, s:{s:s}, s:{s:I}}", "Image", "img", "Labels", "talkback.conversation", "x",
-                          "HostConfig", "Memory", (json_int_t)1024);
+    json_t *t = json_pack("{s:s, s:{s:s}, s:{s:I}}", "Image", "img", "Labels",
+                          "talkback.conversation", "x", "HostConfig", "Memory", (json_int_t)1024);
     pool_template_hash(t, "v1", a);
     json_object_set_new(t, "Labels", json_pack("{s:s}", "talkback.spare", "y"));
     pool_template_hash(t, "v1", b);
@@ -143,7 +146,8 @@ static void claims(void **state)
     kept_init(dir);
     const char *id = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
     char conv[CONVID_MAX + 1], user[CLAIM_USER_MAX + 1], name[CONVID_NAME_MAX + 1];
-    json_t *spare = json_pack("{s:s, s:s}", "talkback.spare", "0123456789abcdef", "talkback.pool", "p");
+    json_t *spare =
+        json_pack("{s:s, s:s}", "talkback.spare", "0123456789abcdef", "talkback.pool", "p");
     assert_true(claim_spare_name_ok("/talkback-spare-0123456789abcdef01234567"));
     assert_false(claim_spare_name_ok("talkback-spare-x-0123456789abcdef"));
     /* Unclaimed: nobody's. */
@@ -193,11 +197,8 @@ static void claims(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(paths),
-        cmocka_unit_test(cache),
-        cmocka_unit_test(ages),
-        cmocka_unit_test(pool_hashes),
-        cmocka_unit_test(claims),
+        cmocka_unit_test(paths),       cmocka_unit_test(cache),  cmocka_unit_test(ages),
+        cmocka_unit_test(pool_hashes), cmocka_unit_test(claims),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -80,7 +80,8 @@ static void stop_kills_escapees(void **state)
     pid_t sh = start("exec 2>/dev/null; setsid sh -c 'sleep 301 >/dev/null & echo $!' & "
                      "(env -i setsid sleep 302 >/dev/null & echo $!) & "
                      "sh -c '(setsid env -i sleep 303 >/dev/null & echo $!) &' & "
-                     "exec 1>&-; sleep 100", &ctl, &out);
+                     "exec 1>&-; sleep 100",
+                     &ctl, &out);
     pid_t pids[3];
     assert_int_equal(read_pids(out, pids, 3), 3);
     for (int i = 0; i < 3; i++)
@@ -102,7 +103,8 @@ static void normal_end_keeps_servers(void **state)
     (void)state;
     int ctl, out;
     pid_t sh = start("exec 2>/dev/null; setsid sleep 304 >/dev/null 2>&1 & echo $!; exec 1>&-; "
-                     "head -c 33554432 /dev/zero | tail -c 1 >/dev/null; exit 3", &ctl, &out);
+                     "head -c 33554432 /dev/zero | tail -c 1 >/dev/null; exit 3",
+                     &ctl, &out);
     pid_t kept;
     assert_int_equal(read_pids(out, &kept, 1), 1);
     shep_rec_t r;

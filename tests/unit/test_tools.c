@@ -20,9 +20,14 @@
 static const mcp_opts_t opts = {
     .conversation_header = "X-Conversation-Id",
     .user_header = "X-User-Id",
-    .limits = { .run_timeout = 300, .run_timeout_max = 1800, .call_grace = 30,
-                .write_file_max = 1 << 20, .code_run_timeout = 10, .code_timeout_max = 300,
-                .code_compile_timeout = 120, .client_timeout = 600 },
+    .limits = { .run_timeout = 300,
+                .run_timeout_max = 1800,
+                .call_grace = 30,
+                .write_file_max = 1 << 20,
+                .code_run_timeout = 10,
+                .code_timeout_max = 300,
+                .code_compile_timeout = 120,
+                .client_timeout = 600 },
 };
 
 static const mcp_headers_t conv = { .conversation = "conv-1" };
@@ -44,8 +49,8 @@ static char *refusal(const char *body)
     assert_non_null(j);
     json_t *res = json_object_get(j, "result");
     assert_true(json_is_true(json_object_get(res, "isError")));
-    char *text = strdup(json_string_value(json_object_get(
-        json_array_get(json_object_get(res, "content"), 0), "text")));
+    char *text = strdup(json_string_value(
+        json_object_get(json_array_get(json_object_get(res, "content"), 0), "text")));
     json_decref(j);
     mcp_outcome_clear(&out);
     return text;
@@ -73,9 +78,9 @@ static const char *tool_description(json_t *tools, const char *name)
 {
     size_t i;
     json_t *t;
-    json_array_foreach(tools, i, t)
-        if (strcmp(json_string_value(json_object_get(t, "name")), name) == 0)
-            return json_string_value(json_object_get(t, "description"));
+    json_array_foreach(tools, i,
+                       t) if (strcmp(json_string_value(json_object_get(t, "name")), name) ==
+                              0) return json_string_value(json_object_get(t, "description"));
     fail_msg("no tool %s", name);
     return NULL;
 }
@@ -116,17 +121,18 @@ static void timeouts_fit_the_client(void **state)
     size_t i;
     json_t *t;
     int seen = 0;
-    json_array_foreach(tools, i, t) {
-        json_t *to = json_object_get(json_object_get(json_object_get(t, "inputSchema"),
-                                                     "properties"), "timeout");
+    json_array_foreach(tools, i, t)
+    {
+        json_t *to = json_object_get(
+            json_object_get(json_object_get(t, "inputSchema"), "properties"), "timeout");
         if (!to)
             continue;
         seen++;
         json_int_t max = json_integer_value(json_object_get(to, "maximum"));
         json_int_t dflt = json_integer_value(json_object_get(to, "default"));
         const char *name = json_string_value(json_object_get(t, "name"));
-        int64_t setup = opts.limits.call_grace
-                        + (strcmp(name, "run_code") == 0 ? opts.limits.code_compile_timeout + 60 : 0);
+        int64_t setup = opts.limits.call_grace +
+                        (strcmp(name, "run_code") == 0 ? opts.limits.code_compile_timeout + 60 : 0);
         assert_true(max >= 1 && max + setup < opts.limits.client_timeout);
         assert_true(dflt >= 1 && dflt <= max);
         if (strcmp(name, "run") == 0) {
@@ -156,9 +162,9 @@ static void timeouts_fit_the_client(void **state)
     mcp_opts_t o = opts;
     o.limits.client_timeout = 120;
     tools = tools_list_json(&o.limits);
-    json_t *to = json_object_get(json_object_get(json_object_get(json_array_get(tools, 0),
-                                                                 "inputSchema"), "properties"),
-                                 "timeout");
+    json_t *to = json_object_get(
+        json_object_get(json_object_get(json_array_get(tools, 0), "inputSchema"), "properties"),
+        "timeout");
     assert_int_equal(json_integer_value(json_object_get(to, "maximum")), 80);
     assert_int_equal(json_integer_value(json_object_get(to, "default")), 80);
     json_decref(tools);
@@ -170,8 +176,9 @@ static void timeouts_fit_the_client(void **state)
     /* 0: no client limit, the configured ones stand. */
     o.limits.client_timeout = 0;
     tools = tools_list_json(&o.limits);
-    to = json_object_get(json_object_get(json_object_get(json_array_get(tools, 0),
-                                                         "inputSchema"), "properties"), "timeout");
+    to = json_object_get(
+        json_object_get(json_object_get(json_array_get(tools, 0), "inputSchema"), "properties"),
+        "timeout");
     assert_int_equal(json_integer_value(json_object_get(to, "maximum")), 1800);
     json_decref(tools);
 }
@@ -203,7 +210,8 @@ static void wrong_names_refused(void **state)
                         "\"expected_output\":\"3\"}}"),
                    "[talkback: run_code has no argument `expected_output`: it is called "
                    "`expected`. Nothing ran: call run_code again with `expected`.]");
-    char *t = refusal(CALL("{\"name\":\"run\",\"arguments\":{\"command\":\"cat\",\"stdin\":\"hi\"}}"));
+    char *t =
+        refusal(CALL("{\"name\":\"run\",\"arguments\":{\"command\":\"cat\",\"stdin\":\"hi\"}}"));
     assert_non_null(strstr(t, "run has no argument `stdin`. stdin is closed: pipe the input"));
     assert_non_null(strstr(t, "Nothing ran.]"));
     free(t);
@@ -236,8 +244,8 @@ static void wrong_names_noted(void **state)
     proto_msg_t *rep = proto_reply_new(req, PROTO_ST_OK, false, "$ ls\nmain.c");
     char *body = mcp_call_reply(&call, rep);
     json_t *j = json_loads(body, 0, NULL);
-    const char *text = json_string_value(json_object_get(json_array_get(json_object_get(
-        json_object_get(j, "result"), "content"), 0), "text"));
+    const char *text = json_string_value(json_object_get(
+        json_array_get(json_object_get(json_object_get(j, "result"), "content"), 0), "text"));
     assert_string_equal(text, "[talkback: argument `why` was ignored: run takes only `command`, "
                               "`timeout`.]\n$ ls\nmain.c");
     json_decref(j);
@@ -270,7 +278,9 @@ static void schemas_name_queue_keys(void **state)
         { "run", OP_RUN, KIND_SANDBOX, { ARG_COMMAND, ARG_TIMEOUT } },
         { "write_file", OP_WRITE_FILE, KIND_SANDBOX, { ARG_PATH, ARG_CONTENT } },
         { "reset", OP_RESET, KIND_SANDBOX, { NULL } },
-        { "run_code", OP_RUN_CODE, KIND_JUDGE,
+        { "run_code",
+          OP_RUN_CODE,
+          KIND_JUDGE,
           { ARG_LANGUAGE, ARG_CODE, ARG_INPUT, ARG_EXPECTED, ARG_TESTS, ARG_TIMEOUT } },
     };
     size_t n;
@@ -284,12 +294,14 @@ static void schemas_name_queue_keys(void **state)
         assert_non_null(schema);
         const char *name;
         json_t *prop;
-        json_object_foreach(json_object_get(schema, "properties"), name, prop) {
+        json_object_foreach(json_object_get(schema, "properties"), name, prop)
+        {
             bool known = false;
             for (size_t k = 0; want[i].args[k]; k++)
                 known = known || strcmp(name, want[i].args[k]) == 0;
             if (!known)
-                fail_msg("%s's argument `%s` is no key of %s in proto/ops.h", rows[i].name, name, want[i].op);
+                fail_msg("%s's argument `%s` is no key of %s in proto/ops.h", rows[i].name, name,
+                         want[i].op);
         }
         json_decref(schema);
     }
@@ -299,8 +311,9 @@ static void schemas_name_queue_keys(void **state)
     proto_msg_t *req = NULL;
     int64_t wait = 0;
     char *err = NULL;
-    assert_int_equal(tools_build_request(tools_find("run_code"), args, "c1", "u", &opts.limits, 0, &req, &wait,
-                                         &err), TOOLS_OK);
+    assert_int_equal(tools_build_request(tools_find("run_code"), args, "c1", "u", &opts.limits, 0,
+                                         &req, &wait, &err),
+                     TOOLS_OK);
     json_decref(args);
     assert_string_equal(req->kind, KIND_JUDGE);
     assert_string_equal(req->name, OP_RUN_CODE);
@@ -319,10 +332,8 @@ static void schemas_name_queue_keys(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(descriptions_carry_the_facts),
-        cmocka_unit_test(timeouts_fit_the_client),
-        cmocka_unit_test(wrong_names_refused),
-        cmocka_unit_test(wrong_names_noted),
+        cmocka_unit_test(descriptions_carry_the_facts), cmocka_unit_test(timeouts_fit_the_client),
+        cmocka_unit_test(wrong_names_refused),          cmocka_unit_test(wrong_names_noted),
         cmocka_unit_test(schemas_name_queue_keys),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
