@@ -465,6 +465,12 @@ bool route_admit(queue_t *q, pending_t *p)
         p->host = strdup(host);
         return false;
     }
+    if (host && live_managers(q, now) == 0) {
+        /* No sandbox manager anywhere (one host's manager restarting):
+         * wait worker_wait for one on its host, as a call always did. */
+        p->host = strdup(host);
+        return false;
+    }
     if (host && !r->place_on_lost) {
         char text[ROUTE_TEXT_MAX];
         route_text_lost(text, sizeof text, host);
