@@ -203,22 +203,10 @@ void metrics_render(const metrics_t *m, const metrics_hub_t *hub, textbuf_t *out
     metrics_render_hub(hub, out);
 }
 
-/* One live worker into the hosts of a scrape (under the hub's worker
- * lock: hosts_add copies what it keeps). */
-static void metrics_worker(const char *kind, const char *name, const char *host,
-                           const proto_map_t *data, void *ctx)
-{
-    (void)name;
-    (void)host;
-    hosts_t *h = ctx;
-    if (hosts_add(h, kind, data) < 0)
-        h->oom = true;
-}
-
 void metrics_scrape(const metrics_t *m, queue_t *q, textbuf_t *out)
 {
     hosts_t hosts = { 0 };
-    queue_workers_each(q, metrics_worker, &hosts);
+    queue_workers_each(q, hosts_add_worker, &hosts);
     if (hosts.oom)
         out->oom = 1;
     metrics_hub_t hub = { .hosts = &hosts, .queue_depth = queue_open_requests(q) };

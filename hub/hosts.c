@@ -112,6 +112,16 @@ int hosts_add(hosts_t *h, const char *kind, const proto_map_t *data)
     return strcmp(kind, KIND_SANDBOX) == 0 ? hosts_add_manager(e, data) : 0;
 }
 
+void hosts_add_worker(const char *kind, const char *name, const char *host, const proto_map_t *data,
+                      void *ctx)
+{
+    (void)name;
+    (void)host;
+    hosts_t *h = ctx;
+    if (hosts_add(h, kind, data) < 0)
+        h->oom = true;
+}
+
 void hosts_clear(hosts_t *h)
 {
     for (size_t i = 0; i < h->n; i++)

@@ -54,6 +54,10 @@ typedef struct {
  * its host.  Start from a zeroed hosts_t.  The entries copy what they keep:
  * the worker may go.  0, or -1 when out of memory. */
 int hosts_add(hosts_t *h, const char *kind, const proto_map_t *data);
+/* hosts_add as a queue_workers_each callback (ctx: the hosts_t); a failure
+ * sets its oom. */
+void hosts_add_worker(const char *kind, const char *name, const char *host, const proto_map_t *data,
+                      void *ctx);
 void hosts_clear(hosts_t *h);
 
 /* The `hosts` reply text: per host one line,

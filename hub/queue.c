@@ -217,17 +217,6 @@ static void pending_add(queue_t *q, pending_t *p)
         pending_dispatch(q, p);
 }
 
-/* One live worker into the hosts of a `hub` answer. */
-static void queue_hosts_add(const char *kind, const char *name, const char *host,
-                            const proto_map_t *data, void *ctx)
-{
-    (void)name;
-    (void)host;
-    hosts_t *h = ctx;
-    if (hosts_add(h, kind, data) < 0)
-        h->oom = true;
-}
-
 /* forget_host: drop a host from the hosts the hub remembers (an operator
  * retired it for good), so its absence no longer stops new chats. */
 static void queue_forget_host(queue_t *q, pending_t *p)
@@ -266,7 +255,7 @@ static void queue_answer_hub(queue_t *q, pending_t *p)
         return;
     }
     hosts_t h = { 0 };
-    queue_workers_each(q, queue_hosts_add, &h);
+    queue_workers_each(q, hosts_add_worker, &h);
     proto_msg_t *r = h.oom ? NULL : hosts_answer(p->req, &h);
     hosts_clear(&h);
     if (r)
