@@ -45,7 +45,7 @@
 
 #include "common/log.h"
 #include "proto/frame.h"
-#include "sandbox/probes_embedded.h"
+#include "sandbox/scripts_embedded.h"
 #include "proto/proto.h"
 
 /* How long a command may wait for the agent's STARTED (or FAIL). */
@@ -671,7 +671,7 @@ static void entry_remove(agent_pool_t *p, const char *id)
 }
 
 /* Kill the agent's worker so its supervisor starts a fresh one
- * (sandbox/probes/agent-worker-restart.sh). */
+ * (sandbox/scripts/agent-worker-restart.sh). */
 static void restart_worker(agent_pool_t *p, const char *id)
 {
     const char *argv[] = { "bash", "-c", PROBE_AGENT_WORKER_RESTART, NULL };

@@ -27,7 +27,7 @@
 #include "sandbox/cache.h"
 #include "sandbox/caps.h"
 #include "sandbox/disk.h"
-#include "sandbox/hints.h"
+#include "hints/hints.h"
 #include "sandbox/hostops.h"
 #include "sandbox/notices.h"
 #include "sandbox/pictures.h"

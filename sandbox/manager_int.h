@@ -14,7 +14,7 @@
 #include "sandbox/agent_link.h"
 #include "sandbox/cache.h"
 #include "sandbox/disk.h"
-#include "sandbox/hints.h"
+#include "hints/hints.h"
 #include "sandbox/hostops.h"
 #include "sandbox/manager.h"
 #include "sandbox/pool.h"

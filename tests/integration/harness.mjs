@@ -517,7 +517,7 @@ export async function rawPs(tb, conv, user) {
   return r.text;
 }
 
-/** A size as sandbox/hints.c says it: "768 MiB", "1 GiB", "1.5 GiB". */
+/** A size as hints/hints.c says it: "768 MiB", "1 GiB", "1.5 GiB". */
 function sizePhrase(bytes) {
   for (const [unit, name] of [[1 << 30, 'GiB'], [1 << 20, 'MiB'], [1 << 10, 'KiB']]) {
     if (bytes >= unit) return bytes % unit === 0 ? `${bytes / unit} ${name}` : `${(bytes / unit).toFixed(1)} ${name}`;

@@ -1,4 +1,4 @@
-// hints.test.mjs -- results that talk back (sandbox/hints.c), through MCP
+// hints.test.mjs -- results that talk back (hints/hints.c), through MCP
 // against real sandboxes:
 //   one test per situation of the hint table: the line a real command's
 //   result gets, and no line on the matching success

@@ -1,5 +1,5 @@
 // hints2.test.mjs -- results that talk back, round 2: the habits a small
-// model brings from a real machine (sandbox/hints_habits.c), through MCP
+// model brings from a real machine (hints/habits.c), through MCP
 // against real sandboxes:
 //   clients that fail without a word (curl exit 7/22/28)
 //   what a container cannot do (systemctl, service, journalctl, docker,

@@ -21,7 +21,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "sandbox/hints.h"
+#include "hints/hints.h"
 
 /* The sandbox template as the configuration's defaults set it: what the
  * limit phrases say when a sandbox cannot tell its own. */

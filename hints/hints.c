@@ -1,7 +1,7 @@
 /* hints.c -- the first hint table and the one loop that applies every
  * table (see hints.h; what an entry is: hints_table.h).
  */
-#include "sandbox/hints.h"
+#include "hints/hints.h"
 
 #include <inttypes.h>
 #include <pthread.h>
@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "common/log.h"
-#include "sandbox/hints_table.h"
+#include "hints/table.h"
 
 /* ---- the table ----------------------------------------------------------------- */
 
@@ -358,7 +358,7 @@ static const hint_t hints_table[] = {
 
 #define HINTS_MAIN_N      (sizeof hints_table / sizeof hints_table[0])
 #define HINTS_CAP         (HINTS_HABITS_MAX + HINTS_MAIN_N)
-/* Entries of every table, hints_habits first (hints_table.h says why). */
+/* Entries of every table, habits.c first (hints_table.h says why). */
 #define HINTS_HABITS_USED (hints_habits_n < HINTS_HABITS_MAX ? hints_habits_n : HINTS_HABITS_MAX)
 #define HINTS_N           (HINTS_HABITS_USED + HINTS_MAIN_N)
 

@@ -1,4 +1,4 @@
-/* hints_habits.c -- hint entries for what a small model believes about a
+/* habits.c -- hint entries for what a small model believes about a
  * machine that is not true in this sandbox (hints_table.h says what an
  * entry is; hints.c reads this table before its own).
  *
@@ -17,7 +17,7 @@
  * entry that fires on a success states a fact (the shell change that is
  * gone, the server that is running now).
  */
-#include "sandbox/hints_table.h"
+#include "hints/table.h"
 
 /* ---- building blocks --------------------------------------------------------- */
 

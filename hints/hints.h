@@ -14,7 +14,7 @@
  *     compile or run. Write it first (write_file), then run this command again.]
  *
  * The hints are data: tables of entries (hints_table.h says what an entry
- * is; hints.c holds the first table and the engine, hints_habits.c the
+ * is; hints.c holds the first table and the engine, habits.c the
  * habits a model brings from a real machine).  An entry matches on the
  * command (for a write: the path), the output (for a write: the content)
  * and the exit code, may run a PROBE command in the same sandbox to check a

@@ -4,7 +4,7 @@
  * Only hashes are kept (command, output), 16 per chat, for the 4096 chats
  * used last; a bounded list in LRU order is plenty next to a docker exec.
  */
-#include "sandbox/hints.h"
+#include "hints/hints.h"
 
 #include <pthread.h>
 #include <stdbool.h>

@@ -1,11 +1,11 @@
-/* hints_table.h -- what an entry of the hint tables is, and the building
- * blocks entries share (private to sandbox/hints*.c).
+/* table.h -- what an entry of the hint tables is, and the building
+ * blocks entries share (private to the hints/ sources).
  *
  * The tables are data: hints.c holds the first table and the engine that
- * reads every table; hints_habits.c holds the entries for habits a small
+ * reads every table; habits.c holds the entries for habits a small
  * model brings from a real machine (service managers, terminals, a shell
  * that lasts, clients that fail without a word, servers).  The engine reads
- * hints_habits first, so such an entry speaks before a general entry of
+ * habits.c first, so such an entry speaks before a general entry of
  * the same group (say, "systemctl is not installed") could say a wrong
  * thing.
  *
@@ -23,7 +23,7 @@
  *   not_out   ERE it must not match ("[^[:space:]]" = the output is empty)
  *   exit      HX_ANY, HX_ZERO, HX_NONZERO or HX_CODE (with code)
  *   probe     bash run in the sandbox when everything above matched (its
- *             text: sandbox/probes/NAME.sh, see "probes" below); its
+ *             text: hints/probes/NAME.sh, see "probes" below); its
  *             exit code picks the text: 0 -> say[0], 1 -> say[1],
  *             2 -> say[2]; any other code, or a NULL text, says nothing
  *   say       the line(s), "[...]"; without a probe, say[0]
@@ -76,7 +76,7 @@ typedef struct {
     const char *say[3];
 } hint_t;
 
-/* The habits table (hints_habits.c), read before hints.c's own. */
+/* The habits table (habits.c), read before hints.c's own. */
 extern const hint_t hints_habits[];
 extern const size_t hints_habits_n;
 /* Room the engine keeps for it (checked by hints_check). */
@@ -92,13 +92,13 @@ extern const size_t hints_habits_n;
 
 /* ---- probes ----------------------------------------------------------------
  *
- * The probes' shell text lives in sandbox/probes/NAME.sh, one file per
+ * The probes' shell text lives in hints/probes/NAME.sh, one file per
  * probe, checked by ShellCheck (tests/run); the build embeds each file as
- * the string PROBE_NAME (sandbox/probes/embed.cmake).  An entry's probe is
+ * the string PROBE_NAME (cmake/embed-sh.cmake).  An entry's probe is
  * such a text, or a few joined at compile time: a head that sets the
  * variables the body reads (cd-guard.sh, "f={c4}; "), then the body.
  * Placeholders work in them as anywhere in a probe. */
-#include "sandbox/probes_embedded.h"
+#include "hints/probes_embedded.h"
 
 /* Relative paths in a probe are resolved in /work, where commands start; a
  * command that changes folder first leaves them unknown.  Probes starting
