@@ -1,7 +1,7 @@
 /* config.c -- the table of every talkback setting, and how values arrive.
  *
  * The table below is the single list of limits, timeouts, paths and
- * endpoints; the README's config reference mirrors it (`--help` prints
+ * endpoints; docs/configuration.md is generated from it (`--help` prints
  * it).  Each entry has a type: a string, an integer, a size (bytes, with
  * K/M/G suffixes), a duration (seconds, with s/m/h/d suffixes) or a bool.
  *

@@ -1,7 +1,7 @@
 /* config.h -- every limit, timeout, path and endpoint of talkback.
  *
  * One table (config.c) names each key, its default and what it means; the
- * README's config reference is that table.  Values come, later wins, from:
+ * docs/configuration.md is that table.  Values come, later wins, from:
  * the defaults, the config file (key = value lines, '#' comments; path from
  * --config or $TALKBACK_CONFIG, default /etc/talkback/talkback.conf when
  * it exists), the environment (TALKBACK_<KEY in upper case>), and command

@@ -29,7 +29,7 @@ static void hubauth_warn_insecure(const char *endpoint)
               "run commands in every sandbox",
               endpoint);
     log_error("HUB WITHOUT AUTHENTICATION: make keys once with `talkback-keys DIR`, set hub_keys "
-              "to DIR and unset hub_insecure (README \"Security model\")");
+              "to DIR and unset hub_insecure (docs/security.md)");
 }
 
 /* Load the hub's own certificate; NULL (logged) when it cannot. */
@@ -41,7 +41,7 @@ static zcert_t *hubauth_server_cert(const char *endpoint, const char *dir)
     zcert_t *cert = access(path, R_OK) == 0 ? zcert_load(path) : NULL;
     if (!cert)
         log_error("the hub on %s needs keys, and %s cannot be read (%s): make them once with "
-                  "`talkback-keys %s` (README \"Security model\"), or set hub_insecure to let any "
+                  "`talkback-keys %s` (docs/security.md), or set hub_insecure to let any "
                   "peer act as any worker",
                   endpoint, path, access(path, R_OK) == 0 ? "not a certificate" : strerror(errno),
                   dir);

@@ -1,6 +1,6 @@
 /* compare.h -- how run_code decides PASS or FAIL, as pure functions.
  *
- * The policy (README "How run_code compares"):
+ * The policy (docs/run_code.md):
  *   1. Exact, after normalising line endings (CRLF/CR -> LF), trailing
  *      spaces and tabs on each line, and trailing blank lines: PASS.
  *   2. Else DMOJ's standard rule: compare whitespace-separated tokens; any

@@ -129,7 +129,7 @@ static int keys_usage(void)
                     "worker kind (sandbox, judge, reaper, ctl)\n"
                     "       talkback-keys DIR KIND NAME   one more certificate for a worker of "
                     "KIND, named NAME\n"
-                    "Existing files are kept.  README \"Security model\" says where each goes.\n");
+                    "Existing files are kept.  docs/security.md says where each goes.\n");
     return 2;
 }
 

@@ -6,7 +6,7 @@
  * a version field ("v"); a peer speaking another version is refused at
  * decode time with PROTO_EVERSION rather than misread.
  *
- * Message flow (see README "How a call travels"):
+ * Message flow (see docs/layout.md):
  *
  *   worker  --HELLO{kind,name,data}-->  hub  every heartbeat interval; the
  *                                           hub learns and keeps workers alive,

@@ -66,7 +66,7 @@ json_t *manager_template(const manager_opts_t *o, const char *conv, const char *
 }
 
 /* Reconnect a container to the sandbox network by name (see the network
- * note in README "Kept sandboxes"). */
+ * note in docs/sandbox.md). */
 static void repair_network(docker_t *d, const char *net, const char *id)
 {
     char path[512];

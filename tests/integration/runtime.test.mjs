@@ -4,7 +4,7 @@
 // gVisor itself is not installed here, so this checks the failure a wrong
 // setting gives: with TALKBACK_RUNTIME=no-such-runtime, a run call comes
 // back as an isError result that names the missing runtime and says that
-// nothing ran, and no container is left behind.  README "gVisor" tells how
+// nothing ran, and no container is left behind.  docs/deployment.md tells how
 // to register runsc with Docker.
 
 import { test, before, after } from 'node:test';
