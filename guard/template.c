@@ -22,8 +22,8 @@
 #include <string.h>
 
 #include "guard/fields.h"
-#include "sandbox/agent_link.h"
-#include "sandbox/caps.h"
+#include "spec/sandbox.h"
+#include "spec/sandbox.h"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -141,7 +141,6 @@ static int check_host(const json_t *host, const gtemplate_t *t, int agent, int64
         "networkmode", "logconfig", "restartpolicy", "runtime",  "capdrop",   "storageopt"
     };
     static const char *const rp[] = { "name", "maximumretrycount" };
-    static const char *const drop[] = SANDBOX_CAP_DROP;
     json_t *f[N(names)], *r[N(rp)];
     if (fields_pick(host, "HostConfig", names, N(names), f, why, whylen))
         return -1;
@@ -158,7 +157,7 @@ static int check_host(const json_t *host, const gtemplate_t *t, int agent, int64
         { "NetworkMode", fields_str_is(f[6], t->network) },
         { "Runtime",
           *t->runtime ? fields_str_is(f[9], t->runtime) : (!f[9] || fields_str_is(f[9], "")) },
-        { "CapDrop", fields_strv_is(f[10], drop, SANDBOX_CAP_DROP_N) },
+        { "CapDrop", fields_strv_is(f[10], spec_cap_drop, spec_cap_drop_n) },
     };
     for (size_t i = 0; i < N(checks); i++)
         if (!checks[i].ok) {
@@ -180,7 +179,7 @@ static int check_host(const json_t *host, const gtemplate_t *t, int agent, int64
  * StorageOpt size, not the body). */
 static json_t *build_host(const gtemplate_t *t, int agent, int64_t size)
 {
-    json_t *caps = sandbox_cap_drop_json();
+    json_t *caps = spec_cap_drop_json();
     json_t *log = agent ? json_pack("{s:s, s:{}}", "Type", "none", "Config")
                         : json_pack("{s:s, s:{s:s, s:s}}", "Type", "json-file", "Config",
                                     "max-size", t->log_max_size, "max-file", "1");

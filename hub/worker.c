@@ -323,7 +323,8 @@ static zcert_t *worker_cert_load(const char *path, const char *what)
     zcert_t *c = access(path, R_OK) == 0 ? zcert_load(path) : NULL;
     if (!c)
         log_error("cannot read %s %s (%s): make the keys with `talkback-keys DIR` on the gateway's "
-                  "host, copy %s and this worker's KIND.key_secret into hub_keys here (docs/security.md), "
+                  "host, copy %s and this worker's KIND.key_secret into hub_keys here "
+                  "(docs/security.md), "
                   "or set hub_insecure",
                   what, path, access(path, R_OK) == 0 ? "not a certificate" : strerror(errno),
                   HUBKEYS_SERVER_PUBLIC);

@@ -27,9 +27,7 @@
 #include <jansson.h>
 
 #include "docker/docker.h"
-
-/* Where the agent lives inside a sandbox. */
-#define AGENT_CMD_PATH "/usr/local/lib/talkback/talkback-agent"
+#include "spec/sandbox.h" /* AGENT_CMD_PATH */
 
 typedef struct agent_pool agent_pool_t;
 typedef struct agent_link agent_link_t;

@@ -20,7 +20,7 @@
 #include "proto/proto.h"
 #include "docker/claim.h"
 #include "docker/kept.h"
-#include "sandbox/caps.h"
+#include "spec/sandbox.h"
 #include "sandbox/notices.h"
 
 #define LABEL_CONV    KEPT_LABEL_CONV
@@ -50,7 +50,7 @@ json_t *manager_template(const manager_opts_t *o, const char *conv, const char *
         json_object_set_new(host, "LogConfig", json_pack("{s:s, s:{}}", "Type", "none", "Config"));
     if (o->runtime && *o->runtime)
         json_object_set_new(host, "Runtime", json_string(o->runtime));
-    json_object_set_new(host, "CapDrop", sandbox_cap_drop_json());
+    json_object_set_new(host, "CapDrop", spec_cap_drop_json());
     json_t *t = json_pack("{s:s, s:[s,s], s:s, s:s, s:s, s:b, s:b, s:{s:s, s:s, s:s}, s:o}",
                           "Image", o->image, "Cmd", "sleep", "infinity", "WorkingDir", "/work",
                           "User", "root", "Hostname", "sandbox", "Tty", 0, "OpenStdin", 0, "Labels",

@@ -25,7 +25,6 @@
 #include "proto/ops.h"
 #include "sandbox/agent_link.h"
 #include "sandbox/cache.h"
-#include "sandbox/caps.h"
 #include "sandbox/disk.h"
 #include "hints/hints.h"
 #include "sandbox/hostops.h"
