@@ -399,6 +399,33 @@ void config_print_reference(void)
            "or /etc/talkback/talkback.conf), or as --key VALUE / --key=VALUE.\n");
 }
 
+/* One cell of a Markdown table: | and newlines would end it. */
+static void config_md_cell(const char *s)
+{
+    for (; *s; s++) {
+        if (*s == '|')
+            fputs("\\|", stdout);
+        else
+            putchar(*s == '\n' ? ' ' : *s);
+    }
+}
+
+void config_print_markdown(void)
+{
+    printf("| key | default | meaning |\n|---|---|---|\n");
+    for (size_t i = 0; i < CONFIG_N; i++) {
+        printf("| `%s` | ", config_table[i].key);
+        if (*config_table[i].dflt) {
+            putchar('`');
+            config_md_cell(config_table[i].dflt);
+            putchar('`');
+        }
+        fputs(" | ", stdout);
+        config_md_cell(config_table[i].help);
+        fputs(" |\n", stdout);
+    }
+}
+
 static char *trim(char *s)
 {
     while (isspace((unsigned char)*s))
@@ -476,6 +503,9 @@ int config_load(int argc, char **argv, const char *process)
         } else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
             printf("usage: talkback-%s [--config FILE] [--KEY VALUE ...]\n\n", process);
             config_print_reference();
+            exit(0);
+        } else if (!strcmp(argv[i], "--help-markdown")) {
+            config_print_markdown(); /* docs/configuration.md's table */
             exit(0);
         }
     }

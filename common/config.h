@@ -17,7 +17,8 @@
 /* Load the configuration for a process.  argv options that are config keys
  * (--listen, --hub, --record, ...) are consumed; any other option is an
  * error.  On error, prints a message to stderr and returns -1.
- * "--help" prints the table and exits 0. */
+ * "--help" prints the table and exits 0, "--help-markdown" the same as
+ * Markdown. */
 int config_load(int argc, char **argv, const char *process);
 
 /* Value of a key as a string (never NULL for a known key; "" when unset).
@@ -32,6 +33,9 @@ bool config_bool(const char *key);
 int config_set(const char *key, const char *value);
 /* Print the reference table (key, default, meaning) to stdout. */
 void config_print_reference(void);
+/* The same as a Markdown table (--help-markdown): tests/tools/gen-docs
+ * writes it into docs/configuration.md and checks that it is current. */
+void config_print_markdown(void);
 
 /* Pure parsers, exposed for unit tests.  Return 0 or -1. */
 int config_parse_size(const char *s, int64_t *out);     /* "2G" -> bytes */
