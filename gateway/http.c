@@ -696,6 +696,7 @@ static enum MHD_Result http_mcp(http_t *h, struct MHD_Connection *c, http_req_t 
     };
     mcp_outcome_t out;
     mcp_handle(r->body, r->len, &hd, &h->o.mcp, &out);
+    metrics_request(h->metrics, out.era);
     http_body_free(h, r);
 
     enum MHD_Result ret = MHD_NO;

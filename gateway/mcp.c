@@ -618,6 +618,7 @@ void mcp_handle(const char *body, size_t len, const mcp_headers_t *h, const mcp_
     json_error_t jerr;
     json_t *msg = json_loadb(body ? body : "", len, JSON_DECODE_ANY | JSON_ALLOW_NUL, &jerr);
     era_t era = era_of(msg, h->protocol_version);
+    out->era = era;
 
     if (era == ERA_LEGACY && h->protocol_version && !mcp_version_supported(h->protocol_version)) {
         mcp_bad_version(h->protocol_version, out);

@@ -77,6 +77,7 @@ typedef struct {
 
 typedef struct {
     mcp_action_t action;
+    era_t era;        /* whose rules answered (for /metrics) */
     int http_status;  /* MCP_REPLY */
     char *body;       /* MCP_REPLY: one-line JSON; NULL only when
                                    out of memory (answer 500) */

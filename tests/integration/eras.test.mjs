@@ -327,3 +327,18 @@ test('legacy answers carry nothing of the modern era', withLogs(tb, async () => 
   }, { accept: 'application/json' });
   assert.deepEqual(Object.keys(meta.json.result), ['tools']);
 }));
+
+test('/metrics counts the messages each era answered', withLogs(tb, async () => {
+  const count = async (era) => {
+    const r = await fetch(tb.url.replace(/\/mcp$/, '/metrics'));
+    const m = new RegExp(`^talkback_mcp_requests_total\\{era="${era}"\\} (\\d+)$`, 'm').exec(await r.text());
+    assert.ok(m, `talkback_mcp_requests_total{era="${era}"}`);
+    return Number(m[1]);
+  };
+  const [modern0, legacy0] = [await count('modern'), await count('legacy')];
+  await postModern(tb, 'tools/list');
+  await postModern(tb, 'tools/list');
+  await post(tb, { jsonrpc: '2.0', id: tid(), method: 'ping' });
+  assert.equal(await count('modern'), modern0 + 2);
+  assert.equal(await count('legacy'), legacy0 + 1);
+}));
