@@ -2,9 +2,11 @@
  * the header rules of the Streamable HTTP transport.
  *
  * Reading order: header rules, then JSON helpers (UTF-8 repair, error and
- * result bodies), then the methods (initialize, ping, tools/list,
- * tools/call, notifications/cancelled), then mcp_handle which validates a
- * message and picks the method, and last mcp_call_reply which turns the
+ * result bodies, shaped by era: era.h), then the methods (initialize,
+ * ping, server/discover, tools/list, tools/call, notifications/cancelled),
+ * then the table of methods and the eras each exists in, mcp_handle which
+ * validates a message, picks its era and its method, and last
+ * mcp_call_reply which turns the
  * hub's reply into a tools/call result: its text block, then one image
  * block per image the reply carries.  Nothing here does I/O.
  */
