@@ -6,9 +6,8 @@
  * ping, server/discover, tools/list, tools/call, notifications/cancelled),
  * then the table of methods and the eras each exists in, mcp_handle which
  * validates a message, picks its era and its method, and last
- * mcp_call_reply which turns the
- * hub's reply into a tools/call result: its text block, then one image
- * block per image the reply carries.  Nothing here does I/O.
+ * mcp_call_reply which turns the hub's reply into a tools/call result: its
+ * text block, then one image block per image the reply carries.  Nothing here does I/O.
  */
 #include "gateway/mcp.h"
 
