@@ -100,6 +100,8 @@ static config_entry_t config_table[] = {
     { "user_header", CT_STR, "X-User-Id", "HTTP header that carries the user id (optional)", NULL },
     { "max_body", CT_SIZE, "8M", "largest request body accepted; larger gets 413", NULL },
     { "sse_keepalive", CT_DURATION, "15s", "keep-alive comment interval on SSE answers", NULL },
+    { "list_ttl", CT_DURATION, "1h",
+      "how long a 2026-07-28 client may cache tools/list and server/discover (their ttlMs)", NULL },
     { "allowed_origins", CT_STR, "", "comma-separated Origin values allowed besides localhost",
       NULL },
     /* --- MCP front: who may call, and what one client may hold --- */

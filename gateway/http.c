@@ -691,9 +691,12 @@ static enum MHD_Result http_mcp(http_t *h, struct MHD_Connection *c, http_req_t 
         .conversation = http_header(c, h->o.mcp.conversation_header),
         .user = http_header(c, h->o.mcp.user_header),
         .protocol_version = http_header(c, "MCP-Protocol-Version"),
+        .mcp_method = http_header(c, "Mcp-Method"),
+        .mcp_name = http_header(c, "Mcp-Name"),
     };
     mcp_outcome_t out;
     mcp_handle(r->body, r->len, &hd, &h->o.mcp, &out);
+    metrics_request(h->metrics, out.era);
     http_body_free(h, r);
 
     enum MHD_Result ret = MHD_NO;

@@ -56,6 +56,7 @@ static http_t *gateway_http(queue_t *q)
         .mcp = {
             .conversation_header = config_str("conversation_header"),
             .user_header = config_str("user_header"),
+            .list_ttl_ms = config_int("list_ttl") * 1000,
             .limits = {
                 .run_timeout = config_int("run_timeout"),
                 .run_timeout_max = config_int("run_timeout_max"),

@@ -2,11 +2,12 @@
  * the header rules of the Streamable HTTP transport.
  *
  * Reading order: header rules, then JSON helpers (UTF-8 repair, error and
- * result bodies), then the methods (initialize, ping, tools/list,
- * tools/call, notifications/cancelled), then mcp_handle which validates a
- * message and picks the method, and last mcp_call_reply which turns the
- * hub's reply into a tools/call result: its text block, then one image
- * block per image the reply carries.  Nothing here does I/O.
+ * result bodies, shaped by era: era.h), then the methods (initialize,
+ * ping, server/discover, tools/list, tools/call, notifications/cancelled),
+ * then the table of methods and the eras each exists in, mcp_handle which
+ * validates a message, picks its era and its method, and last
+ * mcp_call_reply which turns the hub's reply into a tools/call result: its
+ * text block, then one image block per image the reply carries.  Nothing here does I/O.
  */
 #include "gateway/mcp.h"
 
@@ -260,9 +261,12 @@ char *mcp_error_body(int code, const char *message, const json_t *id)
     return mcp_dump(msg);
 }
 
-/* {"jsonrpc":"2.0","id":id,"result":result}; steals result. */
-static char *mcp_result_body(const json_t *id, json_t *result)
+/* {"jsonrpc":"2.0","id":id,"result":result}, the result as the era wants
+ * it (era.h: a modern one says its resultType and who answered); steals
+ * result. */
+static char *mcp_result_body(const json_t *id, era_t era, json_t *result)
 {
+    result = era_result(result, era, MCP_SERVER_NAME, MCP_SERVER_VERSION);
     if (!result)
         return NULL;
     return mcp_dump(
@@ -270,12 +274,13 @@ static char *mcp_result_body(const json_t *id, json_t *result)
 }
 
 /* A tools/call result holding one text block; steals text. */
-static char *mcp_text_result_body(const json_t *id, json_t *text, bool is_error)
+static char *mcp_text_result_body(const json_t *id, era_t era, json_t *text, bool is_error)
 {
     if (!text)
         return NULL;
-    return mcp_result_body(id, json_pack("{s:[{s:s, s:o}], s:b}", "content", "type", "text", "text",
-                                         text, "isError", is_error));
+    return mcp_result_body(id, era,
+                           json_pack("{s:[{s:s, s:o}], s:b}", "content", "type", "text", "text",
+                                     text, "isError", is_error));
 }
 
 char *mcp_cancel_key(const char *conv, const json_t *id)
@@ -321,16 +326,42 @@ static void mcp_set_error(mcp_outcome_t *out, int status, int code, const char *
 }
 
 /* An isError tools/call result carrying a text talkback wrote. */
-static void mcp_set_refusal(mcp_outcome_t *out, const json_t *id, const char *text)
+static void mcp_set_refusal(mcp_outcome_t *out, const json_t *id, era_t era, const char *text)
 {
-    mcp_set_reply(out, 200, mcp_text_result_body(id, json_string(text), true));
+    mcp_set_reply(out, 200, mcp_text_result_body(id, era, json_string(text), true));
+}
+
+/* A modern request refused by era_admit: its status, code, message (any
+ * header bytes in it repaired to UTF-8) and data. */
+static void mcp_set_rejection(mcp_outcome_t *out, const era_reject_t *rej, const json_t *id)
+{
+    json_t *err = json_pack("{s:i, s:o}", "code", rej->code, "message",
+                            mcp_json_text(rej->message, strlen(rej->message)));
+    if (err && rej->data && json_object_set(err, "data", rej->data) != 0) {
+        json_decref(err);
+        err = NULL;
+    }
+    json_t *msg = err ? json_pack("{s:s, s:o, s:O}", "jsonrpc", "2.0", "error", err, "id",
+                                  id ? (json_t *)id : json_null())
+                      : NULL;
+    mcp_set_reply(out, rej->http_status, mcp_dump(msg));
 }
 
 /* ---- methods ------------------------------------------------------------------------ */
 
-static void mcp_initialize(const json_t *id, const json_t *params, mcp_outcome_t *out)
+/* One request as the methods see it. */
+typedef struct {
+    const json_t *id;
+    const json_t *params;
+    const mcp_headers_t *h;
+    const mcp_opts_t *o;
+    era_t era;
+} mcp_req_t;
+
+/* initialize (legacy only: it is what selects the legacy era). */
+static void mcp_initialize(const mcp_req_t *r, mcp_outcome_t *out)
 {
-    const char *asked = json_string_value(json_object_get(params, "protocolVersion"));
+    const char *asked = json_string_value(json_object_get(r->params, "protocolVersion"));
     char *instructions = tools_instructions();
     json_t *result = instructions
                          ? json_pack("{s:s, s:{s:{s:b}}, s:{s:s, s:s}, s:s}", "protocolVersion",
@@ -339,18 +370,77 @@ static void mcp_initialize(const json_t *id, const json_t *params, mcp_outcome_t
                                      "version", MCP_SERVER_VERSION, "instructions", instructions)
                          : NULL;
     free(instructions);
-    mcp_set_reply(out, 200, mcp_result_body(id, result));
+    mcp_set_reply(out, 200, mcp_result_body(r->id, r->era, result));
 }
 
-static void mcp_tools_list(const json_t *id, const mcp_opts_t *o, mcp_outcome_t *out)
+/* ping (legacy only: the modern revision removed it). */
+static void mcp_ping(const mcp_req_t *r, mcp_outcome_t *out)
 {
-    json_t *tools = tools_list_json(&o->limits);
-    mcp_set_reply(out, 200, mcp_result_body(id, tools ? json_pack("{s:o}", "tools", tools) : NULL));
+    mcp_set_reply(out, 200, mcp_result_body(r->id, r->era, json_object()));
 }
 
-static void mcp_tools_call(const json_t *id, const json_t *params, const mcp_headers_t *h,
-                           const mcp_opts_t *o, mcp_outcome_t *out)
+/* server/discover (modern only): what initialize told a legacy client. */
+static void mcp_discover(const mcp_req_t *r, mcp_outcome_t *out)
 {
+    char *instructions = tools_instructions();
+    json_t *result = instructions ? era_discover(instructions, r->o->list_ttl_ms) : NULL;
+    free(instructions);
+    mcp_set_reply(out, 200, mcp_result_body(r->id, r->era, result));
+}
+
+/* tools/list: the one table, in its own order; a modern client may cache
+ * it for list_ttl. */
+static void mcp_tools_list(const mcp_req_t *r, mcp_outcome_t *out)
+{
+    json_t *tools = tools_list_json(&r->o->limits);
+    json_t *result = tools ? json_pack("{s:o}", "tools", tools) : NULL;
+    if (r->era == ERA_MODERN)
+        result = era_cacheable(result, r->o->list_ttl_ms);
+    mcp_set_reply(out, 200, mcp_result_body(r->id, r->era, result));
+}
+
+/* The refusal of a call whose conversation or user header is unusable;
+ * true when there was one. */
+static bool mcp_refuse_headers(const mcp_req_t *r, mcp_outcome_t *out)
+{
+    const mcp_headers_t *h = r->h;
+    const mcp_opts_t *o = r->o;
+    char *text = NULL;
+    int n = 0;
+    convid_err_t ce = convid_check(h->conversation);
+    if (ce != CONVID_OK)
+        n = asprintf(&text,
+                     "[talkback refused this call: the %s header is %s, so talkback cannot "
+                     "tell which chat's sandbox to use and will not guess. Fix the MCP server "
+                     "entry in librechat.yaml so every request carries the chat id:\n"
+                     "    headers:\n"
+                     "      %s: \"{{LIBRECHAT_BODY_CONVERSATIONID}}\"\n"
+                     "Nothing ran.]",
+                     o->conversation_header, convid_strerror(ce), o->conversation_header);
+    else if (h->user && !convid_user_ok(h->user))
+        n = asprintf(&text,
+                     "[talkback refused this call: the %s header is unusable (it must be at "
+                     "most 128 printable characters and not an unreplaced {{placeholder}}). "
+                     "Fix the MCP server entry in librechat.yaml:\n"
+                     "    headers:\n"
+                     "      %s: \"{{LIBRECHAT_USER_ID}}\"\n"
+                     "Nothing ran.]",
+                     o->user_header, o->user_header);
+    else
+        return false;
+    if (n < 0)
+        mcp_set_reply(out, 500, NULL);
+    else
+        mcp_set_refusal(out, r->id, r->era, text);
+    free(text);
+    return true;
+}
+
+static void mcp_tools_call(const mcp_req_t *r, mcp_outcome_t *out)
+{
+    const json_t *id = r->id, *params = r->params;
+    const mcp_headers_t *h = r->h;
+    const mcp_opts_t *o = r->o;
     const char *name = json_string_value(json_object_get(params, "name"));
     if (!name) {
         mcp_set_error(out, 200, MCP_INVALID_PARAMS,
@@ -366,42 +456,8 @@ static void mcp_tools_call(const json_t *id, const json_t *params, const mcp_hea
         free(msg);
         return;
     }
-
-    convid_err_t ce = convid_check(h->conversation);
-    if (ce != CONVID_OK) {
-        char *text = NULL;
-        if (asprintf(&text,
-                     "[talkback refused this call: the %s header is %s, so talkback cannot "
-                     "tell which chat's sandbox to use and will not guess. Fix the MCP server "
-                     "entry in librechat.yaml so every request carries the chat id:\n"
-                     "    headers:\n"
-                     "      %s: \"{{LIBRECHAT_BODY_CONVERSATIONID}}\"\n"
-                     "Nothing ran.]",
-                     o->conversation_header, convid_strerror(ce), o->conversation_header) < 0) {
-            mcp_set_reply(out, 500, NULL);
-            return;
-        }
-        mcp_set_refusal(out, id, text);
-        free(text);
+    if (mcp_refuse_headers(r, out))
         return;
-    }
-    if (h->user && !convid_user_ok(h->user)) {
-        char *text = NULL;
-        if (asprintf(&text,
-                     "[talkback refused this call: the %s header is unusable (it must be at "
-                     "most 128 printable characters and not an unreplaced {{placeholder}}). "
-                     "Fix the MCP server entry in librechat.yaml:\n"
-                     "    headers:\n"
-                     "      %s: \"{{LIBRECHAT_USER_ID}}\"\n"
-                     "Nothing ran.]",
-                     o->user_header, o->user_header) < 0) {
-            mcp_set_reply(out, 500, NULL);
-            return;
-        }
-        mcp_set_refusal(out, id, text);
-        free(text);
-        return;
-    }
 
     proto_msg_t *req = NULL;
     int64_t wait_s = 0;
@@ -410,7 +466,7 @@ static void mcp_tools_call(const json_t *id, const json_t *params, const mcp_hea
                                          h->conversation, h->user, &o->limits, proto_now_ms(), &req,
                                          &wait_s, &err);
     if (te == TOOLS_EARG) {
-        mcp_set_refusal(out, id, err);
+        mcp_set_refusal(out, id, r->era, err);
         free(err);
         return;
     }
@@ -431,11 +487,14 @@ static void mcp_tools_call(const json_t *id, const json_t *params, const mcp_hea
     out->call.id = json_incref((json_t *)id);
     out->call.tool = tool;
     out->call.wait_s = wait_s;
+    out->call.era = r->era;
     tools_ignored_note(tool, json_object_get(params, "arguments"), out->call.note,
                        sizeof out->call.note);
 }
 
-/* A notification: only notifications/cancelled does anything. */
+/* A notification: only notifications/cancelled does anything (in either
+ * era: a modern client cancels by closing its stream, but one that sends
+ * the notification is obeyed too). */
 static void mcp_notification(const char *method, const json_t *params, const mcp_headers_t *h,
                              mcp_outcome_t *out)
 {
@@ -456,44 +515,64 @@ static void mcp_notification(const char *method, const json_t *params, const mcp
 
 /* ---- dispatch --------------------------------------------------------------------- */
 
-void mcp_handle(const char *body, size_t len, const mcp_headers_t *h, const mcp_opts_t *o,
-                mcp_outcome_t *out)
+#define MCP_LEGACY (1u << ERA_LEGACY)
+#define MCP_MODERN (1u << ERA_MODERN)
+
+/* Every method, and the eras it exists in. */
+static const struct {
+    const char *name;
+    unsigned eras;
+    void (*fn)(const mcp_req_t *r, mcp_outcome_t *out);
+} mcp_methods[] = {
+    { "initialize", MCP_LEGACY, mcp_initialize },
+    { "ping", MCP_LEGACY, mcp_ping },
+    { "server/discover", MCP_MODERN, mcp_discover },
+    { "tools/list", MCP_LEGACY | MCP_MODERN, mcp_tools_list },
+    { "tools/call", MCP_LEGACY | MCP_MODERN, mcp_tools_call },
+};
+
+/* A request: its method's row, or -32601 (a modern client gets it with
+ * 404, as its revision says). */
+static void mcp_request(const mcp_req_t *r, const char *m, mcp_outcome_t *out)
 {
-    memset(out, 0, sizeof *out);
+    for (size_t i = 0; i < sizeof mcp_methods / sizeof mcp_methods[0]; i++)
+        if (strcmp(m, mcp_methods[i].name) == 0 && (mcp_methods[i].eras & (1u << r->era))) {
+            mcp_methods[i].fn(r, out);
+            return;
+        }
+    char *text = NULL;
+    if (asprintf(&text, "Method not found: %.200s", m) < 0)
+        text = NULL;
+    mcp_set_error(out, r->era == ERA_MODERN ? ERA_METHOD_NOT_FOUND_HTTP : 200, MCP_METHOD_NOT_FOUND,
+                  text ? text : "Method not found", r->id);
+    free(text);
+}
 
-    if (h->protocol_version && !mcp_version_supported(h->protocol_version)) {
-        char *msg = NULL;
-        if (asprintf(&msg,
-                     "Bad Request: Unsupported protocol version: %.64s (supported versions: "
-                     "2025-11-25, 2025-06-18, 2025-03-26, 2024-11-05)",
-                     h->protocol_version) < 0)
-            msg = NULL;
-        mcp_set_error(out, 400, MCP_SERVER_ERROR,
-                      msg ? msg : "Bad Request: Unsupported protocol version", NULL);
-        free(msg);
-        return;
-    }
+/* The 400 of an MCP-Protocol-Version no legacy request may carry. */
+static void mcp_bad_version(const char *v, mcp_outcome_t *out)
+{
+    char *msg = NULL;
+    if (asprintf(&msg,
+                 "Bad Request: Unsupported protocol version: %.64s (supported versions: "
+                 "2025-11-25, 2025-06-18, 2025-03-26, 2024-11-05)",
+                 v) < 0)
+        msg = NULL;
+    mcp_set_error(out, 400, MCP_SERVER_ERROR,
+                  msg ? msg : "Bad Request: Unsupported protocol version", NULL);
+    free(msg);
+}
 
-    json_error_t jerr;
-    json_t *msg = json_loadb(body ? body : "", len, JSON_DECODE_ANY | JSON_ALLOW_NUL, &jerr);
-    if (!msg) {
-        char *text = NULL;
-        if (asprintf(&text, "Parse error: %s", jerr.text) < 0)
-            text = NULL;
-        mcp_set_error(out, 400, MCP_PARSE_ERROR, text ? text : "Parse error", NULL);
-        free(text);
-        return;
-    }
+/* The shape every message must have; false when *out already refuses it. */
+static bool mcp_shape_ok(const json_t *msg, mcp_outcome_t *out)
+{
     if (!json_is_object(msg)) {
         mcp_set_error(out, 400, MCP_INVALID_REQUEST,
                       json_is_array(msg) ? "Invalid Request: send one JSON-RPC message per POST, "
                                            "not a batch"
                                          : "Invalid Request: not a JSON-RPC message object",
                       NULL);
-        json_decref(msg);
-        return;
+        return false;
     }
-
     const json_t *id = json_object_get(msg, "id");
     bool id_ok = json_is_string(id) || json_is_integer(id);
     const json_t *reply_id = id_ok ? id : NULL;
@@ -525,24 +604,44 @@ void mcp_handle(const char *body, size_t len, const mcp_headers_t *h, const mcp_
         mcp_set_error(out, 400, MCP_INVALID_REQUEST, "Invalid Request: params must be an object",
                       reply_id);
     } else {
-        const char *m = json_string_value(method);
-        if (!id)
-            mcp_notification(m, params, h, out);
-        else if (strcmp(m, "initialize") == 0)
-            mcp_initialize(id, params, out);
-        else if (strcmp(m, "ping") == 0)
-            mcp_set_reply(out, 200, mcp_result_body(id, json_object()));
-        else if (strcmp(m, "tools/list") == 0)
-            mcp_tools_list(id, o, out);
-        else if (strcmp(m, "tools/call") == 0)
-            mcp_tools_call(id, params, h, o, out);
-        else {
-            char *text = NULL;
-            if (asprintf(&text, "Method not found: %.200s", m) < 0)
-                text = NULL;
-            mcp_set_error(out, 200, MCP_METHOD_NOT_FOUND, text ? text : "Method not found", id);
-            free(text);
-        }
+        return true;
+    }
+    return false;
+}
+
+/* Parse, pick the era (era.h), check, dispatch.  A legacy request is
+ * answered exactly as before the modern era existed: an unsupported
+ * MCP-Protocol-Version is refused before the body is looked at. */
+void mcp_handle(const char *body, size_t len, const mcp_headers_t *h, const mcp_opts_t *o,
+                mcp_outcome_t *out)
+{
+    memset(out, 0, sizeof *out);
+    json_error_t jerr;
+    json_t *msg = json_loadb(body ? body : "", len, JSON_DECODE_ANY | JSON_ALLOW_NUL, &jerr);
+    era_t era = era_of(msg, h->protocol_version);
+    out->era = era;
+
+    if (era == ERA_LEGACY && h->protocol_version && !mcp_version_supported(h->protocol_version)) {
+        mcp_bad_version(h->protocol_version, out);
+    } else if (!msg) {
+        char *text = NULL;
+        if (asprintf(&text, "Parse error: %s", jerr.text) < 0)
+            text = NULL;
+        mcp_set_error(out, 400, MCP_PARSE_ERROR, text ? text : "Parse error", NULL);
+        free(text);
+    } else if (mcp_shape_ok(msg, out)) {
+        era_headers_t eh = { h->protocol_version, h->mcp_method, h->mcp_name };
+        era_reject_t rej = { 0 };
+        const json_t *id = json_object_get(msg, "id");
+        const char *m = json_string_value(json_object_get(msg, "method"));
+        mcp_req_t r = { id, json_object_get(msg, "params"), h, o, era };
+        if (era == ERA_MODERN && !era_admit(msg, &eh, &rej))
+            mcp_set_rejection(out, &rej, id);
+        else if (!id)
+            mcp_notification(m, r.params, h, out);
+        else
+            mcp_request(&r, m, out);
+        era_reject_clear(&rej);
     }
     json_decref(msg);
 }
@@ -571,7 +670,7 @@ static json_t *mcp_with_note(const mcp_call_t *call, json_t *text)
 
 char *mcp_call_failure(const mcp_call_t *call, const char *text)
 {
-    return mcp_text_result_body(call->id, mcp_with_note(call, json_string(text)), true);
+    return mcp_text_result_body(call->id, call->era, mcp_with_note(call, json_string(text)), true);
 }
 
 /* ": <text>" when a worker explained itself, else "". */
@@ -629,7 +728,7 @@ char *mcp_call_reply(const mcp_call_t *call, const proto_msg_t *reply)
 {
     if (reply->status == PROTO_ST_OK && reply->n_images == 0)
         return mcp_text_result_body(
-            call->id, mcp_with_note(call, mcp_json_text(reply->text, reply->text_len)),
+            call->id, call->era, mcp_with_note(call, mcp_json_text(reply->text, reply->text_len)),
             reply->is_error);
     if (reply->status == PROTO_ST_OK) {
         json_t *text = mcp_with_note(call, mcp_json_text(reply->text, reply->text_len));
@@ -640,7 +739,7 @@ char *mcp_call_reply(const mcp_call_t *call, const proto_msg_t *reply)
             json_decref(res);
             res = NULL;
         }
-        return mcp_result_body(call->id, res);
+        return mcp_result_body(call->id, call->era, res);
     }
 
     const char *who = call->tool ? call->tool->worker_label : "worker";
@@ -690,7 +789,8 @@ char *mcp_call_reply(const mcp_call_t *call, const proto_msg_t *reply)
     free(words);
     if (r < 0)
         return NULL;
-    char *body = mcp_text_result_body(call->id, mcp_with_note(call, json_string(text)), true);
+    char *body =
+        mcp_text_result_body(call->id, call->era, mcp_with_note(call, json_string(text)), true);
     free(text);
     return body;
 }

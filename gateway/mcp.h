@@ -10,7 +10,10 @@
  *
  * talkback is stateless: it never hands out an Mcp-Session-Id.  Every
  * tools/call names its chat with the conversation header; initialize, ping
- * and tools/list work without it.
+ * and tools/list work without it.  Two eras are served (era.h): the legacy
+ * one, opened by initialize, exactly as LibreChat has always seen it, and
+ * the modern one (2026-07-28, _meta on every request), from the same
+ * tool table; each request is served by the rules of its own era.
  */
 #ifndef TALKBACK_MCP_H
 #define TALKBACK_MCP_H
@@ -19,6 +22,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <jansson.h>
+#include "gateway/era.h"
 #include "gateway/tools.h"
 #include "proto/proto.h"
 
@@ -40,6 +44,7 @@ typedef struct {
     const char *conversation_header; /* e.g. "X-Conversation-Id" */
     const char *user_header;         /* e.g. "X-User-Id" */
     tools_limits_t limits;
+    int64_t list_ttl_ms; /* ttlMs of tools/list and server/discover (modern era) */
 } mcp_opts_t;
 
 /* The header values of one POST (NULL when absent). */
@@ -47,6 +52,8 @@ typedef struct {
     const char *conversation;
     const char *user;
     const char *protocol_version; /* MCP-Protocol-Version */
+    const char *mcp_method;       /* Mcp-Method (modern era) */
+    const char *mcp_name;         /* Mcp-Name (modern era) */
 } mcp_headers_t;
 
 typedef enum {
@@ -62,6 +69,7 @@ typedef struct {
     json_t *id; /* the JSON-RPC id (owned reference) */
     const tools_def_t *tool;
     int64_t wait_s; /* seconds from submit to the deadline */
+    era_t era;      /* how the result is shaped (era.h) */
     char note[320]; /* lines put before the result: arguments that
                                    were ignored (tools_ignored_note); "" = none.
                                    An array, so copying the struct copies it */
@@ -69,6 +77,7 @@ typedef struct {
 
 typedef struct {
     mcp_action_t action;
+    era_t era;        /* whose rules answered (for /metrics) */
     int http_status;  /* MCP_REPLY */
     char *body;       /* MCP_REPLY: one-line JSON; NULL only when
                                    out of memory (answer 500) */
@@ -101,8 +110,9 @@ void mcp_call_clear(mcp_call_t *call);
  * JSON-RPC id as compact JSON.  malloc'ed, NULL when out of memory. */
 char *mcp_cancel_key(const char *conv, const json_t *id);
 
-/* Protocol versions: whether talkback speaks v, and what it answers to an
- * initialize asking for `requested` (itself if spoken, else the latest). */
+/* Legacy protocol versions: whether an initialize-era request may say v,
+ * and what talkback answers to an initialize asking for `requested`
+ * (itself if spoken, else the latest).  The modern one is era.h's. */
 bool mcp_version_supported(const char *v);
 const char *mcp_version_negotiate(const char *requested);
 

@@ -34,6 +34,7 @@ struct metrics {
     atomic_uint_fast64_t calls[METRICS_MAX_TOOLS][METRICS_N_OUTCOMES];
     atomic_uint_fast64_t buckets[METRICS_MAX_TOOLS][METRICS_N_BUCKETS + 1]; /* last: +Inf */
     atomic_uint_fast64_t sum_us[METRICS_MAX_TOOLS];
+    atomic_uint_fast64_t eras[2]; /* by era_t */
 };
 
 metrics_t *metrics_new(void)
@@ -48,6 +49,8 @@ metrics_t *metrics_new(void)
             atomic_init(&m->buckets[t][b], 0);
         atomic_init(&m->sum_us[t], 0);
     }
+    atomic_init(&m->eras[ERA_LEGACY], 0);
+    atomic_init(&m->eras[ERA_MODERN], 0);
     return m;
 }
 
@@ -105,6 +108,12 @@ void metrics_call(metrics_t *m, const tools_def_t *tool, metrics_outcome_t o, in
     atomic_fetch_add_explicit(&m->sum_us[t], (uint_fast64_t)ms * 1000u, memory_order_relaxed);
 }
 
+void metrics_request(metrics_t *m, era_t era)
+{
+    if (m && (era == ERA_LEGACY || era == ERA_MODERN))
+        atomic_fetch_add_explicit(&m->eras[era], 1, memory_order_relaxed);
+}
+
 /* A counter's value now (relaxed: a scrape needs no ordering). */
 static uint64_t metrics_load(const atomic_uint_fast64_t *a)
 {
@@ -127,6 +136,18 @@ static void metrics_render_calls(const metrics_t *m, textbuf_t *out)
             textbuf_printf(out, "talkback_calls_total{tool=\"%s\",outcome=\"%s\"} %" PRIu64 "\n",
                            table[t].name, metrics_outcomes[o], metrics_load(&m->calls[t][o]));
     }
+}
+
+/* talkback_mcp_requests_total: the messages each MCP era answered. */
+static void metrics_render_eras(const metrics_t *m, textbuf_t *out)
+{
+    textbuf_printf(out,
+                   "# HELP talkback_mcp_requests_total POST /mcp messages answered, by the MCP "
+                   "era whose rules served them.\n"
+                   "# TYPE talkback_mcp_requests_total counter\n"
+                   "talkback_mcp_requests_total{era=\"legacy\"} %" PRIu64 "\n"
+                   "talkback_mcp_requests_total{era=\"modern\"} %" PRIu64 "\n",
+                   metrics_load(&m->eras[ERA_LEGACY]), metrics_load(&m->eras[ERA_MODERN]));
 }
 
 /* talkback_call_seconds: one histogram per enabled tool. */
@@ -199,6 +220,7 @@ static void metrics_render_hub(const metrics_hub_t *hub, textbuf_t *out)
 void metrics_render(const metrics_t *m, const metrics_hub_t *hub, textbuf_t *out)
 {
     metrics_render_calls(m, out);
+    metrics_render_eras(m, out);
     metrics_render_seconds(m, out);
     metrics_render_hub(hub, out);
 }

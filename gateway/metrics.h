@@ -11,6 +11,7 @@
  * so tests/unit/test_ctl.c checks the text without a socket.
  *
  *   talkback_calls_total{tool,outcome}              counter
+ *   talkback_mcp_requests_total{era}                counter (legacy, modern: era.h)
  *   talkback_call_seconds_bucket{tool,le}, _sum, _count   histogram
  *   talkback_workers{kind,host}                     gauge
  *   talkback_sandboxes{state,host}                  gauge (running, kept, spare)
@@ -23,6 +24,7 @@
 #include <stdint.h>
 
 #include "common/textbuf.h"
+#include "gateway/era.h"
 #include "gateway/tools.h"
 #include "hub/hosts.h"
 #include "hub/queue.h"
@@ -75,6 +77,9 @@ metrics_outcome_t metrics_outcome_of(const proto_msg_t *reply);
 /* Count one finished call of tool (a row of tools_table; NULL or another
  * pointer is not counted) that took ms milliseconds.  Lock-free. */
 void metrics_call(metrics_t *m, const tools_def_t *tool, metrics_outcome_t o, int64_t ms);
+
+/* Count one POST /mcp message answered under era's rules.  Lock-free. */
+void metrics_request(metrics_t *m, era_t era);
 
 /* The whole exposition text into out. */
 void metrics_render(const metrics_t *m, const metrics_hub_t *hub, textbuf_t *out);

@@ -55,12 +55,14 @@
  *      takes to find a chat after a gateway restart.
  *  15. with --warm, instead of all the above: the warm pool and the resume
  *      (warm.c), side by side in one run.
+ *  16. with --eras, instead of all the above: run("true") over the legacy
+ *      MCP era and over 2026-07-28, interleaved, JSON and SSE (eras.c).
  * Every chat it makes is reset at the end.
  *
  * usage: talkback-bench [--url URL] [--exec-url URL] [--guard-url URL] [--n N] [--chats N] [--judge]
  *                       [--reaper N] [--pictures [--plain-url URL]] [--judge-only]
  *                       [--no-shepherd-url URL] [--agent PATH]
- *                       [--multihost DOCKER2 [--restart-cmd CMD]] [--warm [--cold-url URL]]
+ *                       [--multihost DOCKER2 [--restart-cmd CMD]] [--warm [--cold-url URL]] [--eras]
  * (run it from the repository root: --reaper runs build/talkback-reaper)
  */
 #include <curl/curl.h>
@@ -840,7 +842,7 @@ static void bench_shepherd(int n)
 int main(int argc, char **argv)
 {
     int n = 100, nchats = 64, reap = 0;
-    bool judge = false, pictures = false, judge_only = false, warm_only = false;
+    bool judge = false, pictures = false, judge_only = false, warm_only = false, eras = false;
     const char *docker2 = NULL, *restart_cmd = NULL, *cold_url = NULL;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--url") && i + 1 < argc)
@@ -873,6 +875,8 @@ int main(int argc, char **argv)
             restart_cmd = argv[++i];
         else if (!strcmp(argv[i], "--warm"))
             warm_only = true;
+        else if (!strcmp(argv[i], "--eras"))
+            eras = true;
         else if (!strcmp(argv[i], "--cold-url") && i + 1 < argc)
             cold_url = argv[++i];
         else {
@@ -881,7 +885,7 @@ int main(int argc, char **argv)
                 "usage: talkback-bench [--url URL] [--exec-url URL] [--guard-url URL] [--n N] "
                 "[--chats N] [--judge] [--reaper N] [--pictures [--plain-url URL]] [--judge-only] "
                 "[--no-shepherd-url URL] [--agent PATH] "
-                "[--multihost DOCKER2 [--restart-cmd CMD]] [--warm [--cold-url URL]]\n");
+                "[--multihost DOCKER2 [--restart-cmd CMD]] [--warm [--cold-url URL]] [--eras]\n");
             return 2;
         }
     }
@@ -896,6 +900,11 @@ int main(int argc, char **argv)
     if (nchats > 256)
         nchats = 256;
     curl_global_init(CURL_GLOBAL_ALL);
+    if (eras) {
+        bench_eras(url, n);
+        curl_global_cleanup();
+        return 0;
+    }
     if (docker2) {
         int rc = bench_multihost(url, docker2, restart_cmd, n);
         curl_global_cleanup();

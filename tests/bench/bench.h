@@ -33,4 +33,8 @@ int64_t bench_now_us(void);
  * pool (warm_pool 0), measured alongside. */
 void bench_warm(docker_t *d, const char *u, const char *cold_url, int n);
 
+/* --eras: run("true") over the legacy era and over 2026-07-28 at u,
+ * interleaved, as JSON and as SSE (eras.c). */
+void bench_eras(const char *u, int n);
+
 #endif

@@ -552,3 +552,34 @@ export async function toolCallHttp(url, conv, name, args, { headers = {} } = {})
   if (!j.result) throw new Error(`tools/call ${name}: no result: ${text}`);
   return { text: j.result.content.map((c) => c.text).join('\n\n'), isError: j.result.isError === true };
 }
+
+/** A v2 SDK client (@modelcontextprotocol/client) with LibreChat-style
+ *  headers.  mode: { pin: '2026-07-28' } (the modern era only, no
+ *  fallback), 'auto' (probe with server/discover, fall back to initialize)
+ *  or 'legacy' (initialize, the v2 default). */
+export async function connectV2(tb, { conv, user, headers = {}, mode = { pin: '2026-07-28' } } = {}) {
+  const { Client: Client2, StreamableHTTPClientTransport: Transport2 } = await import('@modelcontextprotocol/client');
+  const h = { ...headers };
+  if (conv !== undefined) h['X-Conversation-Id'] = conv;
+  if (user !== undefined) h['X-User-Id'] = user;
+  const client = new Client2({ name: 'it-v2', version: '1' }, { versionNegotiation: { mode } });
+  await client.connect(new Transport2(new URL(tb.url), { requestInit: { headers: h } }));
+  return client;
+}
+
+/** The params._meta of a 2026-07-28 request. */
+export const modernMeta = () => ({
+  'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+  'io.modelcontextprotocol/clientInfo': { name: 'it-raw', version: '1' },
+  'io.modelcontextprotocol/clientCapabilities': {},
+});
+
+/** Raw POST of a 2026-07-28 request: method, params (with _meta added)
+ *  and the headers the revision requires (MCP-Protocol-Version,
+ *  Mcp-Method, Mcp-Name for tools/call); `headers` adds or (null) removes. */
+export function postModern(tb, method, params = {}, { id = tid(), headers = {}, ...opts } = {}) {
+  const h = { 'MCP-Protocol-Version': '2026-07-28', 'Mcp-Method': method };
+  if (method === 'tools/call' && typeof params.name === 'string') h['Mcp-Name'] = params.name;
+  return post(tb, { jsonrpc: '2.0', id, method, params: { ...params, _meta: { ...modernMeta(), ...params._meta } } },
+    { headers: { ...h, ...headers }, ...opts });
+}

@@ -93,9 +93,12 @@ test('GET and DELETE on /mcp answer 405', withLogs(tb, async () => {
 }));
 
 test('an unsupported MCP-Protocol-Version header answers 400; supported ones work', withLogs(tb, async () => {
+  // 2026-07-28 without its per-request _meta is a malformed modern request
+  // (eras.test.mjs has the rest of that era).
   const bad = await post(tb, { jsonrpc: '2.0', id: tid(), method: 'ping' },
     { headers: { 'MCP-Protocol-Version': '2026-07-28' }, accept: 'application/json' });
   assert.equal(bad.status, 400);
+  assert.equal(bad.json.error.code, -32602);
   const bad2 = await post(tb, { jsonrpc: '2.0', id: tid(), method: 'tools/list' },
     { headers: { 'MCP-Protocol-Version': 'nonsense' }, accept: 'application/json' });
   assert.equal(bad2.status, 400);

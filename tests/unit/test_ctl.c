@@ -164,6 +164,7 @@ static void metrics_text(void **state)
     metrics_call(m, run, METRICS_IS_ERROR, 4000000); /* past every bound: +Inf */
     metrics_call(m, run, METRICS_N_OUTCOMES, 1);     /* not counted */
     metrics_call(m, NULL, METRICS_OK, 1);            /* not counted */
+    metrics_request(m, ERA_MODERN);
 
     hosts_t h;
     proto_map_t a, b, j;
@@ -176,6 +177,8 @@ static void metrics_text(void **state)
     assert_non_null(strstr(t.buf, "\ntalkback_calls_total{tool=\"run\",outcome=\"ok\"} 2\n"));
     assert_non_null(strstr(t.buf, "\ntalkback_calls_total{tool=\"run\",outcome=\"error\"} 1\n"));
     assert_non_null(strstr(t.buf, "\ntalkback_calls_total{tool=\"run_code\",outcome=\"ok\"} 0\n"));
+    assert_non_null(strstr(t.buf, "\ntalkback_mcp_requests_total{era=\"modern\"} 1\n"));
+    assert_non_null(strstr(t.buf, "\ntalkback_mcp_requests_total{era=\"legacy\"} 0\n"));
     assert_non_null(strstr(t.buf, "\ntalkback_call_seconds_bucket{tool=\"run\",le=\"0.005\"} 1\n"));
     assert_non_null(strstr(t.buf, "\ntalkback_call_seconds_bucket{tool=\"run\",le=\"0.5\"} 1\n"));
     assert_non_null(strstr(t.buf, "\ntalkback_call_seconds_bucket{tool=\"run\",le=\"1\"} 2\n"));

@@ -207,10 +207,15 @@ static void jsonrpc_errors(void **state)
 static void protocol_header(void **state)
 {
     (void)state;
-    mcp_headers_t h = { .protocol_version = "2026-07-28" };
+    /* A version no era speaks: refused as it always was. */
+    mcp_headers_t h = { .protocol_version = "2099-01-01" };
     expect_error("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}", &h, 400, MCP_SERVER_ERROR);
     expect_error("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\"}", &h, 400,
                  MCP_SERVER_ERROR);
+    /* The modern one without its _meta: a malformed modern request. */
+    h.protocol_version = "2026-07-28";
+    expect_error("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\"}", &h, 400,
+                 MCP_INVALID_PARAMS);
     h.protocol_version = "2024-11-05";
     mcp_outcome_t out;
     handle("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}", &h, &out);
