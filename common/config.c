@@ -159,6 +159,16 @@ static config_entry_t config_table[] = {
     { "image", CT_STR, "talkback-sandbox:latest", "image of new sandboxes", NULL },
     { "network", CT_STR, "talkback-sandboxes",
       "bridge network of sandboxes; created if missing, never removed", NULL },
+    { "egress_record", CT_STR, "",
+      "the record deploy/egress-rule writes of the network it protects (name, Docker id, "
+      "subnets); no sandbox is made or started on a network that does not match it; empty = "
+      "/run/talkback-egress/NETWORK",
+      NULL },
+    { "egress_check", CT_STR, "require",
+      "require: a sandbox starts only on the network the egress rule's record describes (same id "
+      "and subnets, a bridge, inter-container traffic off, no IPv6); off: not checked (another "
+      "firewall keeps sandboxes off the host and the LAN; logged at every start)",
+      NULL },
     { "memory", CT_SIZE, "256M", "sandbox memory limit", NULL },
     { "memory_swap", CT_SIZE, "1G", "sandbox memory + swap limit", NULL },
     { "nano_cpus", CT_INT, "1000000000", "sandbox CPU quota in billionths of a CPU", NULL },

@@ -65,6 +65,12 @@ json_t *gbody_exec_start(const char *buf, size_t len, char *why, size_t whylen)
         snprintf(why, whylen, "Detach and Tty must be booleans");
         goto done;
     }
+    /* Detached, dockerd answers a plain 200 and keeps the connection for
+     * more requests: talkback always reads an exec's output. */
+    if (json_is_true(f[0])) {
+        snprintf(why, whylen, "a detached exec start (talkback always reads an exec's output)");
+        goto done;
+    }
     out = json_object();
     put(out, "Detach", f[0]);
     put(out, "Tty", f[1]);

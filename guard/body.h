@@ -34,7 +34,7 @@ json_t *gbody_create(const char *buf, size_t len, const gtemplate_t *t, char *wh
 /* POST /containers/ID/exec: Cmd, Env, WorkingDir, User, the Attach flags
  * and Tty; never Privileged. */
 json_t *gbody_exec_create(const char *buf, size_t len, char *why, size_t whylen);
-/* POST /exec/ID/start: Detach and Tty. */
+/* POST /exec/ID/start: Detach (absent or false: never detached) and Tty. */
 json_t *gbody_exec_start(const char *buf, size_t len, char *why, size_t whylen);
 /* POST /networks/create: the sandbox network, a bridge, always with
  * inter-container traffic off. */

@@ -4,11 +4,14 @@
  * read and check the body, find whose container it is about, then send
  * dockerd a head rebuilt from what was parsed (Connection: close, or
  * Upgrade for attach and exec start) and the checked body, and copy the
- * answer back.  Nothing the client sends after its request reaches dockerd,
- * unless dockerd handed the connection over (101, or 200 on attach / exec
- * start), when both ways are spliced; bytes a client sends after its
- * request but before dockerd answered are dropped.  Refusals are 403 with a
- * JSON message, as Docker's own errors look, so clients show the sentence.
+ * answer back (relay.c).  Nothing the client sends after its request
+ * reaches dockerd, unless dockerd really handed the connection over (a
+ * 101, or a 200 raw stream without framing, on attach or exec start:
+ * response.h), when both ways are spliced; any other answer is relayed as
+ * far as its framing goes under Connection: close, and the connection
+ * ends.  A container list goes with the guard's own query and comes back
+ * with only talkback's containers (list.h).  Refusals are 403 with a JSON
+ * message, as Docker's own errors look, so clients show the sentence.
  */
 #include "guard/conn.h"
 
@@ -22,13 +25,17 @@
 #include <unistd.h>
 
 #include "common/log.h"
+#include "guard/list.h"
 #include "guard/owner.h"
+#include "guard/relay.h"
 #include "guard/request.h"
 #include "guard/rules.h"
 #include "guard/splice.h"
 
-#define GCONN_BODY_MAX  (1 << 20) /* a JSON body */
-#define GCONN_TIMEOUT_S 30        /* to send a request head and body */
+#define GCONN_BODY_MAX   (1 << 20) /* a JSON body */
+#define GCONN_TIMEOUT_S  30        /* to send a request head and body */
+#define GCONN_LINGER_MS  500       /* to read what a client sent past its request */
+#define GCONN_LINGER_MAX (256 << 10)
 
 /* Answer status with {"message": "refused by the talkback Docker guard: ..."}. */
 static void refuse(int cfd, int status, const char *fmt, ...)
@@ -174,7 +181,7 @@ static char *build_head(const greq_t *r, const groute_t *rt, const char *id, lon
     char *h = malloc(cap);
     if (!h)
         return NULL;
-    if (*id && rt->target != GT_NONE && rt->target != GT_EXEC)
+    if (*id && rt->target == GT_CONTAINER)
         n += (size_t)snprintf(h + n, cap - n, "%s %.*s%s%s", r->method, (int)rt->id_at, r->path, id,
                               r->path + rt->id_at + strlen(rt->id));
     else
@@ -195,46 +202,6 @@ static char *build_head(const greq_t *r, const groute_t *rt, const char *id, lon
         return NULL;
     }
     return h;
-}
-
-/* Copy dockerd's answer back.  A hijacked connection (101, or 200 on
- * attach / exec start) is spliced both ways; anything else one way, until
- * dockerd closes (it was asked to), or -- an answer to an upgrade request
- * that is not one -- for the answer's Content-Length. */
-static void relay(int cfd, int ufd, const groute_t *rt, const greq_t *r)
-{
-    char buf[8192];
-    size_t have = 0;
-    char *end = NULL;
-    while (!end && have < sizeof buf - 1) {
-        ssize_t n = recv(ufd, buf + have, sizeof buf - 1 - have, 0);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            break;
-        have += (size_t)n;
-        buf[have] = '\0';
-        end = strstr(buf, "\r\n\r\n");
-    }
-    int status = 0;
-    if (!end || sscanf(buf, "HTTP/1.%*d %d", &status) != 1 || gsplice_write(cfd, buf, have))
-        return;
-    if (rt->hijack && (status == 101 || status == 200)) {
-        gsplice_two(cfd, ufd);
-        return;
-    }
-    if (!(rt->hijack && r->upgrade)) {
-        gsplice_one(ufd, cfd);
-        return;
-    }
-    const char *cl = strcasestr(buf, "\r\ncontent-length:");
-    long long want = cl ? atoll(cl + 17) : 0, got = (long long)(have - (size_t)(end + 4 - buf));
-    while (got < want) {
-        ssize_t n = recv(ufd, buf, sizeof buf, 0);
-        if (n <= 0 || gsplice_write(cfd, buf, (size_t)n))
-            return;
-        got += n;
-    }
 }
 
 /* Send head, body and the rest of a streamed body to dockerd, then relay
@@ -262,7 +229,13 @@ static void forward(const guard_t *g, int cfd, const greq_t *r, const groute_t *
     /* A command may run for as long as run_timeout_max: no timeout now. */
     struct timeval none = { 0, 0 };
     setsockopt(cfd, SOL_SOCKET, SO_RCVTIMEO, &none, sizeof none);
-    relay(cfd, ufd, rt, r);
+    grelay_t o = { .hijack = rt->hijack,
+                   .upgrade = rt->hijack && r->upgrade,
+                   .head = !strcmp(r->method, "HEAD"),
+                   .list = rt->target == GT_LIST };
+    char why[256];
+    if (grelay(cfd, ufd, &o, why, sizeof why) == GRELAY_BAD)
+        refuse(cfd, 502, "%s (%s %s)", why, r->method, r->path);
 done:
     close(ufd);
 }
@@ -322,10 +295,26 @@ static char *checked_body(const guard_t *g, int cfd, const greq_t *r, const grou
     return out;
 }
 
+/* Close a client connection after its one answer.  Whatever it sent past
+ * its request is read and dropped first (for at most GCONN_LINGER_MS and
+ * GCONN_LINGER_MAX bytes): closing with unread bytes would reset the
+ * connection and could take the answer with it. */
+static void linger_close(int cfd)
+{
+    char buf[4096];
+    size_t total = 0;
+    struct timeval tv = { 0, GCONN_LINGER_MS * 1000 };
+    shutdown(cfd, SHUT_WR);
+    setsockopt(cfd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    for (ssize_t n; total < GCONN_LINGER_MAX && (n = recv(cfd, buf, sizeof buf, 0)) > 0;)
+        total += (size_t)n;
+    close(cfd);
+}
+
 void gconn_serve(const guard_t *g, int cfd)
 {
     char *head = malloc(GREQ_HEAD_MAX + 1);
-    char why[256], id[65] = "";
+    char why[256], id[65] = "", list_query[GLIST_QUERY_MAX];
     size_t head_len, have;
     greq_t r;
     groute_t rt;
@@ -352,6 +341,13 @@ void gconn_serve(const guard_t *g, int cfd)
         refuse(cfd, 403, "a rename whose query is not name=<a chat sandbox's name>");
         goto done;
     }
+    if (rt.target == GT_LIST) {
+        if (glist_query(r.query, list_query, why, sizeof why)) {
+            refuse(cfd, 403, "%s", why);
+            goto done;
+        }
+        r.query = list_query;
+    }
     char *body = checked_body(g, cfd, &r, &rt, early, early_len, id);
     if (!body)
         goto done;
@@ -371,5 +367,5 @@ void gconn_serve(const guard_t *g, int cfd)
     free(body);
 done:
     free(head);
-    close(cfd);
+    linger_close(cfd);
 }

@@ -1,8 +1,10 @@
 /* main.c -- talkback-guard: the Docker guard between talkback and dockerd.
  *
  * The sandbox manager and the reaper reach Docker only through it.  It
- * listens on $TALKBACK_PROXY_BIND -- HOST:PORT (default :2375), fd@N (a
- * socket passed in by systemd) or unix@PATH -- and forwards to dockerd's
+ * listens on $TALKBACK_PROXY_BIND -- unix@PATH (default
+ * unix@/run/talkback-docker/docker.sock, mode 0660 in a folder it makes
+ * 0750), HOST:PORT, or fd@N (a socket passed in by systemd) -- and
+ * forwards to dockerd's
  * unix socket $TALKBACK_DOCKER_SOCKET (default /var/run/docker.sock) only
  * the calls the rules (rules.c) allow, with bodies checked and rebuilt
  * (template.c, bodies.c) and only for talkback's own containers
@@ -12,6 +14,7 @@
  */
 #include <errno.h>
 #include <netinet/in.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <pthread.h>
 #include <signal.h>
@@ -29,7 +32,11 @@
 #include "common/log.h"
 #include "guard/conn.h"
 
-#define GUARD_MAX_CONNS 1024
+#define GUARD_MAX_CONNS    1024
+/* Without TALKBACK_PROXY_BIND: a unix socket only its group can open,
+ * never a TCP port (it has no authentication of its own); the path of
+ * deploy/systemd/talkback-docker-proxy.socket. */
+#define GUARD_DEFAULT_BIND "unix@/run/talkback-docker/docker.sock"
 
 static guard_t guard;
 static atomic_int conns;
@@ -39,6 +46,7 @@ static int guard_listen(const char *bind_to)
 {
     struct sockaddr_storage ss;
     socklen_t sl = sizeof ss;
+    bool loopback = false;
     if (!strncmp(bind_to, "fd@", 3))
         return atoi(bind_to + 3);
     int fd;
@@ -49,11 +57,25 @@ static int guard_listen(const char *bind_to)
         if (strlen(bind_to + 5) >= sizeof sa->sun_path)
             return -1;
         strcpy(sa->sun_path, bind_to + 5);
+        char dir[sizeof sa->sun_path];
+        snprintf(dir, sizeof dir, "%s", sa->sun_path);
+        char *slash = strrchr(dir, '/');
+        if (slash && slash != dir) {
+            *slash = '\0';
+            if (mkdir(dir, 0750) && errno != EEXIST)
+                log_warn("cannot make %s: %s", dir, strerror(errno));
+        }
         unlink(sa->sun_path);
         sl = sizeof *sa;
-    } else if (listen_parse(bind_to, &ss, NULL)) {
+    } else if (listen_parse(bind_to, &ss, &loopback)) {
+        log_error("cannot listen on %s: not unix@PATH, fd@N or HOST:PORT", bind_to);
         return -1;
     } else {
+        if (!loopback)
+            log_warn("listening on %s, not loopback: whoever reaches it can make sandboxes and "
+                     "run commands in them (it has no authentication); keep it on a network of "
+                     "its own (Compose: talkback-docker-api)",
+                     bind_to);
         sl = ss.ss_family == AF_INET6 ? sizeof(struct sockaddr_in6) : sizeof(struct sockaddr_in);
     }
     fd = socket(ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
@@ -108,11 +130,13 @@ int main(int argc, char **argv)
     const char *sock = getenv("TALKBACK_DOCKER_SOCKET");
     guard.docker_socket = sock && *sock ? sock : "/var/run/docker.sock";
     gtemplate_from_config(&guard.tpl);
-    int lfd = guard_listen(bind_to && *bind_to ? bind_to : ":2375");
+    if (!bind_to || !*bind_to)
+        bind_to = GUARD_DEFAULT_BIND;
+    int lfd = guard_listen(bind_to);
     if (lfd < 0)
         return 1;
-    log_info("guarding %s on %s: sandboxes of %s on network %s", guard.docker_socket,
-             bind_to && *bind_to ? bind_to : ":2375", guard.tpl.image, guard.tpl.network);
+    log_info("guarding %s on %s: sandboxes of %s on network %s", guard.docker_socket, bind_to,
+             guard.tpl.image, guard.tpl.network);
     pthread_attr_t attr;
     pthread_attr_init(&attr);
     pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);

@@ -18,7 +18,7 @@ static const grule_t rules[] = {
     { "GET", "/_ping", GB_NONE, GT_NONE, false, false, false, false },
     { "HEAD", "/_ping", GB_NONE, GT_NONE, false, false, false, false },
     { "GET", "/version", GB_NONE, GT_NONE, false, false, false, false },
-    { "GET", "/containers/json", GB_NONE, GT_NONE, false, false, false, false },
+    { "GET", "/containers/json", GB_NONE, GT_LIST, false, false, false, false },
     { "POST", "/containers/create", GB_CREATE, GT_NONE, false, false, false, false },
     { "GET", "/containers/{id}/json", GB_NONE, GT_CONTAINER, true, true, false, false },
     { "DELETE", "/containers/{id}", GB_NONE, GT_CONTAINER, true, true, false, false },

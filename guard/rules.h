@@ -31,6 +31,7 @@ typedef enum {
     GT_NONE,      /* about no one container */
     GT_CONTAINER, /* the {id} of the path: a sandbox (or a tombstone if tomb) */
     GT_EXEC,      /* the exec {id} of the path: an exec in a sandbox */
+    GT_LIST,      /* a container list: only talkback's own (list.h) */
 } gtarget_t;
 
 typedef struct {

@@ -126,6 +126,8 @@ static ensure_t ensure_started(manager_t *m, const char *id, json_t *info, const
     json_t *state = json_object_get(info, "State");
     int64_t finished = kept_parse_time(json_string_value(json_object_get(state, "FinishedAt")));
     int64_t t0 = proto_mono_ms();
+    if (!netcheck_ok(m->o.netcheck, err)) /* never on a network the egress rule misses */
+        return ENSURE_FAILED;
     if (!running_start_begin(m->running, label_user, id, err))
         return ENSURE_REFUSED;
     int64_t t1 = proto_mono_ms();
@@ -186,6 +188,8 @@ static ensure_t ensure_started(manager_t *m, const char *id, json_t *info, const
 static ensure_t ensure_make(manager_t *m, const char *conv, const char *user, const char *name,
                             bool *created_now, bool *raced, textbuf_t *err)
 {
+    if (!netcheck_ok(m->o.netcheck, err)) /* never on a network the egress rule misses */
+        return ENSURE_FAILED;
     /* A new sandbox is one more running: the caps first (running.h). */
     if (!running_start_begin(m->running, user, NULL, err))
         return ENSURE_REFUSED;

@@ -56,6 +56,11 @@ static manager_t *manager_from_config(docker_t *d)
             .cap = config_int("disk_cap"),
             .call_interval = config_int("disk_call_interval"),
         },
+        .egress = {
+            .network = config_str("network"),
+            .record = config_str("egress_record"),
+            .check = config_str("egress_check"),
+        },
         .pictures = {
             .max_count = config_int("image_max_count"),
             .max_bytes = config_int("image_max_bytes"),

@@ -738,7 +738,8 @@ manager_t *manager_new(docker_t *d, const manager_opts_t *o)
     pthread_cond_init(&m->ensure_cv, NULL);
     m->disk = disk_new(d, &m->o.disk);
     m->hostops = (hostops_t){ .d = d, .image = m->o.image, .forget = forget_conv, .ctx = m };
-    if (!m->running || !m->cache || !m->disk || ensure_network(d, m->o.network)) {
+    if (!m->running || !m->cache || !m->disk || ensure_network(d, m->o.network) ||
+        !(m->o.netcheck = netcheck_new(d, &m->o.egress))) {
         manager_destroy(&m);
         return NULL;
     }
@@ -753,6 +754,7 @@ void manager_destroy(manager_t **self_p)
     manager_t *m = *self_p;
     pool_destroy(&m->pool); /* first: its thread uses the agents and the disk */
     disk_destroy(&m->disk); /* its thread may call forget_conv */
+    netcheck_destroy(&m->o.netcheck);
     running_destroy(&m->running);
     cache_destroy(&m->cache);
     pthread_cond_destroy(&m->ensure_cv);

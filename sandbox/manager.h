@@ -24,6 +24,7 @@
 #include "hub/worker.h"
 #include "docker/docker.h"
 #include "sandbox/disk.h"
+#include "sandbox/netcheck.h"
 #include "sandbox/pictures.h"
 #include "sandbox/running.h"
 
@@ -31,7 +32,7 @@ typedef struct manager manager_t;
 
 /* The manager's configuration, read by main.c (common/config.c says what
  * each key means).  Strings are not copied: they must outlive the
- * manager.  disk.busy/forget/ctx are the manager's own. */
+ * manager.  disk.busy/forget/ctx and netcheck are the manager's own. */
 typedef struct {
     /* the sandbox template */
     const char *image, *network, *runtime, *log_max_size;
@@ -52,6 +53,9 @@ typedef struct {
     running_opts_t running;
     disk_opts_t disk;
     pictures_limits_t pictures;
+    /* the sandbox network against the egress rule (netcheck.h) */
+    netcheck_opts_t egress;
+    struct netcheck *netcheck; /* the manager's own, made by manager_new */
 } manager_opts_t;
 
 /* Create the manager (o is copied) and make sure the sandbox network

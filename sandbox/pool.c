@@ -105,6 +105,8 @@ static void spare_remove(pool_t *p, const char *id, const char *why)
 static int spare_make(pool_t *p, char id[72])
 {
     unsigned char rnd[CLAIM_SPARE_HEX / 2];
+    if (!netcheck_ok(p->o->netcheck, NULL)) /* as for any sandbox (netcheck.h) */
+        return -1;
     if (getrandom(rnd, sizeof rnd, 0) != (ssize_t)sizeof rnd)
         return -1;
     char name[64], path[200];

@@ -244,6 +244,11 @@ export class Talkback {
   env(extra) {
     const env = { ...process.env };
     for (const k of Object.keys(env)) if (k.startsWith('TALKBACK_')) delete env[k];
+    // A test's own sandbox network has no egress rule (tests/run installs
+    // it for the shared one): its sandboxes start unchecked, unless the
+    // test says otherwise (sandboxnet.test.mjs).
+    const net = { ...this.baseEnv, ...extra }.TALKBACK_NETWORK;
+    const egress = net && net !== 'talkback-sandboxes' ? { TALKBACK_EGRESS_CHECK: 'off' } : {};
     return {
       ...env,
       TALKBACK_LISTEN: `127.0.0.1:${this.port}`,
@@ -258,6 +263,7 @@ export class Talkback {
       // TALKBACK_TEST_IMAGE: try the tests on another sandbox image (e.g.
       // one built with TALKBACK_SANDBOX_IMAGE=... deploy/image/build).
       ...(process.env.TALKBACK_TEST_IMAGE ? { TALKBACK_IMAGE: process.env.TALKBACK_TEST_IMAGE } : {}),
+      ...egress,
       ...this.baseEnv,
       ...extra,
     };

@@ -72,6 +72,9 @@ const NET = `tbguard-${tag}`;
 const FOREIGN = `tbguard-${tag}-foreign`;
 const FAKE = `talkback-tbguard-${tag}-nolabels`;
 const PROBE = `talkback-probe-tbguard-${tag}`;
+const PRIV = `tbguard-${tag}-priv`; // what a smuggled create would make
+const EVIL = `tbguard-${tag}-evil`; // talkback's label, another name
+const LISTED = `tbguard-${tag}-listed`; // a foreign container, for the lists
 const DISK_CAP = 2 ** 31; // the disk_cap default, 2G
 const dir = fs.mkdtempSync(`/tmp/talkback-sp-${tag}-`);
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -233,7 +236,7 @@ async function removeOurContainers() {
     '--filter', `name=^talkback-${prefix}`).catch(() => '');
   ids.push(...claimed.split('\n').filter(Boolean));
   if (ids.length) await docker('rm', '-f', '-v', ...ids).catch(() => {});
-  await docker('rm', '-f', FOREIGN, FAKE, PROBE, `${PROBE}-sized`).catch(() => {});
+  await docker('rm', '-f', FOREIGN, FAKE, PROBE, `${PROBE}-sized`, PRIV, EVIL, LISTED).catch(() => {});
 }
 
 /** The sandbox template of sandbox/manager.c with the default config keys
@@ -711,6 +714,7 @@ async function startTalkback() {
     TALKBACK_HUB_ENDPOINT: hub,
     TALKBACK_DOCKER_HOST: `tcp://127.0.0.1:${proxyPort}`,
     TALKBACK_NETWORK: NET,
+    TALKBACK_EGRESS_CHECK: 'off', // the guard is what this file tests: no egress rule for NET
     TALKBACK_LOG_LEVEL: 'debug',
     TALKBACK_HUB_HOSTS_FILE: `${dir}/hub-hosts`,
   });
@@ -831,4 +835,320 @@ test('two sandboxes cannot reach each other; a sandbox has no NET_RAW or MKNOD',
   assert.equal(eff & (1n << 27n), 0n, 'no MKNOD');
   assert.notEqual(eff & 1n, 0n, 'CHOWN');
   for (const id of ids) await api('DELETE', `/v1.41/containers/${id}?force=1`);
+}));
+
+// ---------------------------------------------------------------------------
+// The splice: only a real hijack is spliced; any other answer ends the
+// connection, so nothing a client sends after its request reaches dockerd.
+
+/** One raw connection to the guard on port (or unix path) target: send
+ *  `first`; once the first answer head is in, send `after` (and half-close
+ *  with end); read until the guard closes, or timeoutMs.  Resolves {text,
+ *  closed, statuses: every "HTTP/1.x NNN" seen}. */
+function rawExchange(target, first, { after = null, end = false, timeoutMs = 10000 } = {}) {
+  return new Promise((resolve) => {
+    const sock = typeof target === 'number' ? net.connect(target, '127.0.0.1') : net.connect(target);
+    const chunks = [];
+    let sent = false;
+    const finish = (closed) => {
+      clearTimeout(timer);
+      const text = Buffer.concat(chunks).toString('latin1');
+      resolve({ text, closed, statuses: [...text.matchAll(/HTTP\/1\.[01] (\d{3})/g)].map((m) => Number(m[1])) });
+    };
+    const timer = setTimeout(() => { sock.destroy(); finish(false); }, timeoutMs);
+    sock.on('connect', () => sock.write(first));
+    sock.on('data', (d) => {
+      chunks.push(d);
+      if (after !== null && !sent && Buffer.concat(chunks).includes('\r\n\r\n')) {
+        sent = true;
+        if (end) sock.end(after); else sock.write(after);
+      }
+    });
+    sock.on('error', () => {}); // a reset once the guard closed
+    sock.on('close', () => finish(true));
+  });
+}
+
+/** A request head (and body) as a raw client sends it. */
+function httpText(method, p, { body = '', upgrade = false } = {}) {
+  return `${method} ${p} HTTP/1.1\r\nHost: docker\r\nContent-Type: application/json\r\n` +
+    `${upgrade ? 'Connection: Upgrade\r\nUpgrade: tcp\r\n' : ''}Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
+}
+
+/** What the audit sent after its detached exec start: an unchecked call
+ *  and a privileged create. */
+const SMUGGLED = httpText('GET', '/v1.41/info') + httpText('POST', `/v1.41/containers/create?name=${PRIV}`, {
+  body: JSON.stringify({ Image: IMAGE, Cmd: ['true'], HostConfig: { Privileged: true, Binds: ['/:/host'], NetworkMode: 'none' } }),
+});
+
+test('refused: a detached exec start, and nothing sent after it on the connection reaches dockerd', withLogs(async () => {
+  const v = '/v1.41';
+  const c = await create(`talkback-${prefix}-detach`, template(`${prefix}-detach`));
+  assert.equal(c.status, 201, c.text);
+  const id = c.json.Id;
+  try {
+    assert.equal((await api('POST', `${v}/containers/${id}/start`)).status, 204);
+    for (const detach of ['{"Detach":true,"Tty":false}', '{"detach":true}', '{"Detach":false,"Detach":true}']) {
+      const e = await api('POST', `${v}/containers/${id}/exec`, { json: { AttachStdout: true, Cmd: ['true'] } });
+      assert.equal(e.status, 201, e.text);
+      const start = httpText('POST', `${v}/exec/${e.json.Id}/start`, { body: detach, upgrade: true });
+      // Pipelined at once, and (as the audit did) after the answer came.
+      for (const r of [await rawExchange(proxyPort, start + SMUGGLED), await rawExchange(proxyPort, start, { after: SMUGGLED })]) {
+        assert.equal(r.closed, true, `the guard left the connection open: ${r.text}`);
+        assert.deepEqual(r.statuses, [403], `${detach}: one answer, a refusal: ${r.text}`);
+        assert.match(r.text, /detached exec start/);
+        assert.doesNotMatch(r.text, /ServerVersion|"Id"/);
+      }
+    }
+    await assert.rejects(docker('inspect', PRIV), 'the privileged container was never made');
+    // Not detached, it still runs and streams (no upgrade: a 200 raw stream).
+    const e = await api('POST', `${v}/containers/${id}/exec`, { json: { AttachStdout: true, Cmd: ['echo', 'attached'] } });
+    const s = await api('POST', `${v}/exec/${e.json.Id}/start`, { json: { Detach: false, Tty: false } });
+    assert.equal(s.status, 200, s.text);
+    assert.equal(demux(s.buf).stdout, 'attached\n');
+  } finally {
+    await api('DELETE', `${v}/containers/${id}?force=1`);
+  }
+}));
+
+test('every answer that is not a hijack says Connection: close, and the guard closes after it', withLogs(async () => {
+  for (const req of [httpText('GET', '/_ping'), httpText('GET', '/v1.41/version'),
+    httpText('GET', '/v1.41/containers/nonexistent-tbguard/json')]) {
+    const r = await rawExchange(proxyPort, req + httpText('GET', '/v1.41/info'));
+    assert.equal(r.closed, true, r.text);
+    assert.equal(r.statuses.length, 1, `one answer only: ${r.text}`);
+    assert.match(r.text, /\r\nConnection: close\r\n/i, r.text);
+    assert.doesNotMatch(r.text, /ServerVersion/);
+  }
+}));
+
+test('a container list shows only talkback\'s own containers, whatever the filters', withLogs(async () => {
+  const v = '/v1.41';
+  const mine = await create(`talkback-${prefix}-listed`, template(`${prefix}-listed`));
+  assert.equal(mine.status, 201, mine.text);
+  await docker('create', '--name', LISTED, IMAGE, 'true');
+  // Talkback's label on a container that is not talkback's by name.
+  await docker('create', '--name', EVIL, '--label', `talkback.conversation=${prefix}-evil`,
+    '--label', 'talkback.created=x', IMAGE, 'true');
+  const ids = async (query) => {
+    const r = await api('GET', `${v}/containers/json${query}`);
+    assert.equal(r.status, 200, `${query}: ${r.text}`);
+    return r.json.map((x) => x.Names[0].slice(1));
+  };
+  const f = (o) => `&filters=${encodeURIComponent(JSON.stringify(o))}`;
+  const lists = {
+    'all=1': await ids('?all=1'),
+    'no query': await ids(''),
+    name: await ids(`?all=1${f({ name: [`tbguard-${tag}`] })}`),
+    'talkback label': await ids(`?all=1${f({ label: ['talkback.conversation'] })}`),
+    'talkback label, map form': await ids(`?all=1${f({ label: { 'talkback.created': true } })}`),
+    'negated label': await ids(`?all=1${f({ label: ['talkback.conversation!=x'] })}`),
+  };
+  for (const [what, names] of Object.entries(lists)) {
+    assert.ok(!names.includes(LISTED), `${what}: a foreign container is listed`);
+    assert.ok(!names.includes(EVIL), `${what}: a container with talkback's label and another name is listed`);
+    assert.ok(names.every((n) => n.startsWith('talkback-')), `${what}: ${names.join(' ')}`);
+  }
+  for (const what of ['all=1', 'talkback label', 'talkback label, map form'])
+    assert.ok(lists[what].includes(`talkback-${prefix}-listed`), `${what}: talkback's own sandbox is listed`);
+  assert.deepEqual(lists.name, []);
+  // The caller's filters are kept (narrowed, never replaced).
+  const byId = await ids(`?all=1${f({ id: [mine.json.Id] })}`);
+  assert.deepEqual(byId, [`talkback-${prefix}-listed`]);
+  for (const q of ['?all=1&all=0', '?all=1;size=1', '?before=x', `?filters=${encodeURIComponent('{"label":["a"],"label":["b"]}')}`,
+    `?filters=${encodeURIComponent('["label"]')}`, '?all=%zz']) {
+    const r = await api('GET', `${v}/containers/json${q}`);
+    assert.equal(r.status, 403, `${q}: ${r.text}`);
+  }
+  await api('DELETE', `${v}/containers/${mine.json.Id}?force=1`);
+}));
+
+// The relay rules with a stand-in dockerd: what it answers is scripted,
+// and what reaches it after its answer is recorded.
+
+const FAKE_CID = crypto.randomBytes(32).toString('hex');
+
+/** How the stand-in answers POST /exec/EID/start: [head and body, hijack?]. */
+const FAKE_ANSWERS = {
+  keepalive200: ['HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n', false],
+  json404: ['HTTP/1.1 404 Not Found\r\nContent-Type: application/json\r\nContent-Length: 17\r\n\r\n{"message":"no"}\n', false],
+  chunked200: ['HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n', false],
+  rawWithLength: ['HTTP/1.1 200 OK\r\nContent-Type: application/vnd.docker.raw-stream\r\nContent-Length: 0\r\n\r\n', false],
+  upgraded101: ['HTTP/1.1 101 UPGRADED\r\nContent-Type: application/vnd.docker.raw-stream\r\nConnection: Upgrade\r\nUpgrade: tcp\r\n\r\nstream', true],
+  raw200: ['HTTP/1.1 200 OK\r\nContent-Type: application/vnd.docker.raw-stream\r\n\r\nstream', true],
+};
+
+/** A container list with two of talkback's, a tombstone, and three that
+ *  are not: no labels, talkback's label under another name, and one whose
+ *  own name is not talkback's (its talkback- name is a link alias). */
+const FAKE_LIST = [
+  { Id: 'a'.repeat(64), Names: ['/talkback-x-0123456789abcdef'], Labels: { 'talkback.conversation': 'x', 'talkback.created': 't' } },
+  { Id: 'b'.repeat(64), Names: ['/talkback-gone-x'], Labels: { 'talkback.tombstone': 'x' } },
+  { Id: 'c'.repeat(64), Names: [`/talkback-spare-${'0'.repeat(24)}`], Labels: { 'talkback.spare': 'h', 'talkback.pool': 'p', 'talkback.created': 't' } },
+  { Id: 'd'.repeat(64), Names: ['/foreign'], Labels: {} },
+  { Id: 'e'.repeat(64), Names: ['/evil'], Labels: { 'talkback.conversation': 'x', 'talkback.created': 't' } },
+  { Id: 'f'.repeat(64), Names: ['/talkback-y-0123456789abcdef/db', '/db'], Labels: { 'talkback.conversation': 'x' } },
+];
+
+/** The stand-in dockerd on a unix socket. */
+function fakeDockerd(sockPath) {
+  const fake = { after: {}, queries: [] };
+  const answer = (s, status, body, type = 'application/json') => {
+    s.end(`HTTP/1.1 ${status}\r\nContent-Type: ${type}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
+  };
+  fake.server = net.createServer((s) => {
+    let buf = Buffer.alloc(0);
+    let answered = null;
+    s.on('error', () => {});
+    s.on('data', (d) => {
+      if (answered !== null) {
+        fake.after[answered] += d.toString('latin1');
+        return;
+      }
+      buf = Buffer.concat([buf, d]);
+      const end = buf.indexOf('\r\n\r\n');
+      if (end < 0) return;
+      const head = buf.subarray(0, end).toString('latin1');
+      const len = Number((/\r\ncontent-length: *(\d+)/i.exec(head) || [0, '0'])[1]);
+      if (buf.length < end + 4 + len) return;
+      const [, method, target] = /^(\S+) (\S+)/.exec(head);
+      const u = new URL(target, 'http://docker');
+      let m;
+      if ((m = /\/exec\/(\w+)\/start$/.exec(u.pathname)) && FAKE_ANSWERS[m[1]]) {
+        const [text, hijack] = FAKE_ANSWERS[m[1]];
+        answered = m[1];
+        fake.after[answered] = buf.subarray(end + 4 + len).toString('latin1');
+        s.write(text);
+        if (hijack) s.on('end', () => s.end()); // a spliced stream ends when the client's does
+      } else if (/\/exec\/\w+\/json$/.test(u.pathname)) {
+        answer(s, '200 OK', JSON.stringify({ ContainerID: FAKE_CID }));
+      } else if (/\/containers\/\w+\/json$/.test(u.pathname)) {
+        answer(s, '200 OK', JSON.stringify({ Id: FAKE_CID, Name: '/talkback-fake-0123456789abcdef', Config: { Labels: { 'talkback.conversation': 'fake' } } }));
+      } else if (method === 'GET' && /\/containers\/json$/.test(u.pathname)) {
+        fake.queries.push(u.searchParams);
+        const text = JSON.stringify(FAKE_LIST);
+        const half = Math.floor(text.length / 2);
+        s.end('HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n' +
+          `${half.toString(16)}\r\n${text.slice(0, half)}\r\n${(text.length - half).toString(16)}\r\n${text.slice(half)}\r\n0\r\n\r\n`);
+      } else if (/\/_ping$/.test(u.pathname)) {
+        answer(s, '200 OK', 'OK', 'text/plain');
+      } else {
+        answer(s, '404 Not Found', '{"message":"not in the stand-in"}');
+      }
+    });
+  });
+  return new Promise((res, rej) => fake.server.once('error', rej).listen(sockPath, () => res(fake)));
+}
+
+let fakeGuard; // { port, fake }
+async function startFakeGuard() {
+  if (fakeGuard) return fakeGuard;
+  const fake = await fakeDockerd(path.join(dir, 'fake-docker.sock'));
+  const port = await freePort();
+  const env = { ...process.env };
+  for (const k of Object.keys(env)) if (k.startsWith('TALKBACK_') && k !== 'TALKBACK_GUARD') delete env[k];
+  const p = startProc('guard-fake', PROXY, [], {
+    ...env, TALKBACK_PROXY_BIND: `127.0.0.1:${port}`, TALKBACK_DOCKER_SOCKET: path.join(dir, 'fake-docker.sock'),
+    TALKBACK_NETWORK: NET, TALKBACK_LOG_LEVEL: 'debug',
+  });
+  await waitFor(async () => {
+    if (p.child.exitCode !== null) throw new Error(`the guard exited ${p.child.exitCode}`);
+    const r = await fetch(`http://127.0.0.1:${port}/_ping`).catch(() => null);
+    return r && r.status === 200;
+  }, 'the guard on the stand-in dockerd');
+  fakeGuard = { port, fake };
+  return fakeGuard;
+}
+
+after(() => fakeGuard?.fake.server.close());
+
+test('relay: an answer on attach or exec start that is no hijack is relayed as framed and the connection ends', withLogs(async () => {
+  const { port, fake } = await startFakeGuard();
+  const body = '{"Detach":false,"Tty":false}';
+  const later = httpText('GET', '/v1.41/info');
+  for (const [eid, [text]] of Object.entries(FAKE_ANSWERS)) {
+    if (FAKE_ANSWERS[eid][1]) continue;
+    const r = await rawExchange(port, httpText('POST', `/v1.41/exec/${eid}/start`, { body, upgrade: true }), { after: later });
+    assert.equal(r.closed, true, `${eid}: the guard left the connection open: ${r.text}`);
+    assert.equal(r.statuses.length, 1, `${eid}: ${r.text}`);
+    assert.match(r.text, /\r\nConnection: close\r\n/, `${eid}: ${r.text}`);
+    // The body as it was framed, to its last byte and no further.
+    assert.ok(r.text.endsWith(text.slice(text.indexOf('\r\n\r\n') + 4)), `${eid}: ${JSON.stringify(r.text)}`);
+    await sleep(200);
+    assert.equal(fake.after[eid], '', `${eid}: bytes reached dockerd after its answer: ${fake.after[eid]}`);
+  }
+  // A 101 to a request that asked no upgrade is no answer to pass on.
+  const r = await rawExchange(port, httpText('POST', '/v1.41/exec/upgraded101/start', { body }), { after: later });
+  assert.deepEqual(r.statuses, [502], r.text);
+  await sleep(200);
+  assert.equal(fake.after.upgraded101, '', 'nothing reached dockerd');
+}));
+
+test('relay: a real hijack (101 to an upgrade, or a 200 raw stream without length) is spliced both ways', withLogs(async () => {
+  const { port, fake } = await startFakeGuard();
+  const body = '{"Detach":false,"Tty":false}';
+  for (const [eid, upgrade] of [['upgraded101', true], ['raw200', false]]) {
+    const r = await rawExchange(port, httpText('POST', `/v1.41/exec/${eid}/start`, { body, upgrade }),
+      { after: 'stdin bytes', end: true });
+    assert.equal(r.closed, true, `${eid}: ${r.text}`);
+    assert.ok(r.text.endsWith('\r\n\r\nstream'), `${eid}: the stream came back: ${JSON.stringify(r.text)}`);
+    assert.equal(fake.after[eid], 'stdin bytes', `${eid}: the client's bytes reached the hijacked stream`);
+  }
+}));
+
+test('relay: a container list is filtered, and its query keeps the caller\'s filters plus talkback\'s label', withLogs(async () => {
+  const { port, fake } = await startFakeGuard();
+  const base = `http://127.0.0.1:${port}/v1.41/containers/json`;
+  const get = async (q) => {
+    const r = await fetch(`${base}${q}`);
+    return { status: r.status, json: await r.json(), query: fake.queries.at(-1) };
+  };
+  const r1 = await get(`?all=1&filters=${encodeURIComponent(JSON.stringify({ name: ['x'], status: ['running'] }))}`);
+  assert.equal(r1.status, 200);
+  assert.deepEqual(r1.json.map((c) => c.Id[0]), ['a', 'b', 'c']);
+  assert.equal(r1.query.get('all'), '1');
+  assert.deepEqual(JSON.parse(r1.query.get('filters')),
+    { name: { x: true }, status: { running: true }, label: { 'talkback.created': true } });
+  const r2 = await get(`?filters=${encodeURIComponent(JSON.stringify({ label: ['talkback.tombstone', 'a=b'] }))}`);
+  assert.deepEqual(JSON.parse(r2.query.get('filters')), { label: { 'talkback.tombstone': true, 'a=b': true } });
+  assert.deepEqual(r2.json.map((c) => c.Id[0]), ['a', 'b', 'c']);
+  const r3 = await get('');
+  assert.deepEqual(JSON.parse(r3.query.get('filters')), { label: { 'talkback.created': true } });
+}));
+
+test('the guard\'s default bind is a unix socket, not a TCP port', withLogs(async (t) => {
+  // A mount namespace of its own with a private /run: the default path
+  // there is this test's alone (no dockerd behind it: /_ping gets 502).
+  try {
+    await execFileP('unshare', ['-m', 'true']);
+  } catch {
+    t.skip('unshare -m is not available');
+    return;
+  }
+  const env = { ...process.env };
+  for (const k of Object.keys(env)) if (k.startsWith('TALKBACK_') && k !== 'TALKBACK_GUARD') delete env[k];
+  const p = startProc('guard-default', 'unshare',
+    ['-m', '--propagation', 'private', 'sh', '-c', 'mount -t tmpfs tmpfs /run && exec "$0"', PROXY], env);
+  try {
+    const sock = await waitFor(() => {
+      if (p.child.exitCode !== null) throw new Error(`the guard exited ${p.child.exitCode}`);
+      const s = `/proc/${p.child.pid}/root/run/talkback-docker/docker.sock`;
+      return fs.existsSync(s) ? s : null;
+    }, 'the default unix socket');
+    assert.equal(fs.statSync(sock).mode & 0o777, 0o660);
+    const r = await rawExchange(sock, httpText('GET', '/_ping'));
+    assert.deepEqual(r.statuses, [502], r.text);
+    // No TCP socket listens for it.
+    const inodes = new Set(fs.readdirSync(`/proc/${p.child.pid}/fd`).map((fd) => {
+      try { return (/^socket:\[(\d+)\]$/.exec(fs.readlinkSync(`/proc/${p.child.pid}/fd/${fd}`)) || [])[1]; } catch { return undefined; }
+    }).filter(Boolean));
+    for (const file of ['/proc/net/tcp', '/proc/net/tcp6']) {
+      for (const line of fs.readFileSync(file, 'utf8').split('\n').slice(1)) {
+        const f = line.trim().split(/\s+/);
+        if (f.length > 9 && f[3] === '0A') assert.ok(!inodes.has(f[9]), `the guard listens on TCP ${f[1]}`);
+      }
+    }
+  } finally {
+    await stopProc(p);
+  }
 }));

@@ -230,6 +230,26 @@ static void test_request(void **state)
     assert_int_equal(greq_parse(h, strlen(h), &r, why, sizeof why), -1);
 }
 
+/* Exec start: never detached (dockerd would keep the connection for more
+ * requests after its plain 200). */
+static void test_exec_start(void **state)
+{
+    char why[256];
+    (void)state;
+    static const char *const ok[] = { "{\"Detach\":false,\"Tty\":false}", "{}", "{\"Tty\":true}" };
+    static const char *const bad[] = { "{\"Detach\":true,\"Tty\":false}", "{\"detach\":true}",
+                                       "{\"Detach\":false,\"Detach\":true}",
+                                       "{\"Det\\u0061ch\":true}", "{\"Detach\":1}" };
+    for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
+        json_t *j = gbody_exec_start(ok[i], strlen(ok[i]), why, sizeof why);
+        assert_non_null(j);
+        assert_false(json_is_true(json_object_get(j, "Detach")));
+        json_decref(j);
+    }
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        assert_null(gbody_exec_start(bad[i], strlen(bad[i]), why, sizeof why));
+}
+
 static void test_rules(void **state)
 {
     char why[256];
@@ -246,6 +266,9 @@ static void test_rules(void **state)
                      -1);
     assert_int_equal(grules_match("GET", "/networks/other", "net", &rt, why, sizeof why), -1);
     assert_int_equal(grules_match("POST", "/networks/net/connect", "net", &rt, why, sizeof why), 0);
+    /* A container list is filtered (guard/list.h). */
+    assert_int_equal(grules_match("GET", "/v1.41/containers/json", "net", &rt, why, sizeof why), 0);
+    assert_int_equal(rt.target, GT_LIST);
     assert_true(grules_create_query_ok("name=talkback-abc"));
     assert_false(grules_create_query_ok("name=other"));
     assert_false(grules_create_query_ok("name=talkback-a&platform=x"));
@@ -355,10 +378,11 @@ static void test_spare(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_fold),    cmocka_unit_test(test_template),
-        cmocka_unit_test(test_rebuilt), cmocka_unit_test(test_storage),
-        cmocka_unit_test(test_probe),   cmocka_unit_test(test_request),
-        cmocka_unit_test(test_rules),   cmocka_unit_test(test_spare),
+        cmocka_unit_test(test_fold),       cmocka_unit_test(test_template),
+        cmocka_unit_test(test_rebuilt),    cmocka_unit_test(test_storage),
+        cmocka_unit_test(test_probe),      cmocka_unit_test(test_request),
+        cmocka_unit_test(test_rules),      cmocka_unit_test(test_spare),
+        cmocka_unit_test(test_exec_start),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
