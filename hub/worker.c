@@ -323,7 +323,8 @@ static zcert_t *worker_cert_load(const char *path, const char *what)
     zcert_t *c = access(path, R_OK) == 0 ? zcert_load(path) : NULL;
     if (!c)
         log_error("cannot read %s %s (%s): make the keys with `talkback-keys DIR` on the gateway's "
-                  "host, copy %s and this worker's KIND.key_secret into hub_keys here (docs/security.md), "
+                  "host, copy %s and this worker's KIND.key_secret into hub_keys here "
+                  "(docs/security.md), "
                   "or set hub_insecure",
                   what, path, access(path, R_OK) == 0 ? "not a certificate" : strerror(errno),
                   HUBKEYS_SERVER_PUBLIC);
@@ -350,6 +351,12 @@ static int worker_cert_check(worker_t *w, zcert_t *mine, const char *path)
         log_error("the certificate %s allows the kinds \"%s\", not %s: the hub will not send this "
                   "worker anything",
                   path, kinds ? kinds : "", w->kind);
+    const char *host = zcert_meta(mine, HUBKEYS_META_HOST);
+    if (host && *host && strcmp(host, w->host) != 0)
+        log_error("the certificate %s is made for host %s, and this worker says it runs on host %s "
+                  "(host_name): the hub will refuse it; set host_name to %s, or use this host's "
+                  "own key",
+                  path, host, w->host, host);
     return 0;
 }
 
