@@ -208,9 +208,10 @@ static void hubauth_read_bound(hubauth_t *a)
             hubauth_bound_t *b = &a->bound[a->n_bound++];
             const char *kinds = zcert_meta(c, HUBKEYS_META_KINDS),
                        *name = zcert_meta(c, HUBKEYS_META_NAME);
-            snprintf(b->host, sizeof b->host, "%s", host);
-            snprintf(b->kinds, sizeof b->kinds, "%s", kinds ? kinds : "");
-            snprintf(b->name, sizeof b->name, "%s", name ? name : de->d_name);
+            /* Cut at HUBKEYS_META_MAX, the longest talkback-keys writes. */
+            snprintf(b->host, sizeof b->host, "%.*s", HUBKEYS_META_MAX, host);
+            snprintf(b->kinds, sizeof b->kinds, "%.*s", HUBKEYS_META_MAX, kinds ? kinds : "");
+            snprintf(b->name, sizeof b->name, "%.*s", HUBKEYS_META_MAX, name ? name : de->d_name);
         }
         zcert_destroy(&c);
     }

@@ -71,7 +71,8 @@ bool judge_failed(const proto_msg_t *r)
            (r->is_error && !proto_map_has(&r->data, DATA_EXIT_CODE, PROTO_V_INT));
 }
 
-/* The model's text for a failed call, by status. */
+/* The model's text for a failed call, by status: a call before the
+ * program's run (the file, the input, the compile). */
 void judge_failure_text(const proto_msg_t *r, textbuf_t *t)
 {
     if (!r)
@@ -83,9 +84,11 @@ void judge_failure_text(const proto_msg_t *r, textbuf_t *t)
                "in a minute; if it keeps failing, tell the user the sandbox service is down.]\n");
     else if (r->status == PROTO_ST_WORKER_LOST)
         textbuf_puts(
-            t, "[talkback: the sandbox manager stopped while handling this call. Try again.]\n");
+            t, "[talkback: the sandbox manager stopped before your program ran, so nothing ran. "
+               "Call run_code again.]\n");
     else if (r->status == PROTO_ST_DEADLINE)
-        textbuf_puts(t, "[talkback: the sandbox did not answer in time. Try again.]\n");
+        textbuf_puts(t, "[talkback: the sandbox did not answer in time, before your program ran, "
+                        "so nothing ran. Call run_code again.]\n");
     else if (r->text)
         textbuf_append(t, r->text, r->text_len);
 }

@@ -32,7 +32,8 @@ proto_msg_t *judge_exec_program(worker_job_t *job, const judge_opts_t *o, const 
 /* Is this reply not a usable result (no exit code)? */
 bool judge_failed(const proto_msg_t *r);
 
-/* Append to t what went wrong with a failed call, as the model reads it. */
+/* Append to t what went wrong with a failed call made before the program
+ * ran (its file, its input, its compile), as the model reads it. */
 void judge_failure_text(const proto_msg_t *r, textbuf_t *t);
 /* The same for the call that ran the model's program: it may have run. */
 void judge_program_failure_text(const proto_msg_t *r, textbuf_t *t);
