@@ -89,6 +89,10 @@ static config_entry_t config_table[] = {
     { "hub_peer_requests", CT_INT, "1024",
       "open requests one remote peer (a judge, the reaper) may have at the hub; more are refused",
       NULL },
+    { "hub_refusal_log_ms", CT_INT, "10000",
+      "the hub logs a refused handshake, HELLO, request or reply at most once per key and kind of "
+      "refusal in this time, milliseconds (the next line counts those held back); 0 = every one",
+      NULL },
     { "ctl_timeout", CT_DURATION, "30s",
       "how long talkbackctl waits for one answer (a host's sandbox list, a drain, a removal)",
       NULL },

@@ -1,7 +1,10 @@
 /* convid.c -- which conversation and user ids talkback accepts (see
- * convid.h), and the container name derived from an id.
+ * convid.h), and the container name derived from an id (SHA-256 now; the
+ * FNV-1a name of older sandboxes, to find them).
  */
 #include "common/convid.h"
+
+#include "common/sha256.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -65,21 +68,52 @@ bool convid_owner_ok(const char *owner, const char *user)
     return user && strcmp(owner, user) == 0;
 }
 
-void convid_container_name(const char *id, char *out)
+/* "talkback-" + id with the characters Docker names refuse as '_';
+ * returns the length written. */
+static size_t convid_name_stem(const char *id, char *out)
 {
-    uint64_t h = 1469598103934665603ULL;
-    for (const unsigned char *p = (const unsigned char *)id; *p; p++) {
-        h ^= *p;
-        h *= 1099511628211ULL;
-    }
-    size_t o = 0;
     memcpy(out, "talkback-", 9);
-    o = 9;
+    size_t o = 9;
     for (size_t i = 0; id[i] && i < CONVID_MAX; i++) {
         unsigned char c = (unsigned char)id[i];
         bool ok = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
                   c == '.' || c == '_' || c == '-';
         out[o++] = ok ? (char)c : '_';
     }
+    return o;
+}
+
+void convid_container_name(const char *id, char *out)
+{
+    uint8_t d[SHA256_LEN];
+    sha256(id, strlen(id), d);
+    size_t o = convid_name_stem(id, out);
+    out[o++] = '-';
+    for (int i = 0; i < CONVID_HASH_HEX / 2; i++)
+        o += (size_t)snprintf(out + o, CONVID_NAME_MAX - o, "%02x", d[i]);
+}
+
+void convid_container_name_v1(const char *id, char *out)
+{
+    uint64_t h = 1469598103934665603ULL;
+    for (const unsigned char *p = (const unsigned char *)id; *p; p++) {
+        h ^= *p;
+        h *= 1099511628211ULL;
+    }
+    size_t o = convid_name_stem(id, out);
     snprintf(out + o, CONVID_NAME_MAX - o, "-%016llx", (unsigned long long)h);
+}
+
+bool convid_name_is(const char *id, const char *name)
+{
+    char want[CONVID_NAME_MAX];
+    if (!id || !name)
+        return false;
+    if (*name == '/')
+        name++;
+    convid_container_name(id, want);
+    if (strcmp(name, want) == 0)
+        return true;
+    convid_container_name_v1(id, want);
+    return strcmp(name, want) == 0;
 }

@@ -38,9 +38,21 @@ bool convid_owner_ok(const char *owner, const char *user);
 
 /* Write the Docker container name for a conversation id into out (at
  * least CONVID_NAME_MAX bytes): "talkback-" + the id with characters
- * Docker names refuse replaced by '_' + "-" + 16 hex digits of a 64-bit
- * FNV-1a hash of the exact id, so two ids never share a name. */
-#define CONVID_NAME_MAX (9 + CONVID_MAX + 1 + 16 + 1)
+ * Docker names refuse replaced by '_' + "-" + 16 hex digits, the first 64
+ * bits of the SHA-256 of the exact id.  With FNV-1a 64 there, an id
+ * sharing a given chat's name could be worked out in about 2^32 steps
+ * (the hash runs backwards), and that chat refused; with SHA-256 it takes
+ * about 2^64.  (Two ids of one's own that share a name, about 2^32
+ * SHA-256s, refuse only one's own chat.) */
+#define CONVID_HASH_HEX 16
+#define CONVID_NAME_MAX (9 + CONVID_MAX + 1 + CONVID_HASH_HEX + 1)
 void convid_container_name(const char *id, char *out);
+/* The name sandboxes made before had: the same with 16 hex digits of the
+ * 64-bit FNV-1a of the id.  Such a sandbox keeps its name; the manager
+ * finds it under it (docker/chatname.h). */
+void convid_container_name_v1(const char *id, char *out);
+/* Whether name (with or without Docker's leading '/') is id's, under
+ * either scheme. */
+bool convid_name_is(const char *id, const char *name);
 
 #endif

@@ -63,7 +63,7 @@ int claim_record_set(const char *id, const char *conv, const char *user)
         return -1;
     }
     snprintf(tmp, sizeof tmp, "%s.%ld.tmp", path, (long)getpid());
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
     if (fd < 0)
         return -1;
     bool ok = write(fd, body, (size_t)len) == len;
@@ -126,10 +126,9 @@ bool claim_identity(const json_t *labels, const char *id, const char *name, char
     if (!json_is_string(json_object_get(labels, KEPT_LABEL_SPARE)) || !id || !name ||
         claim_spare_name_ok(name) || claim_record_get(id, conv, user) != 0)
         return false;
-    /* The record must name the chat whose name the spare carries now. */
-    char want[CONVID_NAME_MAX];
-    convid_container_name(conv, want);
-    return strcmp(*name == '/' ? name + 1 : name, want) == 0;
+    /* The record must name the chat whose name the spare carries now (or
+     * carried, when claimed before names were SHA-256: chatname.h). */
+    return convid_name_is(conv, name);
 }
 
 json_t *claim_list(docker_t *d, const json_t *filters, bool size)

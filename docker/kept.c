@@ -8,6 +8,9 @@
  */
 #include "docker/kept.h"
 
+#include "common/convid.h"
+#include "common/log.h"
+
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -59,6 +62,32 @@ static int record_path(const char *id, const char *suffix, char *out, size_t out
     return 0;
 }
 
+/* state_dir 0700 and the files in it 0600, when this process owns them
+ * and they were open to others (made by an older talkback, or by hand). */
+static void kept_state_tighten(const char *dir)
+{
+    struct stat st;
+    if (lstat(dir, &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == geteuid() &&
+        (st.st_mode & 077)) {
+        if (chmod(dir, 0700) == 0)
+            log_info("state_dir %s was mode %04o: made 0700 (its records name chats and users)",
+                     dir, (unsigned)(st.st_mode & 07777));
+    }
+    DIR *d = opendir(dir);
+    int fd = d ? dirfd(d) : -1;
+    struct dirent *de;
+    unsigned n = 0;
+    while (d && (de = readdir(d))) {
+        if (fstatat(fd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode) &&
+            st.st_uid == geteuid() && (st.st_mode & 077) && fchmodat(fd, de->d_name, 0600, 0) == 0)
+            n++;
+    }
+    if (d)
+        closedir(d);
+    if (n)
+        log_info("state_dir %s: %u records open to others made 0600", dir, n);
+}
+
 int kept_state_init(void)
 {
     const char *dir = kept_dir;
@@ -76,8 +105,9 @@ int kept_state_init(void)
                 return -1;
             *p = '/';
         }
-    if (mkdir(path, 0755) && errno != EEXIST)
+    if (mkdir(path, 0700) && errno != EEXIST)
         return -1;
+    kept_state_tighten(path);
     return access(path, W_OK | X_OK);
 }
 
@@ -87,7 +117,7 @@ static int stamp_write(const char *id, int64_t mtime, int flags)
     char path[4200];
     if (record_path(id, KEPT_STAMP_SUFFIX, path, sizeof path))
         return -1;
-    int fd = open(path, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC | flags, 0644);
+    int fd = open(path, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC | flags, 0600);
     if (fd < 0)
         return -1;
     struct timespec ts[2] = { { (time_t)mtime, 0 }, { (time_t)mtime, 0 } };
@@ -125,7 +155,7 @@ int kept_reason_set(const char *id, const char *reason)
         return -1;
     /* Written whole, then renamed: a reader sees the old reason or the new. */
     snprintf(tmp, sizeof tmp, "%s.%ld.tmp", path, (long)getpid());
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
     if (fd < 0)
         return -1;
     size_t len = strlen(reason);
@@ -169,7 +199,7 @@ int kept_agent_set(const char *id, const char *version)
     if (record_path(id, KEPT_AGENT_SUFFIX, path, sizeof path))
         return -1;
     snprintf(tmp, sizeof tmp, "%s.%ld.tmp", path, (long)getpid());
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
     if (fd < 0)
         return -1;
     size_t len = strlen(version);
@@ -298,7 +328,11 @@ char *kept_tombstone_take(docker_t *d, const char *conv, const char *name, int64
     json_t *info = NULL;
     if (docker_call(d, "GET", path, NULL, &st, &info) != DOCKER_OK) {
         json_decref(info);
-        return NULL;
+        /* A sandbox of the old name scheme leaves a tombstone of that name
+         * (common/convid.h). */
+        char old[CONVID_NAME_MAX];
+        convid_container_name_v1(conv, old);
+        return strcmp(old, name) != 0 ? kept_tombstone_take(d, conv, old, gone_at) : NULL;
     }
     json_t *labels = json_object_get(json_object_get(info, "Config"), "Labels");
     const char *tconv = json_string_value(json_object_get(labels, KEPT_LABEL_TOMB));

@@ -51,8 +51,10 @@
 void kept_init(const char *state_dir);
 /* That folder, for messages. */
 const char *kept_state_dir(void);
-/* Make state_dir if missing and check it can be written: 0, or -1 with
- * errno set. */
+/* Make state_dir if missing (mode 0700; its parents 0755), tighten it to
+ * 0700 and the records in it to 0600 when they are open to others (they
+ * name chats and users), and check it can be written: 0, or -1 with errno
+ * set.  Records are written 0600. */
 int kept_state_init(void);
 /* Set the last-call stamp of container id to mtime (unix s).  0 or -1. */
 int kept_stamp_set(const char *id, int64_t mtime);

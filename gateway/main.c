@@ -43,6 +43,7 @@ static queue_t *gateway_hub(void)
         .locate_wait_ms = (int)config_int("locate_wait_ms"),
         .route_cache_max = config_int("route_cache_max"),
         .hosts_file = config_str("hub_hosts_file"),
+        .refusal_log_ms = config_int("hub_refusal_log_ms"),
         .record_path = record[0] ? record : NULL,
     };
     return queue_new(&o);

@@ -761,11 +761,28 @@ char *mcp_call_reply(const mcp_call_t *call, const proto_msg_t *reply)
                      who, kind);
         break;
     case PROTO_ST_WORKER_LOST:
-        r = asprintf(&text,
-                     "[talkback: the %s stopped while handling this call, so its result is "
-                     "lost (the command may or may not have run). Check with run before assuming "
-                     "anything, then try again.]",
-                     who);
+        /* run_code: the hub says whether the program had started
+         * (hub/retry.h); it is never run a second time unsaid. */
+        if (proto_map_has(&reply->data, DATA_STARTED, PROTO_V_BOOL) &&
+            proto_map_int(&reply->data, DATA_STARTED, 0))
+            r = asprintf(&text,
+                         "[talkback: the %s stopped while your program was running, so its "
+                         "result is lost: the program may or may not have run to the end, and it "
+                         "was not run again (a second run could repeat what it did, such as a "
+                         "line it appended to a file). Check what it left with run (e.g. `ls -l "
+                         "/work`) before assuming anything, then call run_code again.]",
+                         who);
+        else if (proto_map_has(&reply->data, DATA_STARTED, PROTO_V_BOOL))
+            r = asprintf(&text,
+                         "[talkback: the %s stopped before your program ran, so nothing ran. "
+                         "Call run_code again.]",
+                         who);
+        else
+            r = asprintf(&text,
+                         "[talkback: the %s stopped while handling this call, so its result is "
+                         "lost (the command may or may not have run). Check with run before "
+                         "assuming anything, then try again.]",
+                         who);
         break;
     case PROTO_ST_DEADLINE:
         r = asprintf(&text,

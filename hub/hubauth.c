@@ -1,24 +1,45 @@
 /* hubauth.c -- the hub's door (see hubauth.h).
  *
- * zauth must run before the socket binds: with no ZAP handler, libzmq lets
- * every CURVE client in, whatever its key.  The handler and the hub each
- * hold their own zcertstore over HUB_KEYS/allowed/ (a store is not shared
- * between threads); both reload it when the folder changes.
+ * The ZAP handler (zap.h) must run before the socket binds: with none,
+ * libzmq lets every CURVE client in, whatever its key.  The handler and
+ * the hub each hold their own zcertstore over HUB_KEYS/allowed/ (a store
+ * is not shared between threads); both reload it when the folder changes.
+ * The hosts the certificates name (hubkeys.h) are read from the same
+ * folder, again whenever it changes and at least every few seconds.
  */
 #include "hub/hubauth.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "hub/hubkeys.h"
 #include "common/log.h"
+#include "hub/hubkeys.h"
+#include "hub/zap.h"
+#include "proto/ops.h"
+
+#define HUBAUTH_RESCAN_MS 5000 /* the hosts named, read again at least this often */
+#define HUBAUTH_BOUND_MAX 256  /* certificates naming a host, at most */
+
+/* A certificate in allowed/ that names a host. */
+typedef struct {
+    char host[HUBKEYS_META_MAX + 1];
+    char kinds[HUBKEYS_META_MAX + 1];
+    char name[HUBKEYS_META_MAX + 1];
+} hubauth_bound_t;
 
 struct hubauth {
-    zactor_t *zap;       /* czmq's ZAP handler, CURVE with allowed/ */
+    zactor_t *zap;       /* the ZAP handler (zap.h), CURVE with allowed/ */
     zcertstore_t *store; /* the hub thread's copy of allowed/ */
+    char allowed[4096];  /* HUB_KEYS/allowed */
+    hubauth_bound_t *bound;
+    size_t n_bound;
+    struct timespec bound_mtime; /* allowed/'s when bound was read */
+    int64_t bound_at;            /* monotonic ms; 0 = never */
 };
 
 /* The loud lines of a tcp:// hub that runs without keys. */
@@ -49,7 +70,7 @@ static zcert_t *hubauth_server_cert(const char *endpoint, const char *dir)
 }
 
 /* Start the ZAP handler on dir/allowed and the hub's copy of it. */
-static hubauth_t *hubauth_start(const char *dir)
+static hubauth_t *hubauth_start(const char *dir, int64_t refusal_log_ms)
 {
     char allowed[4096];
     struct stat st;
@@ -63,19 +84,19 @@ static hubauth_t *hubauth_start(const char *dir)
     hubauth_t *a = calloc(1, sizeof *a);
     if (!a)
         return NULL;
-    a->zap = zactor_new(zauth, NULL);
+    snprintf(a->allowed, sizeof a->allowed, "%s", allowed);
+    a->zap = zap_new(allowed, refusal_log_ms);
     a->store = zcertstore_new(allowed);
-    if (!a->zap || !a->store) {
+    a->bound = calloc(HUBAUTH_BOUND_MAX, sizeof *a->bound);
+    if (!a->zap || !a->store || !a->bound) {
         hubauth_destroy(&a);
         return NULL;
     }
-    zstr_sendx(a->zap, "CURVE", allowed, NULL);
-    zsock_wait(a->zap);
     return a;
 }
 
 int hubauth_new(zsock_t *router, const char *endpoint, bool insecure, const char *keys_dir,
-                hubauth_t **out)
+                int64_t refusal_log_ms, hubauth_t **out)
 {
     char err[1024];
     *out = NULL;
@@ -98,7 +119,7 @@ int hubauth_new(zsock_t *router, const char *endpoint, bool insecure, const char
     zcert_t *cert = hubauth_server_cert(endpoint, dir);
     if (!cert)
         return -1;
-    hubauth_t *a = hubauth_start(dir);
+    hubauth_t *a = hubauth_start(dir, refusal_log_ms);
     if (!a) {
         zcert_destroy(&cert);
         return -1;
@@ -118,6 +139,7 @@ void hubauth_destroy(hubauth_t **self_p)
     hubauth_t *a = *self_p;
     zactor_destroy(&a->zap);
     zcertstore_destroy(&a->store);
+    free(a->bound);
     free(a);
     *self_p = NULL;
 }
@@ -125,9 +147,11 @@ void hubauth_destroy(hubauth_t **self_p)
 bool hubauth_peer(hubauth_t *a, zframe_t *frame, hubauth_peer_t *peer)
 {
     memset(peer, 0, sizeof *peer);
+    peer->address = frame ? zframe_meta(frame, "Peer-Address") : NULL;
     if (!a) {
         peer->any = true;
         peer->name = "";
+        peer->key = "";
         return true;
     }
     const char *key = frame ? zframe_meta(frame, "User-Id") : NULL;
@@ -139,6 +163,8 @@ bool hubauth_peer(hubauth_t *a, zframe_t *frame, hubauth_peer_t *peer)
     peer->kinds = zcert_meta(cert, HUBKEYS_META_KINDS);
     peer->submit = zcert_meta(cert, HUBKEYS_META_SUBMIT);
     peer->name = zcert_meta(cert, HUBKEYS_META_NAME);
+    peer->host = zcert_meta(cert, HUBKEYS_META_HOST);
+    peer->key = zcert_public_txt(cert);
     if (!peer->name)
         peer->name = key;
     return true;
@@ -152,4 +178,69 @@ bool hubauth_may_register(const hubauth_peer_t *peer, const char *kind)
 bool hubauth_may_submit(const hubauth_peer_t *peer, const char *kind, const char *name)
 {
     return peer->any || hubkeys_may_submit(peer->submit, kind, name);
+}
+
+/* Read which hosts the certificates in allowed/ name, when the folder
+ * changed or HUBAUTH_RESCAN_MS passed. */
+static void hubauth_read_bound(hubauth_t *a)
+{
+    struct stat st;
+    int64_t now = proto_mono_ms();
+    bool same = stat(a->allowed, &st) == 0 && st.st_mtim.tv_sec == a->bound_mtime.tv_sec &&
+                st.st_mtim.tv_nsec == a->bound_mtime.tv_nsec;
+    if (a->bound_at && same && now - a->bound_at < HUBAUTH_RESCAN_MS)
+        return;
+    a->bound_mtime = st.st_mtim;
+    a->bound_at = now;
+    a->n_bound = 0;
+    DIR *d = opendir(a->allowed);
+    struct dirent *de;
+    while (d && (de = readdir(d)) && a->n_bound < HUBAUTH_BOUND_MAX) {
+        size_t n = strlen(de->d_name), sl = strlen(HUBKEYS_PUBLIC_SUFFIX);
+        char path[4400];
+        if (de->d_name[0] == '.' || n <= sl ||
+            strcmp(de->d_name + n - sl, HUBKEYS_PUBLIC_SUFFIX) != 0 ||
+            snprintf(path, sizeof path, "%s/%s", a->allowed, de->d_name) >= (int)sizeof path)
+            continue;
+        zcert_t *c = zcert_load(path);
+        const char *host = c ? zcert_meta(c, HUBKEYS_META_HOST) : NULL;
+        if (host && *host) {
+            hubauth_bound_t *b = &a->bound[a->n_bound++];
+            const char *kinds = zcert_meta(c, HUBKEYS_META_KINDS),
+                       *name = zcert_meta(c, HUBKEYS_META_NAME);
+            /* Cut at HUBKEYS_META_MAX, the longest talkback-keys writes. */
+            snprintf(b->host, sizeof b->host, "%.*s", HUBKEYS_META_MAX, host);
+            snprintf(b->kinds, sizeof b->kinds, "%.*s", HUBKEYS_META_MAX, kinds ? kinds : "");
+            snprintf(b->name, sizeof b->name, "%.*s", HUBKEYS_META_MAX, name ? name : de->d_name);
+        }
+        zcert_destroy(&c);
+    }
+    if (d)
+        closedir(d);
+}
+
+bool hubauth_host_ok(hubauth_t *a, const hubauth_peer_t *peer, const char *kind, const char *host,
+                     char *why, size_t whylen)
+{
+    host = host ? host : "";
+    if (peer->any || !a)
+        return true;
+    if (peer->host && *peer->host) {
+        if (strcmp(peer->host, host) == 0)
+            return true;
+        snprintf(why, whylen, "the key %s is made for host %s only", peer->name, peer->host);
+        return false;
+    }
+    if (!hubkeys_kind_per_host(kind))
+        return true;
+    hubauth_read_bound(a);
+    for (size_t i = 0; i < a->n_bound; i++)
+        if (strcmp(a->bound[i].host, host) == 0 && hubkeys_list_has(a->bound[i].kinds, kind)) {
+            snprintf(why, whylen,
+                     "host %s has a %s key of its own (%s), and the key %s names no host: it may "
+                     "act only for hosts no other %s key names",
+                     host, kind, a->bound[i].name, peer->name, kind);
+            return false;
+        }
+    return true;
 }

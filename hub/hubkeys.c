@@ -206,6 +206,35 @@ bool hubkeys_meta_valid(const char *kinds, const char *submit)
     return hubkeys_list_valid(kinds, false, false) && hubkeys_list_valid(submit, true, true);
 }
 
+bool hubkeys_kind_per_host(const char *kind)
+{
+    return kind && (strcmp(kind, KIND_SANDBOX) == 0 || strcmp(kind, KIND_REAPER) == 0);
+}
+
+int hubkeys_host_for(const char *kind, const char *name, char *out, size_t n)
+{
+    size_t kl = strlen(kind);
+    const char *host = name;
+    if (strncmp(name, kind, kl) == 0 && name[kl] == '-' && name[kl + 1])
+        host = name + kl + 1;
+    int w = snprintf(out, n, "%s", host);
+    return w < 0 || (size_t)w >= n ? -1 : 0;
+}
+
+bool hubkeys_host_valid(const char *host)
+{
+    size_t n = host ? strlen(host) : 0;
+    if (n == 0 || n > HUBKEYS_META_MAX)
+        return false;
+    for (size_t i = 0; i < n; i++) {
+        char c = host[i];
+        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+              c == '.' || c == '_' || c == '-'))
+            return false;
+    }
+    return true;
+}
+
 int hubkeys_path(char *out, size_t n, const char *dir, const char *file)
 {
     int w = snprintf(out, n, "%s/%s", dir, file);

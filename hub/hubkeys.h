@@ -11,6 +11,9 @@
  *   kinds  = "judge"                      kinds it may register as (HELLO)
  *   submit = "sandbox:put,sandbox:exec"   requests it may send: KIND:NAME
  *   name   = "judge"                      shown in the logs
+ *   host   = "beta"                       the one host it may act for
+ *                                         (sandbox and reaper keys made
+ *                                         for a host; none in the others)
  *
  * Both lists are comma-separated; an empty `submit` allows no request.
  * The hub reads these from its own copy of the allow list, found by the
@@ -36,6 +39,7 @@
 #define HUBKEYS_META_KINDS  "kinds"
 #define HUBKEYS_META_SUBMIT "submit"
 #define HUBKEYS_META_NAME   "name"
+#define HUBKEYS_META_HOST   "host"
 
 /* Largest metadata value talkback-keys writes and the hub accepts: the ZAP
  * handler copies a certificate's metadata into a fixed 512-byte buffer. */
@@ -75,6 +79,26 @@ bool hubkeys_may_submit(const char *submit, const char *kind, const char *name);
  * list (maybe empty) of KIND:NAME items, both at most HUBKEYS_META_MAX
  * bytes?  Names are [a-z0-9_-]+. */
 bool hubkeys_meta_valid(const char *kinds, const char *submit);
+
+/* ---- host-bound keys ----
+ *
+ * A sandbox manager's or a reaper's key made for one host
+ * (`talkback-keys DIR sandbox beta`) names that host (metadata `host`):
+ * the hub takes its HELLO only for that host, and its requests only for
+ * that host.  A key of those kinds that names no host (the default set's
+ * `sandbox` and `reaper`, and every key made before hosts were named) may
+ * act for any host no other key of its kind names.  Judges and talkbackctl
+ * serve or ask every host: their keys name none. */
+
+/* Kinds whose keys are made for one host. */
+bool hubkeys_kind_per_host(const char *kind);
+/* The host a key NAME of kind is made for, when none is given: NAME
+ * without a leading "KIND-" (sandbox-beta -> beta; beta -> beta).  0, or -1
+ * when it does not fit in out. */
+int hubkeys_host_for(const char *kind, const char *name, char *out, size_t n);
+/* Is this a host name a key may name: 1-HUBKEYS_META_MAX bytes of
+ * [A-Za-z0-9._-]? */
+bool hubkeys_host_valid(const char *host);
 
 /* dir + "/" + file into out; -1 when it does not fit. */
 int hubkeys_path(char *out, size_t n, const char *dir, const char *file);

@@ -39,12 +39,14 @@
 #include "hub/hosts.h"
 #include "hub/hubauth.h"
 #include "hub/record.h"
+#include "hub/peers.h"
+#include "hub/refusals.h"
+#include "hub/retry.h"
 #include "proto/ops.h"
 #include "hub/route.h"
 
 #define QUEUE_TICK_MS             100
 #define QUEUE_DEFAULT_DEADLINE_MS (30 * 60 * 1000)
-#define QUEUE_REFUSAL_LOG_MS      1000 /* at most one refusal line a second */
 
 /* ---- tickets ------------------------------------------------------------ */
 
@@ -74,13 +76,6 @@ static void ticket_complete(queue_ticket_t *t, proto_msg_t *reply)
 }
 
 /* ---- hub-thread helpers ----------------------------------------------------- */
-
-static bool kind_retryable(const char *kind)
-{
-    /* A judge holds no state of its own, so a request a dead judge held can
-     * run again on another.  A sandbox command cannot: it may have run. */
-    return kind && strcmp(kind, KIND_JUDGE) == 0;
-}
 
 static int send_to(queue_t *q, zframe_t *identity, const proto_msg_t *m)
 {
@@ -297,25 +292,16 @@ void queue_fail(queue_t *q, pending_t *p, proto_status_t st, const char *text)
 {
     pending_fail(q, p, st, text);
 }
+void queue_finish(queue_t *q, pending_t *p, proto_msg_t *reply)
+{
+    pending_finish(q, p, reply);
+}
+void queue_cancel_pending(queue_t *q, pending_t *p)
+{
+    send_cancel(q, p);
+}
 
 /* ---- events from the socket -------------------------------------------------- */
-
-/* Log a refused message, at most once a second: a peer that keeps trying
- * must not fill the log. */
-static void refusal_log(queue_t *q, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void refusal_log(queue_t *q, const char *fmt, ...)
-{
-    int64_t now = proto_mono_ms();
-    if (q->last_refusal_log && now - q->last_refusal_log < QUEUE_REFUSAL_LOG_MS)
-        return;
-    q->last_refusal_log = now;
-    char line[512];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(line, sizeof line, fmt, ap);
-    va_end(ap);
-    log_warn("%s", line);
-}
 
 /* Keep a worker's last HELLO data (under wmu): its host and capacity. */
 static void worker_keep_data(worker_entry_t *w, const proto_msg_t *m)
@@ -347,32 +333,13 @@ static void worker_entry_free(worker_entry_t *w)
     free(w);
 }
 
-/* A sandbox manager w said HELLO anew: any other manager entry of its host
- * is an earlier run of it (one manager per Docker host), so it is retired
- * now rather than when its heartbeats run out; what it held ends on the
- * next tick as worker-lost. */
-static void retire_old_managers(queue_t *q, const worker_entry_t *w)
-{
-    if (!w->kind || strcmp(w->kind, KIND_SANDBOX) != 0 || !w->host || !*w->host)
-        return;
-    for (worker_entry_t *o = q->workers; o; o = o->next)
-        if (o != w && !o->dead && o->kind && strcmp(o->kind, KIND_SANDBOX) == 0 && o->host &&
-            strcmp(o->host, w->host) == 0) {
-            o->dead = true;
-            log_info("worker %s (sandbox) on host %s is replaced by %s: retired", o->name, o->host,
-                     w->name);
-        }
-}
-
 static void on_hello(queue_t *q, zframe_t *identity, const proto_msg_t *m,
                      const hubauth_peer_t *peer)
 {
-    if (!hubauth_may_register(peer, m->kind ? m->kind : "")) {
-        refusal_log(q, "refused HELLO as %.40s from the key %s (it may register as: %s)",
-                    m->kind ? m->kind : "?", peer->name, peer->kinds ? peer->kinds : "nothing");
-        return;
-    }
     worker_entry_t *w = worker_find(q, identity);
+    /* Its key's kinds and host; one manager per host (peers.h). */
+    if (!peers_hello_ok(q, identity, m, peer, w))
+        return;
     if (!w) {
         w = calloc(1, sizeof *w);
         if (!w)
@@ -385,7 +352,6 @@ static void on_hello(queue_t *q, zframe_t *identity, const proto_msg_t *m,
         q->workers = w;
         w->last_seen = proto_mono_ms();
         worker_keep_data(w, m);
-        retire_old_managers(q, w);
         pthread_mutex_unlock(&q->wmu);
         log_info("worker %s (%s) joined (host %s)", w->name, w->kind, *w->host ? w->host : "?");
         if (*w->host && (strcmp(w->kind, KIND_SANDBOX) == 0 || strcmp(w->kind, KIND_REAPER) == 0) &&
@@ -429,18 +395,25 @@ static int peer_open_requests(queue_t *q, zframe_t *identity)
 static void on_request(queue_t *q, zframe_t *identity, proto_msg_t *m, const hubauth_peer_t *peer)
 {
     if (!hubauth_may_submit(peer, m->kind ? m->kind : "", m->name ? m->name : "")) {
-        refusal_log(q, "refused a request %.40s %.40s from the key %s (it may send: %s)",
-                    m->kind ? m->kind : "?", m->name ? m->name : "?", peer->name,
-                    peer->submit && *peer->submit ? peer->submit : "nothing");
+        peers_refusal(q, "submit", peer,
+                      "refused a request %.40s %.40s from the key %s (it may send: %s)",
+                      m->kind ? m->kind : "?", m->name ? m->name : "?", peer->name,
+                      peer->submit && *peer->submit ? peer->submit : "nothing");
         refuse_request(q, identity, m,
                        "[talkback: the hub refused this request: this worker's key "
                        "may not send it]");
         return;
     }
+    const char *why = peers_request_ok(q, m, peer);
+    if (why) {
+        refuse_request(q, identity, m, why);
+        return;
+    }
     if (q->opts.peer_requests > 0 && peer_open_requests(q, identity) >= q->opts.peer_requests) {
-        refusal_log(q,
-                    "refused a request from the key %s: it has %d open already (hub_peer_requests)",
-                    peer->name, q->opts.peer_requests);
+        peers_refusal(
+            q, "open", peer,
+            "refused a request from the key %s: it has %d open already (hub_peer_requests)",
+            peer->name, q->opts.peer_requests);
         refuse_request(q, identity, m,
                        "[talkback: the hub refused this request: too many open "
                        "requests from this worker (hub_peer_requests)]");
@@ -451,6 +424,7 @@ static void on_request(queue_t *q, zframe_t *identity, proto_msg_t *m, const hub
         proto_msg_destroy(&m);
         return;
     }
+    retry_note_started(q, identity, m);
     p->client = zframe_dup(identity);
     p->client_id = m->id;
     p->hub_id = ++q->next_id;
@@ -459,7 +433,7 @@ static void on_request(queue_t *q, zframe_t *identity, proto_msg_t *m, const hub
     pending_add(q, p);
 }
 
-static void on_reply(queue_t *q, zframe_t *identity, proto_msg_t *m)
+static void on_reply(queue_t *q, zframe_t *identity, proto_msg_t *m, const hubauth_peer_t *peer)
 {
     worker_entry_t *w = worker_find(q, identity);
     if (w) {
@@ -472,7 +446,8 @@ static void on_reply(queue_t *q, zframe_t *identity, proto_msg_t *m)
             pending_finish(q, p, m);
             return;
         }
-    proto_msg_destroy(&m); /* late reply to a request already ended */
+    peers_stray_reply(q, identity, m, peer); /* late, or forged */
+    proto_msg_destroy(&m);
 }
 
 static void on_remote_cancel(queue_t *q, zframe_t *identity, const proto_msg_t *m)
@@ -494,8 +469,12 @@ static void on_socket(queue_t *q)
     proto_msg_t *m = NULL;
     hubauth_peer_t peer;
     if (body && !hubauth_peer(q->auth, body, &peer)) {
-        /* zauth let it in, but its certificate is gone from the allow list. */
-        refusal_log(q, "dropped a message from a key no longer in the allow list");
+        /* ZAP let it in, but its certificate is gone from the allow list. */
+        const char *key = zframe_meta(body, "User-Id");
+        hubauth_peer_t gone = { .name = "?", .key = key ? key : "?" };
+        peers_refusal(q, "gone", &gone,
+                      "dropped a message from the key %.40s: it is no longer in the allow list",
+                      key ? key : "?");
         zframe_destroy(&body);
     }
     if (identity && body) {
@@ -510,7 +489,7 @@ static void on_socket(queue_t *q)
             proto_msg_destroy(&m);
             break;
         case PROTO_REQUEST: on_request(q, identity, m, &peer); break;
-        case PROTO_REPLY: on_reply(q, identity, m); break;
+        case PROTO_REPLY: on_reply(q, identity, m, &peer); break;
         case PROTO_CANCEL:
             on_remote_cancel(q, identity, m);
             proto_msg_destroy(&m);
@@ -600,22 +579,7 @@ static void on_tick(queue_t *q)
         pthread_mutex_unlock(&q->wmu);
         log_warn("worker %s (%s) %s: counted dead", w->name, w->kind,
                  w->dead ? "unreachable" : "went silent");
-        for (pending_t *p = q->pending, *nx; p; p = nx) {
-            nx = p->next;
-            if (p->worker != w)
-                continue;
-            p->worker = NULL;
-            if (kind_retryable(w->kind) && p->retries < 1 && now < p->deadline) {
-                p->retries++;
-                p->wait_until = now + q->opts.worker_wait_ms;
-                log_info("retrying request %llu on another %s", (unsigned long long)p->hub_id,
-                         w->kind);
-                pending_dispatch(q, p);
-            } else {
-                pending_fail(q, p, PROTO_ST_WORKER_LOST,
-                             "[talkback: the worker stopped while handling this call]");
-            }
-        }
+        retry_worker_lost(q, w, now);
         worker_entry_free(w);
     }
     /* Requests waiting for a worker too long, or past their deadline. */
@@ -684,7 +648,8 @@ static int queue_socket(queue_t *q)
     q->router = zsock_new(ZMQ_ROUTER);
     if (!q->router)
         return -1;
-    if (hubauth_new(q->router, q->endpoint, q->opts.insecure, q->opts.keys_dir, &q->auth) < 0)
+    if (hubauth_new(q->router, q->endpoint, q->opts.insecure, q->opts.keys_dir,
+                    q->opts.refusal_log_ms, &q->auth) < 0)
         return -1;
     int hwm = q->opts.hwm;
     zsock_set_router_mandatory(q->router, 1);
@@ -736,7 +701,8 @@ queue_t *queue_new(const queue_opts_t *opts)
             goto err;
         }
     }
-    if (queue_route(q) < 0)
+    q->refusals = refusals_new(opts->refusal_log_ms);
+    if (!q->refusals || queue_route(q) < 0)
         goto err;
     if (queue_socket(q) < 0)
         goto err;
@@ -751,6 +717,7 @@ queue_t *queue_new(const queue_opts_t *opts)
     log_info("hub listening on %s", q->endpoint);
     return q;
 err:
+    refusals_destroy(&q->refusals);
     route_destroy(&q->route);
     known_destroy(&q->known);
     zsock_destroy(&q->router);
@@ -781,6 +748,7 @@ void queue_destroy(queue_t **self_p)
     record_close(&q->record);
     route_destroy(&q->route);
     known_destroy(&q->known);
+    refusals_destroy(&q->refusals);
     mailbox_destroy(&q->inbox);
     free(q->endpoint);
     pthread_mutex_destroy(&q->wmu);

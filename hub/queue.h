@@ -6,7 +6,7 @@
  * HELLO{kind} every heartbeat; a worker not heard from for
  * heartbeat_timeout is dead, and the requests it held end at once with
  * PROTO_ST_WORKER_LOST (or are retried on another worker of the kind when
- * the kind is retryable).  Requests are spread over the live workers of a
+ * doing them again repeats nothing: retry.h).  Requests are spread over the live workers of a
  * kind, least busy first.  A request for a kind with no live worker waits
  * up to worker_wait for one to appear, then ends with PROTO_ST_NO_WORKER.
  * Every request ends by its deadline: PROTO_ST_DEADLINE.
@@ -49,6 +49,8 @@ typedef struct {
     int64_t route_cache_max;  /* route_cache_max; 0: 100000 */
     const char *hosts_file;   /* hub_hosts_file: the hosts seen (known.h);
                                       NULL or "": kept in memory only */
+    int64_t refusal_log_ms;   /* hub_refusal_log_ms: a refusal line per
+                                      key at most this often (refusals.h) */
 } queue_opts_t;
 
 /* Bind and start the hub thread.  NULL (and a log line) on failure. */

@@ -18,6 +18,7 @@
 #include "hub/known.h"
 #include "hub/queue.h"
 #include "hub/record.h"
+#include "hub/refusals.h"
 #include "hub/route.h"
 
 struct queue_ticket {
@@ -52,10 +53,11 @@ typedef struct pending {
     int64_t wait_until;     /* monotonic: give up waiting for a worker */
     int64_t deadline;       /* monotonic */
     int retries;
-    char *host;  /* only a worker on this host serves it, or NULL */
-    char *note;  /* put before the reply's text (route.c), or NULL */
-    bool held;   /* route.c holds it: its chat's host is being found */
-    bool locate; /* the hub's own "locate" question (route.c) */
+    char *host;   /* only a worker on this host serves it, or NULL */
+    char *note;   /* put before the reply's text (route.c), or NULL */
+    bool held;    /* route.c holds it: its chat's host is being found */
+    bool locate;  /* the hub's own "locate" question (route.c) */
+    bool started; /* its program started: never sent again (retry.h) */
     struct pending *next;
 } pending_t;
 
@@ -73,8 +75,8 @@ struct queue {
     queue_opts_t opts;
     char *endpoint;
     zsock_t *router;
-    hubauth_t *auth;          /* NULL: keyless or insecure hub */
-    int64_t last_refusal_log; /* monotonic ms */
+    hubauth_t *auth;      /* NULL: keyless or insecure hub */
+    refusals_t *refusals; /* refusal lines, per key (refusals.h) */
     record_t *record;
     pthread_t thread;
     mailbox_t *inbox;    /* inbox_item_t from callers */
@@ -100,5 +102,10 @@ int queue_send_to(queue_t *q, zframe_t *identity, const proto_msg_t *m);
 bool queue_dispatch(queue_t *q, pending_t *p);
 /* End a request with a reply of this status and text (frees p). */
 void queue_fail(queue_t *q, pending_t *p, proto_status_t st, const char *text);
+/* End a request with this reply (taken; frees p). */
+void queue_finish(queue_t *q, pending_t *p, proto_msg_t *reply);
+/* Ask p's worker to stop it (CANCEL); one not given to a worker yet ends
+ * at once, saying nothing ran. */
+void queue_cancel_pending(queue_t *q, pending_t *p);
 
 #endif

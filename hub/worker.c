@@ -351,6 +351,12 @@ static int worker_cert_check(worker_t *w, zcert_t *mine, const char *path)
         log_error("the certificate %s allows the kinds \"%s\", not %s: the hub will not send this "
                   "worker anything",
                   path, kinds ? kinds : "", w->kind);
+    const char *host = zcert_meta(mine, HUBKEYS_META_HOST);
+    if (host && *host && strcmp(host, w->host) != 0)
+        log_error("the certificate %s is made for host %s, and this worker says it runs on host %s "
+                  "(host_name): the hub will refuse it; set host_name to %s, or use this host's "
+                  "own key",
+                  path, host, w->host, host);
     return 0;
 }
 

@@ -103,10 +103,15 @@ judge_build_t judge_build(worker_job_t *job, const judge_opts_t *o, const langua
     char *script =
         judge_build_cacheable(lang, code) ? judge_build_script(lang, file, compile, nonce) : NULL;
     textbuf_printf(t, "$ %s\n", compile);
-    proto_msg_t *r = judge_exec(job, o, script ? script : compile, ctimeout, false, 0);
+    const char *line = script ? script : compile;
+    proto_msg_t *r = lang->compile_runs ? judge_exec_program(job, o, line, ctimeout, false, 0)
+                                        : judge_exec(job, o, line, ctimeout, false, 0);
     free(script);
     if (judge_failed(r)) {
-        judge_failure_text(r, t);
+        if (lang->compile_runs)
+            judge_program_failure_text(r, t);
+        else
+            judge_failure_text(r, t);
         proto_msg_destroy(&r);
         return JUDGE_BUILD_LOST;
     }

@@ -32,20 +32,35 @@ proto_msg_t *judge_put(worker_job_t *job, const char *path, const char *content,
     return worker_call(job->worker, m, job);
 }
 
-/* exec command: its own timeout, plus call_grace for the round trip. */
-proto_msg_t *judge_exec(worker_job_t *job, const judge_opts_t *o, const char *command,
-                        int timeout_s, bool separate_stderr, int64_t output_limit)
+/* exec command: its own timeout, plus call_grace for the round trip;
+ * program: it runs the model's program (ARG_PROGRAM). */
+static proto_msg_t *judge_exec_as(worker_job_t *job, const judge_opts_t *o, const char *command,
+                                  int timeout_s, bool separate_stderr, int64_t output_limit,
+                                  bool program)
 {
     int64_t grace = o->call_grace * 1000;
     proto_msg_t *m = judge_request(job->req, OP_EXEC, proto_now_ms() + timeout_s * 1000LL + grace);
     if (!m || proto_map_set_cstr(&m->args, ARG_COMMAND, command) ||
         proto_map_set_int(&m->args, ARG_TIMEOUT, timeout_s) ||
         (separate_stderr && proto_map_set_bool(&m->args, ARG_SEPARATE_STDERR, true)) ||
-        (output_limit > 0 && proto_map_set_int(&m->args, ARG_OUTPUT_LIMIT, output_limit))) {
+        (output_limit > 0 && proto_map_set_int(&m->args, ARG_OUTPUT_LIMIT, output_limit)) ||
+        (program && proto_map_set_int(&m->args, ARG_PROGRAM, (int64_t)job->req->id))) {
         proto_msg_destroy(&m);
         return NULL;
     }
     return worker_call(job->worker, m, job);
+}
+
+proto_msg_t *judge_exec(worker_job_t *job, const judge_opts_t *o, const char *command,
+                        int timeout_s, bool separate_stderr, int64_t output_limit)
+{
+    return judge_exec_as(job, o, command, timeout_s, separate_stderr, output_limit, false);
+}
+
+proto_msg_t *judge_exec_program(worker_job_t *job, const judge_opts_t *o, const char *command,
+                                int timeout_s, bool separate_stderr, int64_t output_limit)
+{
+    return judge_exec_as(job, o, command, timeout_s, separate_stderr, output_limit, true);
 }
 
 /* A reply that is not a usable result of the sandbox manager: its text
@@ -56,7 +71,8 @@ bool judge_failed(const proto_msg_t *r)
            (r->is_error && !proto_map_has(&r->data, DATA_EXIT_CODE, PROTO_V_INT));
 }
 
-/* The model's text for a failed call, by status. */
+/* The model's text for a failed call, by status: a call before the
+ * program's run (the file, the input, the compile). */
 void judge_failure_text(const proto_msg_t *r, textbuf_t *t)
 {
     if (!r)
@@ -68,11 +84,29 @@ void judge_failure_text(const proto_msg_t *r, textbuf_t *t)
                "in a minute; if it keeps failing, tell the user the sandbox service is down.]\n");
     else if (r->status == PROTO_ST_WORKER_LOST)
         textbuf_puts(
-            t, "[talkback: the sandbox manager stopped while handling this call. Try again.]\n");
+            t, "[talkback: the sandbox manager stopped before your program ran, so nothing ran. "
+               "Call run_code again.]\n");
     else if (r->status == PROTO_ST_DEADLINE)
-        textbuf_puts(t, "[talkback: the sandbox did not answer in time. Try again.]\n");
+        textbuf_puts(t, "[talkback: the sandbox did not answer in time, before your program ran, "
+                        "so nothing ran. Call run_code again.]\n");
     else if (r->text)
         textbuf_append(t, r->text, r->text_len);
+}
+
+void judge_program_failure_text(const proto_msg_t *r, textbuf_t *t)
+{
+    if (r && r->status == PROTO_ST_WORKER_LOST)
+        textbuf_puts(
+            t, "[talkback: the sandbox manager stopped while your program was running, so its "
+               "result is lost: the program may or may not have run to the end, and it was not "
+               "run again. Check what it left with run (e.g. `ls -l /work`) before assuming "
+               "anything, then call run_code again.]\n");
+    else if (r && r->status == PROTO_ST_DEADLINE)
+        textbuf_puts(t, "[talkback: the sandbox did not answer in time while your program was "
+                        "running: the program may or may not have run to the end. Check what it "
+                        "left with run before assuming anything, then call run_code again.]\n");
+    else
+        judge_failure_text(r, t);
 }
 
 /* The "woke up your sandbox" notice is said once per call. */

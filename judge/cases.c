@@ -203,10 +203,11 @@ const char *judge_case_run(const judge_runner_t *jr, const judge_case_t *c)
     if (asprintf(&reaped, "%s\n%s", line, REAP_AFTER) < 0)
         return NULL;
     /* stdout is what is compared; stderr is shown apart. */
-    proto_msg_t *r = judge_exec(jr->job, jr->opts, reaped, jr->timeout_s, true, jr->output_limit);
+    proto_msg_t *r =
+        judge_exec_program(jr->job, jr->opts, reaped, jr->timeout_s, true, jr->output_limit);
     free(reaped);
     if (judge_failed(r)) {
-        judge_failure_text(r, jr->t);
+        judge_program_failure_text(r, jr->t);
         proto_msg_destroy(&r);
         return NULL;
     }

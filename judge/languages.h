@@ -9,6 +9,7 @@
 #ifndef TALKBACK_LANGUAGES_H
 #define TALKBACK_LANGUAGES_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 typedef struct {
@@ -20,6 +21,9 @@ typedef struct {
     const char *run;     /* run line */
     const char *build;   /* what the compile makes (a shell glob), kept for
                             * the compile cache; NULL when not compiled */
+    bool compile_runs;   /* the compiler may run the program's own code
+                            * (Template Haskell's runIO): the compile counts
+                            * as the program starting (hub/retry.h) */
 } language_t;
 
 /* Look up a language by any of its names (case-insensitive, surrounding

@@ -2,9 +2,14 @@
  *
  *   talkback-keys DIR              the hub's keys and one client
  *                                  certificate per worker kind
- *   talkback-keys DIR KIND NAME    one more client certificate, for a
+ *   talkback-keys DIR KIND NAME [HOST]
+ *                                  one more client certificate, for a
  *                                  worker of KIND named NAME (a judge on
- *                                  another host: `judge judge-host2`)
+ *                                  another host: `judge judge-host2`); a
+ *                                  sandbox or reaper key is made for one
+ *                                  host, HOST or NAME without "KIND-"
+ *                                  (`sandbox beta`, `sandbox sandbox-beta`:
+ *                                  host beta), named in its metadata
  *
  * What it writes (hubkeys.h has the names):
  *   DIR/hub.key              the hub's public certificate: every worker
@@ -56,12 +61,12 @@ static int keys_save(zcert_t *cert, const char *path, bool secret)
     return 0;
 }
 
-/* Keep the certificate in sec, or make one named name (with kinds and
- * submit when given) and save it there; then write its public half to pub
- * unless pub exists.  A file in sec that is no certificate is an error:
- * a key is never replaced. */
+/* Keep the certificate in sec, or make one named name (with kinds,
+ * submit and host when given) and save it there; then write its public
+ * half to pub unless pub exists.  A file in sec that is no certificate is
+ * an error: a key is never replaced. */
 static int keys_keep_or_make(const char *sec, const char *pub, const char *name, const char *kind,
-                             const char *submit)
+                             const char *submit, const char *host)
 {
     zcert_t *cert = keys_exists(sec) ? zcert_load(sec) : NULL;
     if (keys_exists(sec) && !cert) {
@@ -78,9 +83,17 @@ static int keys_keep_or_make(const char *sec, const char *pub, const char *name,
             zcert_set_meta(cert, HUBKEYS_META_KINDS, "%s", kind);
         if (submit)
             zcert_set_meta(cert, HUBKEYS_META_SUBMIT, "%s", submit);
+        if (host)
+            zcert_set_meta(cert, HUBKEYS_META_HOST, "%s", host);
         rc = keys_save(cert, sec, true);
     } else {
+        const char *had = zcert_meta(cert, HUBKEYS_META_HOST);
         printf("kept %s\n", sec);
+        if (host && (!had || strcmp(had, host) != 0))
+            fprintf(stderr,
+                    "talkback-keys: %s was made before and is for %s%s, not for host %s: to bind "
+                    "it, remove it and %s, run this again and copy the new key to its host\n",
+                    sec, had ? "host " : "any host", had ? had : "", host, pub);
     }
     if (rc == 0 && !keys_exists(pub))
         rc = keys_save(cert, pub, false);
@@ -94,11 +107,12 @@ static int keys_hub(void)
     char pub[4096], sec[4096];
     keys_path(pub, sizeof pub, HUBKEYS_SERVER_PUBLIC, "");
     keys_path(sec, sizeof sec, HUBKEYS_SERVER_SECRET, "");
-    return keys_keep_or_make(sec, pub, KIND_HUB, NULL, NULL);
+    return keys_keep_or_make(sec, pub, KIND_HUB, NULL, NULL, NULL);
 }
 
-/* A worker's certificate: NAME.key_secret and allowed/NAME.key. */
-static int keys_client(const char *kind, const char *name, const char *submit)
+/* A worker's certificate: NAME.key_secret and allowed/NAME.key, for one
+ * host when host is not NULL. */
+static int keys_client(const char *kind, const char *name, const char *submit, const char *host)
 {
     char pub[4096], sec[4096];
     keys_path(sec, sizeof sec, name, HUBKEYS_SECRET_SUFFIX);
@@ -106,7 +120,7 @@ static int keys_client(const char *kind, const char *name, const char *submit)
     if (strlen(pub) + strlen(HUBKEYS_PUBLIC_SUFFIX) >= sizeof pub)
         return -1;
     strcat(pub, HUBKEYS_PUBLIC_SUFFIX);
-    return keys_keep_or_make(sec, pub, name, kind, submit);
+    return keys_keep_or_make(sec, pub, name, kind, submit, host);
 }
 
 /* DIR and DIR/allowed, mode 0700. */
@@ -127,16 +141,53 @@ static int keys_usage(void)
 {
     fprintf(stderr, "usage: talkback-keys DIR             the hub's keys and one certificate per "
                     "worker kind (sandbox, judge, reaper, ctl)\n"
-                    "       talkback-keys DIR KIND NAME   one more certificate for a worker of "
-                    "KIND, named NAME\n"
+                    "       talkback-keys DIR KIND NAME [HOST]   one more certificate for a "
+                    "worker of KIND, named NAME; a sandbox or reaper key is for one host: HOST, "
+                    "or NAME without a leading KIND- (sandbox-beta: host beta)\n"
                     "Existing files are kept.  docs/security.md says where each goes.\n");
     return 2;
 }
 
-/* DIR: the hub and one certificate per kind; DIR KIND NAME: one more. */
+/* DIR KIND NAME [HOST]: one more certificate, for one host when its kind
+ * serves one (hubkeys.h). */
+static int keys_one(const char *kind, const char *name, const char *host_arg)
+{
+    const hubkeys_role_t *r = hubkeys_role(kind);
+    if (!r || !hubkeys_meta_valid(name, "") || strchr(name, ',')) {
+        fprintf(stderr, "talkback-keys: KIND is sandbox, judge, reaper or ctl, and NAME is made of "
+                        "a-z, 0-9, _ and -\n");
+        return 2;
+    }
+    char host[HUBKEYS_META_MAX + 1];
+    bool per_host = hubkeys_kind_per_host(r->kind);
+    if (host_arg && !per_host) {
+        fprintf(stderr,
+                "talkback-keys: a %s key serves every host, so it names none: leave HOST out\n",
+                r->kind);
+        return 2;
+    }
+    if (per_host && (host_arg ? snprintf(host, sizeof host, "%s", host_arg) >= (int)sizeof host
+                              : hubkeys_host_for(r->kind, name, host, sizeof host) < 0)) {
+        fprintf(stderr, "talkback-keys: HOST is too long\n");
+        return 2;
+    }
+    if (per_host && !hubkeys_host_valid(host)) {
+        fprintf(stderr, "talkback-keys: HOST is made of A-Z, a-z, 0-9, ., _ and -\n");
+        return 2;
+    }
+    if (keys_client(r->kind, name, r->submit, per_host ? host : NULL) < 0)
+        return 1;
+    if (per_host)
+        printf("%s is for host %s only: its %s must run with host_name %s\n", name, host, r->kind,
+               host);
+    return 0;
+}
+
+/* DIR: the hub and one certificate per kind; DIR KIND NAME [HOST]: one
+ * more. */
 int main(int argc, char **argv)
 {
-    if (argc != 2 && argc != 4)
+    if (argc != 2 && argc != 4 && argc != 5)
         return keys_usage();
     if (argv[1][0] == '-')
         return keys_usage();
@@ -145,18 +196,12 @@ int main(int argc, char **argv)
     keys_dir = argv[1];
     if (keys_dirs() < 0 || keys_hub() < 0)
         return 1;
-    if (argc == 4) {
-        const hubkeys_role_t *r = hubkeys_role(argv[2]);
-        if (!r || !hubkeys_meta_valid(argv[3], "") || strchr(argv[3], ',')) {
-            fprintf(stderr,
-                    "talkback-keys: KIND is sandbox, judge, reaper or ctl, and NAME is made of "
-                    "a-z, 0-9, _ and -\n");
-            return 2;
-        }
-        return keys_client(r->kind, argv[3], r->submit) < 0 ? 1 : 0;
-    }
+    if (argc >= 4)
+        return keys_one(argv[2], argv[3], argc == 5 ? argv[4] : NULL);
+    /* The default set names no host: its sandbox and reaper keys act for
+     * any host no other key names (hubkeys.h). */
     for (const hubkeys_role_t *r = hubkeys_roles; r->kind; r++)
-        if (keys_client(r->kind, r->kind, r->submit) < 0)
+        if (keys_client(r->kind, r->kind, r->submit, NULL) < 0)
             return 1;
     return 0;
 }

@@ -61,7 +61,11 @@
  *             separate_stderr (bool: stderr apart, in data stderr),
  *             output_limit (int, bytes: stop the command once it printed
  *             that much; 0 = none), stdin (str: fed to the command; no
- *             talkback process sends it today)
+ *             talkback process sends it today), program (int: set by a
+ *             judge on the line that runs the model's program: the hub's
+ *             id of the run_code request it belongs to; the hub reads it
+ *             and notes that the program started, so that request is never
+ *             sent to another judge: hub/retry.h)
  *   text      the output and the status line, without the "$ command"
  *             line, the image lines or hints
  *   data      exit_code (int, the command's), timed_out (bool),
@@ -117,6 +121,7 @@
 #define ARG_PATH            "path"            /* str */
 #define ARG_CONTENT         "content"         /* str */
 #define ARG_MODE            "mode"            /* int */
+#define ARG_PROGRAM         "program"         /* int: a run_code request's hub id */
 
 #define DATA_EXIT_CODE      "exit_code"      /* int */
 #define DATA_TIMED_OUT      "timed_out"      /* bool */
@@ -243,14 +248,18 @@
  * A request the hub could not hand to a worker (no worker of that kind,
  * the worker lost, the deadline passed) is answered by the hub with that
  * status, an is_error text and
- *   data      kind (str): the worker kind the request was for
+ *   data      kind (str): the worker kind the request was for;
+ *             started (bool, worker lost, run_code only): whether the
+ *             model's program had started (it is then not run again:
+ *             hub/retry.h)
  */
 #define OP_HOSTS       "hosts"
 #define OP_FORGET_HOST "forget_host"
 
 #define ARG_HOST "host" /* str (forget_host) */
 
-#define DATA_KIND "kind" /* str */
+#define DATA_KIND    "kind"    /* str */
+#define DATA_STARTED "started" /* bool (worker lost) */
 
 /* ---- helpers -------------------------------------------------------------- */
 

@@ -11,6 +11,7 @@
  *      eviction) and disk_interval (disk cap) beside the hub link
  */
 #include <czmq.h>
+#include <errno.h>
 #include <malloc.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -100,6 +101,11 @@ int main(int argc, char **argv)
         return 2;
     log_init("talkback-reaper", log_level_parse(config_str("log_level")));
     kept_init(config_str("state_dir"));
+    /* Made 0700 (its records 0600) here too: the reaper may start first. */
+    if (kept_state_init() != 0)
+        log_warn("cannot use state_dir %s (%s): sandboxes' last calls and stop reasons are kept "
+                 "there",
+                 kept_state_dir(), strerror(errno));
     policy = (reaper_opts_t){
         .idle_stop = config_int("idle_stop"),
         .disk_cap = config_int("disk_cap"),

@@ -15,6 +15,7 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -281,7 +282,10 @@ int capacity_set_draining(capacity_t *c, bool on)
         return -1;
     }
     if (on) {
-        FILE *f = fopen(path, "we");
+        int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
+        FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+        if (fd >= 0 && !f)
+            close(fd);
         if (!f || fputs("draining: no new chats are placed on this host\n", f) < 0) {
             int e = errno;
             if (f)

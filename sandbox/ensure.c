@@ -18,6 +18,7 @@
 #include "common/convid.h"
 #include "common/log.h"
 #include "proto/proto.h"
+#include "docker/chatname.h"
 #include "docker/claim.h"
 #include "docker/kept.h"
 #include "spec/sandbox.h"
@@ -298,7 +299,7 @@ static ensure_t ensure_one(manager_t *m, const char *conv, const char *user, cha
                            textbuf_t *notice, textbuf_t *err)
 {
     char name[CONVID_NAME_MAX];
-    convid_container_name(conv, name);
+    chatname_of(m->d, conv, name); /* the new name, or an older sandbox's */
     char path[CONVID_NAME_MAX + 64];
     json_t *info = NULL;
     long status;

@@ -20,6 +20,7 @@
 #include "common/convid.h"
 #include "common/log.h"
 #include "common/textbuf.h"
+#include "docker/chatname.h"
 #include "docker/claim.h"
 #include "docker/kept.h"
 #include "proto/ops.h"
@@ -30,7 +31,7 @@
 static json_t *chat_container(const hostops_t *h, const char *conv, docker_err_t *e)
 {
     char name[CONVID_NAME_MAX], path[CONVID_NAME_MAX + 64];
-    convid_container_name(conv, name);
+    chatname_of(h->d, conv, name);
     snprintf(path, sizeof path, "/containers/%s/json", name);
     long st;
     json_t *info = NULL;

@@ -20,6 +20,7 @@
 
 #include "common/convid.h"
 #include "common/log.h"
+#include "docker/chatname.h"
 #include "docker/claim.h"
 #include "docker/kept.h"
 #include "proto/ops.h"
@@ -540,7 +541,7 @@ static proto_msg_t *tool_reset(manager_t *m, worker_job_t *job)
 {
     const proto_msg_t *req = job->req;
     char name[CONVID_NAME_MAX];
-    convid_container_name(req->conv, name);
+    chatname_of(m->d, req->conv, name);
     char path[CONVID_NAME_MAX + 64];
     long status;
     json_t *info = NULL;

@@ -2,7 +2,7 @@
  * allows (hub/hubkeys.c).
  *
  * The kind and name of a HELLO or REQUEST come from the peer; the lists
- * come from a certificate's metadata.  The checks must never read out of
+ * come from a certificate's metadata; so may the host a key names.  The checks must never read out of
  * bounds or crash on either, and must agree with a plain reference: an
  * item is allowed only when it equals one comma-separated element, spaces
  * trimmed.
@@ -62,6 +62,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     (void)hubkeys_may_submit(list, kind, name);
     if (hubkeys_meta_valid(list, name) && !hubkeys_meta_valid(list, ""))
         abort(); /* a valid kinds list is valid whatever submit is */
+    /* The host a key is made for (a HELLO's host is checked against it):
+     * never longer than the name, and a suffix of it. */
+    char host[64];
+    if (hubkeys_host_for(kind, name, host, sizeof host) == 0 &&
+        (strlen(host) > strlen(name) || strcmp(name + strlen(name) - strlen(host), host) != 0))
+        abort();
+    if (hubkeys_host_valid(list) && (strpbrk(list, " ,/:") || strlen(list) > HUBKEYS_META_MAX))
+        abort();
+    (void)hubkeys_kind_per_host(kind);
     free(buf);
     return 0;
 }

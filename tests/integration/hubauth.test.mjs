@@ -10,6 +10,15 @@
 //     never reaching the strangers
 //   - a judge whose key is not yet in the allow list says so, and joins once
 //     its certificate is copied into allowed/ (it dials again by itself)
+//   - keys bound to a host: a sandbox key made for host2 that says HELLO for
+//     this talkback's host (vm) is refused and gets none of a vm chat's
+//     runs; a reaper key made for host2 cannot send a request naming vm,
+//     and one naming no host is served on host2 only; the refused
+//     handshake (a key not in the allow list), the refused HELLO and the
+//     forged reply each leave a log line naming the key
+//   - two sandbox managers for one host: the newer is refused with one log
+//     line while the older is connected (no flapping, no "counted dead"),
+//     and joins once the older stops
 //   - the gateway refuses a tcp:// hub without keys, and says how to make them
 //   - hub_insecure runs a keyless tcp:// hub and says so loudly
 //   - an ipc:// hub in a folder of mode 0777 is refused, by the gateway and
@@ -36,10 +45,11 @@ const otherKeys = path.join(work, 'other-keys');
 execFileSync(KEYS_BIN, [keys]);
 execFileSync(KEYS_BIN, [otherKeys]);
 const hubPort = await freePort();
+const HOST = 'vm';
 const tb = new Talkback({
   name: 'hubauth',
   judges: 1,
-  env: { TALKBACK_HUB_ENDPOINT: `tcp://127.0.0.1:${hubPort}`, TALKBACK_HUB_KEYS: keys },
+  env: { TALKBACK_HUB_ENDPOINT: `tcp://127.0.0.1:${hubPort}`, TALKBACK_HUB_KEYS: keys, TALKBACK_HOST_NAME: HOST },
 });
 
 /** A process whose output is collected: {child, out(), exited}. */
@@ -150,6 +160,122 @@ test('strangers on a keyed tcp:// hub get no request and forge no reply', withLo
   // No stranger joined, and the intruder's chat got no sandbox.
   assert.ok(!/worker hubpeer-\d+ \(sandbox\) joined/.test(gatewayLog()), 'a stranger joined as sandbox');
   assert.deepEqual(await containersOf(intruderConv), []);
+}));
+
+/** The public key (Z85) of a certificate file. */
+function publicKey(file) {
+  return fs.readFileSync(file, 'utf8').match(/public-key = "([^"]+)"/)[1];
+}
+
+/** Lines of the gateway's log written after `mark` (its length then) that match re. */
+function linesSince(mark, re) {
+  return gatewayLog().slice(mark).split('\n').filter((l) => re.test(l));
+}
+
+test('a host key naming another host is refused, gets no chat\'s runs, and every refusal is logged per key', withLogs(tb, async () => {
+  const hub = `tcp://127.0.0.1:${hubPort}`;
+  const hubKey = path.join(keys, 'hub.key');
+  const made = execFileSync(KEYS_BIN, [keys, 'sandbox', 'host2'], { encoding: 'utf8' });
+  assert.match(made, /host2 is for host host2 only/);
+  assert.match(fs.readFileSync(path.join(keys, 'allowed', 'host2.key'), 'utf8'), /host = "host2"/);
+  execFileSync(KEYS_BIN, [keys, 'reaper', 'reaper-host2']);
+  assert.match(fs.readFileSync(path.join(keys, 'allowed', 'reaper-host2.key'), 'utf8'), /host = "host2"/);
+  const conv = tb.chat('bound');
+  const mark = gatewayLog().length;
+  const liar = spawnCollect(HUBPEER, [hub, 'sandbox', '120', '--cert', path.join(keys, 'host2.key_secret'),
+    '--hub-key', hubKey, '--host', HOST, '--forge', 'yes']);
+  // The reaper keys say HELLO as judge (refused: a worker on host2 would
+  // make the hub remember host2 and hold new chats for its manager).
+  const reaperVm = spawnCollect(HUBPEER, [hub, 'judge', '120', '--cert', path.join(keys, 'reaper-host2.key_secret'),
+    '--hub-key', hubKey, '--host', 'host2', '--submit', `sandbox:busy:${conv}:x`, '--submit-host', HOST]);
+  const reaperAny = spawnCollect(HUBPEER, [hub, 'judge', '120', '--cert', path.join(keys, 'reaper-host2.key_secret'),
+    '--hub-key', hubKey, '--host', 'host2', '--submit', `sandbox:busy:${conv}:x`]);
+  // A key of its own (the one of the test above was logged < 10 s ago).
+  const thirdKeys = path.join(work, 'third-keys');
+  execFileSync(KEYS_BIN, [thirdKeys]);
+  const stranger = spawnCollect(HUBPEER, [hub, 'sandbox', '120', '--cert', path.join(thirdKeys, 'sandbox.key_secret'),
+    '--hub-key', hubKey, '--host', HOST]);
+  try {
+    await waitFor(() => linesSince(mark, new RegExp(`refused HELLO as sandbox for host ${HOST} from hubpeer-${liar.child.pid}: `
+      + 'the key host2 is made for host host2 only')).length === 1,
+    { timeoutMs: 15000, what: 'the hub to refuse the host2 key as vm\'s manager' });
+    const c = await connect(tb, { conv, user: 'user-hubauth' });
+    try {
+      for (let i = 0; i < 10; i++) {
+        const out = await runOk(c, `echo real-${i}`);
+        assert.match(out, new RegExp(`real-${i}`));
+        assert.ok(!out.includes(FORGED), out);
+      }
+    } finally {
+      await c.close();
+    }
+    // The reaper key for host2 may not name vm; naming no host, it is
+    // served on host2 only, where no manager is.
+    await waitFor(() => reaperVm.out().includes('REPLY 4 [talkback: the hub refused this request: this worker\'s key is not for the host it names]'),
+      { timeoutMs: 15000, what: 'the refusal of the host2 reaper key\'s request for vm' });
+    await waitFor(() => /^REPLY 1 /m.test(reaperAny.out()),
+      { timeoutMs: 20000, what: 'the host2 reaper key\'s request to end with no worker' });
+    assert.match(linesSince(mark, /refused a request sandbox busy for host vm from the key reaper-host2/).join('\n'),
+      /the key reaper-host2 is made for host host2 only/);
+    // Each refusal names its key, and one noisy key hides no other.
+    const strangerKey = publicKey(path.join(thirdKeys, 'allowed', 'sandbox.key'));
+    await waitFor(() => linesSince(mark, new RegExp(`refused a handshake from 127\\.0\\.0\\.1 with the key ${strangerKey.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: it is not in the hub's allow list`)).length >= 1,
+      { timeoutMs: 15000, what: 'the refused handshake of the stranger\'s key in the log' });
+    await waitFor(() => linesSince(mark, /dropped a reply from the key host2, which is not a worker on this hub \(a forged reply\)/).length >= 1,
+      { timeoutMs: 15000, what: 'the forged reply of the host2 key in the log' });
+    // Rate-limited per key: the liar says HELLO 5 times a second, logged
+    // once per hub_refusal_log_ms (10 s), the next line counting the rest.
+    const liarLines = linesSince(mark, /refused HELLO as sandbox for host vm from hubpeer/);
+    assert.equal(liarLines.filter((l) => !l.includes('more like it since the last one')).length, 1, liarLines.join('\n'));
+    assert.ok(liarLines.length <= 4, liarLines.join('\n'));
+  } finally {
+    const outs = [await stop(liar), await stop(reaperVm), await stop(reaperAny), await stop(stranger)];
+    for (const o of outs) assert.ok(!/^REQUEST /m.test(o), `a refused peer received a request:\n${o}`);
+    for (const f of ['host2', 'reaper-host2']) {
+      fs.rmSync(path.join(keys, 'allowed', `${f}.key`), { force: true });
+      fs.rmSync(path.join(keys, `${f}.key_secret`), { force: true });
+    }
+  }
+  assert.ok(!/worker hubpeer-\d+ \(sandbox\) joined/.test(gatewayLog()), 'a refused peer joined as sandbox');
+  assert.deepEqual(linesSince(mark, /counted dead|is replaced by/), []);
+}));
+
+test('two sandbox managers for one host: the newer is refused with one line, no flapping, and joins once the older stops', withLogs(tb, async () => {
+  const conv = tb.chat('twomanagers');
+  const mark = gatewayLog().length;
+  const older = tb.sandbox.child.pid;
+  // The same host, so the same state_dir (claim records of spares live there).
+  const newer = spawnCollect(BIN.sandbox, [], tb.env());
+  const c = await connect(tb, { conv, user: 'user-hubauth' });
+  let restarted = false;
+  try {
+    const refused = new RegExp(`refused HELLO as sandbox for host ${HOST} from sandbox-${newer.child.pid} \\(key sandbox\\): `
+      + `host ${HOST} already has a connected sandbox manager, sandbox-${older}`);
+    await waitFor(() => linesSince(mark, refused).length === 1,
+      { timeoutMs: 30000, what: 'the hub to refuse the second manager of vm' });
+    // Calls go on through the older manager while the newer keeps saying HELLO.
+    for (let i = 0; i < 5; i++) {
+      assert.match(await runOk(c, `echo still-${i}`), new RegExp(`still-${i}`));
+      await sleep(1000);
+    }
+    const lines = linesSince(mark, refused);
+    assert.equal(lines.filter((l) => !l.includes('more like it since the last one')).length, 1, lines.join('\n'));
+    assert.ok(lines.length <= 2, lines.join('\n'));
+    assert.deepEqual(linesSince(mark, /counted dead|is replaced by|\(sandbox\) joined/), []);
+    // The older stops: the newer joins, and serves the chat.
+    await tb.stopSandbox();
+    restarted = true;
+    await waitFor(() => linesSince(mark, new RegExp(`worker sandbox-${newer.child.pid} \\(sandbox\\) joined`)).length === 1,
+      { timeoutMs: 20000, what: 'the newer manager to join once the older stopped' });
+    assert.match(await runOk(c, 'echo via-newer'), /via-newer/);
+  } finally {
+    await c.close();
+    await stop(newer);
+    if (restarted) {
+      tb.startSandbox();
+      await tb.waitReady();
+    }
+  }
 }));
 
 test('a judge with a key not yet allowed says so, and joins once it is', withLogs(tb, async () => {

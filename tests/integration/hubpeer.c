@@ -1,20 +1,25 @@
 /* hubpeer.c -- a stranger on the hub, for tests/integration/hubauth.test.mjs.
  *
  *   hubpeer ENDPOINT KIND SECONDS [--cert FILE --hub-key FILE]
- *           [--submit KIND:NAME:CONV:COMMAND]
+ *           [--submit KIND:NAME:CONV:COMMAND [--submit-host H]] [--host HOST]
+ *           [--forge yes]
  *
  * Connects to the hub (as a CURVE client when --cert and --hub-key are
- * given, else with no key), says HELLO as KIND every 200 ms for SECONDS
- * seconds, and does what an attacker would: prints every request the hub
- * routes to it ("REQUEST kind name conv") and answers each with a forged
- * reply; with --submit it also sends one request of its own and prints the
- * answer ("REPLY status text").  Ends with "DONE requests=N replies=M".
+ * given, else with no key), says HELLO as KIND (on HOST, with --host)
+ * every 200 ms for SECONDS seconds, and does what an attacker would:
+ * prints every request the hub routes to it ("REQUEST kind name conv")
+ * and answers each with a forged reply; with --submit it also sends one
+ * request of its own (for host H only, with --submit-host) and prints the
+ * answer ("REPLY status text"); with
+ * --forge it also sends a reply to a request it never got, with every
+ * HELLO.  Ends with "DONE requests=N replies=M".
  * Built by CMake as build/hubpeer, never installed.
  */
 #include <czmq.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "proto/ops.h"
 #include "proto/proto.h"
 
 #define HUBPEER_FORGED "uid=0(root) FORGED by hubpeer"
@@ -34,20 +39,33 @@ static void hubpeer_send(zsock_t *s, const proto_msg_t *m)
         zframe_destroy(&f);
 }
 
-/* HELLO as kind, named hubpeer-PID (so the hub's log names it). */
-static void hubpeer_hello(zsock_t *s, const char *kind)
+/* HELLO as kind (on host, when not NULL), named hubpeer-PID (so the
+ * hub's log names it). */
+static void hubpeer_hello(zsock_t *s, const char *kind, const char *host)
 {
     proto_msg_t *h = proto_msg_new(PROTO_HELLO);
     char name[64];
     snprintf(name, sizeof name, "hubpeer-%d", (int)getpid());
     proto_msg_set_kind(h, kind);
     proto_msg_set_name(h, name);
+    if (host)
+        proto_map_set_cstr(&h->data, DATA_HOST, host);
     hubpeer_send(s, h);
     proto_msg_destroy(&h);
 }
 
-/* --submit KIND:NAME:CONV:COMMAND */
-static void hubpeer_submit(zsock_t *s, char *spec)
+/* A reply to a request the hub never gave this peer. */
+static void hubpeer_forge(zsock_t *s)
+{
+    proto_msg_t *r = proto_msg_new(PROTO_REPLY);
+    r->id = 12345;
+    proto_msg_set_text(r, HUBPEER_FORGED, strlen(HUBPEER_FORGED));
+    hubpeer_send(s, r);
+    proto_msg_destroy(&r);
+}
+
+/* --submit KIND:NAME:CONV:COMMAND, for host when not NULL */
+static void hubpeer_submit(zsock_t *s, char *spec, const char *host)
 {
     char *kind = strtok(spec, ":"), *name = strtok(NULL, ":"), *conv = strtok(NULL, ":");
     char *command = strtok(NULL, "");
@@ -58,6 +76,8 @@ static void hubpeer_submit(zsock_t *s, char *spec)
     proto_msg_set_conv(m, conv ? conv : "");
     proto_msg_set_user(m, "");
     proto_map_set_cstr(&m->args, "command", command ? command : "id");
+    if (host)
+        proto_msg_set_host(m, host);
     m->deadline_ms = proto_now_ms() + 20000;
     hubpeer_send(s, m);
     proto_msg_destroy(&m);
@@ -106,13 +126,14 @@ static int hubpeer_keys(zsock_t *s, const char *cert_path, const char *hub_path)
 int main(int argc, char **argv)
 {
     if (argc < 4) {
-        fprintf(
-            stderr,
-            "usage: hubpeer ENDPOINT KIND SECONDS [--cert F --hub-key F] [--submit K:N:C:CMD]\n");
+        fprintf(stderr,
+                "usage: hubpeer ENDPOINT KIND SECONDS [--cert F --hub-key F] [--submit K:N:C:CMD] "
+                "[--host H] [--forge yes]\n");
         return 2;
     }
-    const char *cert = NULL, *hub = NULL;
+    const char *cert = NULL, *hub = NULL, *host = NULL, *submit_host = NULL;
     char *submit = NULL;
+    bool forge = false;
     for (int i = 4; i + 1 < argc; i += 2) {
         if (!strcmp(argv[i], "--cert"))
             cert = argv[i + 1];
@@ -120,6 +141,12 @@ int main(int argc, char **argv)
             hub = argv[i + 1];
         else if (!strcmp(argv[i], "--submit"))
             submit = argv[i + 1];
+        else if (!strcmp(argv[i], "--submit-host"))
+            submit_host = argv[i + 1];
+        else if (!strcmp(argv[i], "--host"))
+            host = argv[i + 1];
+        else if (!strcmp(argv[i], "--forge"))
+            forge = !strcmp(argv[i + 1], "yes");
     }
     zsock_t *s = zsock_new(ZMQ_DEALER);
     zsock_set_linger(s, 0);
@@ -133,10 +160,12 @@ int main(int argc, char **argv)
     bool submitted = false;
     while (proto_mono_ms() < end && !zsys_interrupted) {
         if (proto_mono_ms() >= next_hello) {
-            hubpeer_hello(s, argv[2]);
+            hubpeer_hello(s, argv[2], host);
+            if (forge)
+                hubpeer_forge(s);
             next_hello = proto_mono_ms() + 200;
             if (submit && !submitted && (submitted = true))
-                hubpeer_submit(s, submit);
+                hubpeer_submit(s, submit, submit_host);
         }
         zpoller_t *p = zpoller_new(s, NULL);
         if (zpoller_wait(p, 50) == s) {

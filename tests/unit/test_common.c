@@ -7,12 +7,14 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "common/config.h"
 #include "common/convid.h"
 #include "common/listen.h"
+#include "common/sha256.h"
 #include "common/textbuf.h"
 
 static void convid_table(void **state)
@@ -61,11 +63,86 @@ static void container_names(void **state)
     assert_string_not_equal(a, b);
     assert_memory_equal(a, "talkback-chat_1-", 16);
     assert_int_equal(strlen(a), 9 + 6 + 1 + 16);
+    /* The first 64 bits of SHA-256("chat:1"). */
+    uint8_t d[SHA256_LEN];
+    char hex[65];
+    sha256("chat:1", 6, d);
+    for (int i = 0; i < 8; i++)
+        snprintf(hex + 2 * i, 3, "%02x", d[i]);
+    assert_string_equal(a + 16, hex);
+    assert_true(convid_name_is("chat:1", a));
+    assert_true(convid_name_is("chat:1", b) == false);
+    char slash[CONVID_NAME_MAX + 1] = "/";
+    strcat(slash, a);
+    assert_true(convid_name_is("chat:1", slash));
+    /* The old scheme: 16 hex digits of FNV-1a, still recognised. */
+    convid_container_name_v1("chat:1", b);
+    assert_int_equal(strlen(b), 9 + 6 + 1 + 16);
+    assert_string_not_equal(a, b);
+    assert_true(convid_name_is("chat:1", b));
+    assert_false(convid_name_is("chat_1", b));
     char long_id[CONVID_MAX + 1];
     memset(long_id, 'z', CONVID_MAX);
     long_id[CONVID_MAX] = '\0';
     convid_container_name(long_id, a);
     assert_int_equal(strlen(a), CONVID_NAME_MAX - 1);
+}
+
+/* Two ids that shared a container name under the old scheme (FNV-1a 64
+ * over ids whose ':' and '_' Docker names fold together) have two names
+ * now. */
+/* Two ids with one name under FNV-1a 64 (both "talkback-c_..._-7830d317714a24ed"),
+ * found with a distinguished-point search over ids of ':' and '_';
+ * tests/integration/names.test.mjs uses them too. */
+#define COLLIDE_A "c____:::::::_:___:_::_:_:::__::___::_:___:_:__::_____:__:::_::__:"
+#define COLLIDE_B "c__:______:___:_____:_:__::_:___:::::__:__:_::___::_::::_:::::_:_"
+static void colliding_ids(void **state)
+{
+    (void)state;
+    char a[CONVID_NAME_MAX], b[CONVID_NAME_MAX];
+    convid_container_name_v1(COLLIDE_A, a);
+    convid_container_name_v1(COLLIDE_B, b);
+    assert_string_not_equal(COLLIDE_A, COLLIDE_B);
+    assert_string_equal(a, b); /* the collision the old hash had */
+    convid_container_name(COLLIDE_A, a);
+    convid_container_name(COLLIDE_B, b);
+    assert_string_not_equal(a, b);
+    assert_false(convid_name_is(COLLIDE_B, a));
+}
+
+/* SHA-256 against FIPS 180-4's examples (one block, two blocks, empty). */
+static void sha256_vectors(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *in, *out;
+    } v[] = {
+        { "abc", "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad" },
+        { "", "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855" },
+        { "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq",
+          "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1" },
+        { "abcdefghbcdefghicdefghijdefghijkefghijklfghijklmghijklmnhijklmnoijklmnopjklmnopqklmnopqr"
+          "lmnopqrsmnopqrstnopqrstu",
+          "cf5b16a778af8380036ce59e7b0492370b249b11e8f07a51afac45037afee9d1" },
+    };
+    for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) {
+        uint8_t d[SHA256_LEN];
+        char hex[65];
+        sha256(v[i].in, strlen(v[i].in), d);
+        for (int j = 0; j < SHA256_LEN; j++)
+            snprintf(hex + 2 * j, 3, "%02x", d[j]);
+        assert_string_equal(hex, v[i].out);
+    }
+    /* 55, 56 and 64 bytes: the padding's edges. */
+    char buf[65];
+    memset(buf, 'a', sizeof buf);
+    uint8_t d[SHA256_LEN];
+    sha256(buf, 55, d);
+    assert_int_equal(d[0], 0x9f);
+    sha256(buf, 56, d);
+    assert_int_equal(d[0], 0xb3);
+    sha256(buf, 64, d);
+    assert_int_equal(d[0], 0xff);
 }
 
 static void capbuf_small_and_big(void **state)
@@ -187,6 +264,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(convid_table),         cmocka_unit_test(container_names),
+        cmocka_unit_test(colliding_ids),        cmocka_unit_test(sha256_vectors),
         cmocka_unit_test(capbuf_small_and_big), cmocka_unit_test(textbuf_basics),
         cmocka_unit_test(config_parsers),       cmocka_unit_test(listen_addresses),
     };
