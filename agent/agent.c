@@ -66,6 +66,7 @@
 #include "agent/images.h"
 #include "agent/limits.h"
 #include "agent/shepherd.h"
+#include "agent/watchdog.h"
 #include "proto/frame.h"
 
 /* How long output is still read after a command's exit: dockerd waits as
@@ -335,6 +336,7 @@ static void do_run(const frame_msg_t *m)
                       .out = pout[1],
                       .err = merge ? pout[1] : perr[1] };
     j->shepherd = frame_num(m, FN_SHEPHERD, 1) != 0;
+    watchdog_run(m);
     if ((j->pid = shep_spawn(&sc, j->shepherd, &j->ctl, &err)) < 0)
         goto fail;
     j->alive = true;
@@ -594,6 +596,7 @@ static void finish_jobs(void)
         if (j->limited)
             frame_set_num(&m, FN_LIMITED, 1);
         images_attach(&m, j->img_mark);
+        watchdog_attach(&m);
         send_msg(&m);
     free_job:
         *pp = j->next;
@@ -732,6 +735,7 @@ static void handle(const frame_msg_t *m)
 {
     if (m->type == FRAME_HELLO) {
         link_nonce = frame_num(m, FN_NONCE, 0);
+        watchdog_configure(m);
         say_ready(link_nonce);
         return;
     }
@@ -865,7 +869,7 @@ static int worker(void)
         }
         size_t n = 0;
         int timeout = worker_pollset(pf, owner, &n, stdin_open, partial_since);
-        int r = poll(pf, n, timeout);
+        int r = poll(pf, n, watchdog_poll_timeout(timeout, jobs != NULL));
         if (r < 0 && errno != EINTR)
             sleep_ms(10);
 
@@ -878,6 +882,7 @@ static int worker(void)
             images_drain();
         reap();
         expire_jobs();
+        watchdog_tick(jobs != NULL);
         for (size_t i = 3; r > 0 && i < n; i++) {
             if (!pf[i].revents)
                 continue;

@@ -9,12 +9,21 @@
  * watches of their own at once, and what is already in them is looked at,
  * since a file can be written there before the watch exists).
  *
- * Bounds: at most IMAGES_MAX_WATCHES folders and IMAGES_MAX_DEPTH levels
- * are watched (images deeper or past that are not seen), at most
- * IMAGES_MAX_NOTES images are remembered while commands run, and an EXIT
- * names at most IMAGES_MAX_ITEMS of them in IMAGES_LIST_MAX bytes.  Without inotify (the host's
- * fs.inotify.max_user_instances is used up) no image is seen: the command
- * runs as ever, its result just has no pictures.
+ * Bounds: at most IMAGES_MAX_WATCHES folders (fewer when the sandbox's
+ * inotify cap is lower, agent/watchdog.h) and IMAGES_MAX_DEPTH levels are
+ * watched (images deeper are not seen), at most IMAGES_MAX_NOTES images
+ * are remembered while commands run, and an EXIT names at most
+ * IMAGES_MAX_ITEMS of them in IMAGES_LIST_MAX bytes.
+ *
+ * Where a folder cannot be watched -- the watch cap is reached, or the
+ * kernel refuses a watch or the instance itself because another sandbox
+ * (or the host) took the host's inotify -- it is remembered (at most
+ * IMAGES_MAX_SKIPPED folders; past that, all of /work), and a command's
+ * end walks those folders for files changed since it started
+ * (agent/imagescan.h, at most IMAGES_SCAN_MAX entries): the command's
+ * pictures still come back, at the cost of that walk.  A refusal by the
+ * kernel is tried again at the next command (a new instance, or a new walk
+ * of /work's folders).
  *
  * A file opened for writing and closed without a write (touch) did not
  * change: a close counts only after a write to that file was seen
@@ -36,8 +45,11 @@
 #include <string.h>
 #include <sys/inotify.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
+#include "agent/imagescan.h"
+#include "agent/watchdog.h"
 #include "common/imagehdr.h"
 
 #define IMAGES_MAX_WATCHES 8192
@@ -48,6 +60,11 @@
  * (FRAME_AGENT_MAX), whatever the paths' length. */
 #define IMAGES_LIST_MAX    32768
 #define IMAGES_MAX_DIRTY   256
+/* Folders remembered as not watched, entries the fallback walk looks at,
+ * and commands running at once whose start is kept for it. */
+#define IMAGES_MAX_SKIPPED 64
+#define IMAGES_SCAN_MAX    50000
+#define IMAGES_MAX_MARKS   64
 /* What is read of each image to find its pixel size (a JPEG's size may
  * follow metadata). */
 #define IMAGES_HEAD        65536
@@ -62,7 +79,17 @@ typedef struct {
 } note_t;
 
 static int ifd = -1;
-static bool ifd_tried;
+static bool lost_kernel;                  /* the kernel refused a watch: walk again */
+static char *skipped[IMAGES_MAX_SKIPPED]; /* folders not watched */
+static size_t nskipped;
+static bool skipped_all;  /* more than that, or no instance: all of /work */
+static uint64_t lost_seq; /* when a folder last went unwatched */
+typedef struct {
+    uint64_t mark;
+    struct timespec since; /* the command's start, as file times count */
+} mark_t;
+static mark_t marks[IMAGES_MAX_MARKS];
+static size_t nmarks;
 static int root_wd = -1;
 static char **wd_path; /* folder of each watch, by wd */
 static size_t wd_cap, watches;
@@ -152,13 +179,47 @@ static int depth_of(const char *path)
 
 /* Watch folder path and the folders under it; with look, note the images
  * already in them (a folder just made or moved in). */
+/* Folder path is not watched (nor what is under it): the fallback walks it
+ * at the end of the commands running now. */
+static void skip_folder(const char *path)
+{
+    lost_seq = next_seq++;
+    if (skipped_all)
+        return;
+    for (size_t i = 0; i < nskipped; i++)
+        if (strcmp(skipped[i], path) == 0)
+            return;
+    char *copy = nskipped < IMAGES_MAX_SKIPPED ? strdup(path) : NULL;
+    if (copy)
+        skipped[nskipped++] = copy;
+    else
+        skipped_all = true;
+}
+
+static void skipped_clear(void)
+{
+    for (size_t i = 0; i < nskipped; i++)
+        free(skipped[i]);
+    nskipped = 0;
+    skipped_all = false;
+}
+
 static void watch_tree(const char *path, bool look)
 {
-    if (watches >= IMAGES_MAX_WATCHES || depth_of(path) > IMAGES_MAX_DEPTH)
+    if (depth_of(path) > IMAGES_MAX_DEPTH)
         return;
+    if (ifd < 0 || watches >= watchdog_own_watches(IMAGES_MAX_WATCHES)) {
+        skip_folder(path);
+        return;
+    }
     int wd = inotify_add_watch(ifd, path, IMAGES_DIR_MASK);
-    if (wd < 0)
+    if (wd < 0) {
+        if (errno == ENOSPC || errno == ENOMEM) { /* the host's watches are used up */
+            lost_kernel = true;
+            skip_folder(path);
+        }
         return;
+    }
     if ((size_t)wd >= wd_cap) {
         size_t cap = wd_cap ? wd_cap : 64;
         while (cap <= (size_t)wd)
@@ -276,21 +337,77 @@ int images_fd(void)
     return ifd;
 }
 
+/* Get an inotify instance, or try again to watch what the kernel refused
+ * before (another sandbox may have freed its watches since). */
+static void images_retry(void)
+{
+    if (ifd < 0) {
+        ifd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+        if (ifd < 0) { /* no instance: every folder is walked */
+            skipped_all = true;
+            lost_seq = next_seq++;
+            return;
+        }
+        skipped_clear();
+        root_wd = -1;
+    } else if (lost_kernel) {
+        lost_kernel = false;
+        skipped_clear();
+        watch_tree(IMAGES_ROOT, false); /* folders watched already keep their watch */
+    }
+}
+
 uint64_t images_mark(void)
 {
-    if (!ifd_tried) {
-        ifd_tried = true;
-        ifd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
-    }
+    images_retry();
     images_drain();
     if (ifd >= 0 && root_wd < 0)
         watch_tree(IMAGES_ROOT, false); /* first command, or /work was remade */
-    return next_seq;
+    uint64_t mark = next_seq++;
+    if (nmarks == IMAGES_MAX_MARKS) /* the oldest goes: its command gets no walk */
+        memmove(&marks[0], &marks[1], --nmarks * sizeof *marks);
+    marks[nmarks].mark = mark;
+    /* The clock file times are taken from. */
+    clock_gettime(CLOCK_REALTIME_COARSE, &marks[nmarks].since);
+    nmarks++;
+    return mark;
+}
+
+static void note_found(const char *path, void *ctx)
+{
+    (void)ctx;
+    look_at(path);
+}
+
+/* The command that started at mark ends: when a folder was not watched
+ * while it ran, walk the folders not watched (all of /work when they are
+ * too many, or no longer known) for files changed since its start. */
+static void images_fallback(uint64_t mark)
+{
+    size_t i = 0;
+    while (i < nmarks && marks[i].mark != mark)
+        i++;
+    if (i == nmarks)
+        return;
+    struct timespec since = marks[i].since;
+    memmove(&marks[i], &marks[i + 1], (--nmarks - i) * sizeof *marks);
+    if (!skipped_all && nskipped == 0 && lost_seq < mark)
+        return; /* every folder was watched */
+    imagescan_t *scan = imagescan_new(IMAGES_SCAN_MAX, IMAGES_MAX_NOTES);
+    if (!scan)
+        return;
+    if (skipped_all || nskipped == 0)
+        imagescan_walk(scan, IMAGES_ROOT, IMAGES_MAX_DEPTH, &since);
+    for (size_t k = 0; !skipped_all && k < nskipped; k++)
+        imagescan_walk(scan, skipped[k], IMAGES_MAX_DEPTH - depth_of(skipped[k]), &since);
+    imagescan_each(scan, note_found, NULL);
+    imagescan_free(&scan);
 }
 
 void images_attach(frame_msg_t *m, uint64_t mark)
 {
     images_drain();
+    images_fallback(mark);
     free(list_buf);
     list_buf = NULL;
     size_t len = 0, items = 0;
@@ -328,4 +445,5 @@ void images_idle(void)
     for (size_t i = 0; i < nnotes; i++)
         free(notes[i].path);
     nnotes = 0;
+    nmarks = 0; /* commands that never ended (FAIL) */
 }

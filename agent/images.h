@@ -6,6 +6,8 @@
  * command pays nothing for a large /work: only the files it writes make
  * events.  A written file whose first bytes are a PNG, JPEG, GIF or WebP
  * is noted; a command's EXIT frame then names the ones noted while it ran.
+ * Folders inotify cannot watch (the host's inotify used up, or the watch
+ * cap reached) are walked at the command's end instead (agent/imagescan.h).
  */
 #ifndef TALKBACK_AGENT_IMAGES_H
 #define TALKBACK_AGENT_IMAGES_H

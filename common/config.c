@@ -202,6 +202,27 @@ static config_entry_t config_table[] = {
       "where disk_cap is not enforced at write time: least time between two sizings of one sandbox "
       "after its calls (0 = only the reaper's)",
       NULL },
+    { "disk_write_rate", CT_SIZE, "1G",
+      "where disk_cap is not enforced at write time: the most a sandbox is taken to write per "
+      "second; a sandbox with a call running is sized again before it could reach its cap at that "
+      "rate (at most every disk_call_interval), and the call is stopped once it is past it",
+      NULL },
+    { "disk_watch_min_ms", CT_INT, "250",
+      "least time in milliseconds between two sizings of one sandbox while a call runs (also at "
+      "least four times what its last sizing took)",
+      NULL },
+    { "inotify_max_watches", CT_INT, "16384",
+      "most inotify watches the processes of one sandbox may hold (the host's inotify is shared "
+      "by every sandbox); past it the agent kills the biggest holder (0 = no cap)",
+      NULL },
+    { "inotify_max_instances", CT_INT, "32",
+      "most inotify instances the processes of one sandbox may hold; past it the agent kills the "
+      "biggest holder (0 = no cap)",
+      NULL },
+    { "mem_floor", CT_SIZE, "512M",
+      "a sandbox is not created, claimed or started while the Docker host's available memory "
+      "(MemAvailable) is below this (0 = no floor)",
+      NULL },
     { "max_running", CT_INT, "100",
       "most sandboxes running at once on this sandbox network; past it a new or stopped sandbox is "
       "not started (0 = no cap)",
@@ -233,6 +254,10 @@ static config_entry_t config_table[] = {
     { "keep_max_count", CT_INT, "50", "most stopped sandboxes kept; the oldest go first", NULL },
     { "keep_max_bytes", CT_SIZE, "10G",
       "most disk all stopped sandboxes may use together; the oldest go first", NULL },
+    { "orphan_grace", CT_DURATION, "1h",
+      "a claimed spare whose claim record is gone (an orphan: nobody's sandbox) is stopped at "
+      "once and removed once it has been an orphan this long",
+      NULL },
     { "reaper_clock_offset", CT_DURATION, "0",
       "seconds added to the reaper's clock (tests use it instead of waiting)", NULL },
     { "reaper_prefix", CT_STR, "",

@@ -10,6 +10,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -131,6 +132,26 @@ bool claim_identity(const json_t *labels, const char *id, const char *name, char
     return convid_name_is(conv, name);
 }
 
+void claim_scope_hash(const char *state_dir, char out[17])
+{
+    uint64_t h = 1469598103934665603ULL; /* FNV-1a 64 */
+    for (const char *p = state_dir ? state_dir : ""; *p; p++) {
+        h ^= (unsigned char)*p;
+        h *= 1099511628211ULL;
+    }
+    snprintf(out, 17, "%016llx", (unsigned long long)h);
+}
+
+bool claim_is_orphan(const json_t *labels, const char *id, const char *name, const char *scope)
+{
+    const char *pool = json_string_value(json_object_get(labels, KEPT_LABEL_POOL));
+    char conv[CONVID_MAX + 1], user[CLAIM_USER_MAX + 1];
+    return json_is_string(json_object_get(labels, KEPT_LABEL_SPARE)) &&
+           !json_object_get(labels, KEPT_LABEL_CONV) && pool && scope && strcmp(pool, scope) == 0 &&
+           id && name && !claim_spare_name_ok(name) &&
+           !claim_identity(labels, id, name, conv, user);
+}
+
 json_t *claim_list(docker_t *d, const json_t *filters, bool size)
 {
     char *f = json_dumps(filters, JSON_COMPACT);
@@ -154,6 +175,23 @@ json_t *claim_list(docker_t *d, const json_t *filters, bool size)
         return ans;
     json_decref(ans);
     return NULL;
+}
+
+json_t *claim_list_orphans(docker_t *d, const char *scope, bool size)
+{
+    char lab[64];
+    snprintf(lab, sizeof lab, "%s=%s", KEPT_LABEL_POOL, scope);
+    json_t *f = json_pack("{s:[s]}", "label", lab);
+    json_t *all = f ? claim_list(d, f, size) : NULL;
+    json_decref(f);
+    for (size_t i = json_array_size(all); i-- > 0;) {
+        json_t *c = json_array_get(all, i);
+        if (!claim_is_orphan(
+                json_object_get(c, "Labels"), json_string_value(json_object_get(c, "Id")),
+                json_string_value(json_array_get(json_object_get(c, "Names"), 0)), scope))
+            json_array_remove(all, i);
+    }
+    return all;
 }
 
 /* filters with label set to [label]: a new object. */

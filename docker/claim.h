@@ -14,7 +14,8 @@
  * A spare counts as a chat's sandbox only when both agree: the record names
  * a conversation whose container name is the spare's name now.  A spare
  * with no record, or whose record does not match its name, is nobody's: no
- * chat, cap, reaper or eviction counts it.
+ * chat, cap or eviction counts it; one that was renamed (claimed) but lost
+ * its record is an orphan, which the reaper stops and removes.
  *
  * Labels of a spare:
  *   talkback.spare    16 hex digits: a hash of the sandbox template it was
@@ -65,6 +66,22 @@ bool claim_identity(const json_t *labels, const char *id, const char *name, char
 /* Whether a container with these labels and name is a spare nobody has
  * claimed (a spare's label, and a spare's name). */
 bool claim_is_unclaimed(const json_t *labels, const char *name);
+
+/* The talkback.pool hash of a state_dir (16 hex digits): the spares, and
+ * the orphans, of the managers and reapers that share that state_dir. */
+void claim_scope_hash(const char *state_dir, char out[17]);
+
+/* Whether a container is an orphan: a spare of pool scope (its
+ * talkback.pool label) that was claimed -- it carries a chat's name, not a
+ * spare's -- but whose claim record is gone or names another chat.  It is
+ * nobody's sandbox: no chat reaches it, no cap or idle stop counts it, and
+ * its chat's next call meets its name as something else's.  The reaper
+ * stops it and removes it after orphan_grace; `list` shows it. */
+bool claim_is_orphan(const json_t *labels, const char *id, const char *name, const char *scope);
+
+/* The orphans of pool scope Docker has, as GET /containers/json lists them
+ * (all=1, with sizes when size).  NULL when Docker cannot say. */
+json_t *claim_list_orphans(docker_t *d, const char *scope, bool size);
 
 /* The chats' sandboxes Docker has, as GET /containers/json lists them
  * (all=1, with sizes when size): the containers labelled

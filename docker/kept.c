@@ -228,6 +228,30 @@ bool kept_agent_is(const char *id, const char *version)
     return strcmp(buf, version) == 0;
 }
 
+int64_t kept_orphan_since(const char *id, int64_t now)
+{
+    char path[4200];
+    struct stat st;
+    if (record_path(id, KEPT_ORPHAN_SUFFIX, path, sizeof path))
+        return 0;
+    if (lstat(path, &st) == 0)
+        return S_ISREG(st.st_mode) ? (int64_t)st.st_mtime : 0;
+    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+    if (fd < 0)
+        return 0;
+    struct timespec ts[2] = { { (time_t)now, 0 }, { (time_t)now, 0 } };
+    futimens(fd, ts);
+    close(fd);
+    return now;
+}
+
+void kept_orphan_clear(const char *id)
+{
+    char path[4200];
+    if (record_path(id, KEPT_ORPHAN_SUFFIX, path, sizeof path) == 0)
+        unlink(path);
+}
+
 void kept_record_drop(const char *id)
 {
     char path[4200];
@@ -238,6 +262,8 @@ void kept_record_drop(const char *id)
     if (record_path(id, KEPT_CLAIM_SUFFIX, path, sizeof path) == 0)
         unlink(path);
     if (record_path(id, KEPT_AGENT_SUFFIX, path, sizeof path) == 0)
+        unlink(path);
+    if (record_path(id, KEPT_ORPHAN_SUFFIX, path, sizeof path) == 0)
         unlink(path);
 }
 
@@ -258,7 +284,8 @@ char **kept_record_ids(void)
         memcpy(id, de->d_name, len);
         id[len] = '\0';
         if (!kept_id_ok(id) || (strcmp(dot, KEPT_STAMP_SUFFIX) && strcmp(dot, KEPT_REASON_SUFFIX) &&
-                                strcmp(dot, KEPT_CLAIM_SUFFIX) && strcmp(dot, KEPT_AGENT_SUFFIX)))
+                                strcmp(dot, KEPT_CLAIM_SUFFIX) && strcmp(dot, KEPT_AGENT_SUFFIX) &&
+                                strcmp(dot, KEPT_ORPHAN_SUFFIX)))
             continue;
         if (n == cap) {
             char **more = realloc(ids, (2 * cap + 1) * sizeof *ids);

@@ -19,6 +19,9 @@
  *   agent       <state_dir>/<container id>.agent: the version of the agent
  *               last copied into the sandbox, so a resume copies it only
  *               when it changed;
+ *   orphan      <state_dir>/<container id>.orphan: its mtime is when the
+ *               reaper first saw a claimed spare whose claim record is
+ *               gone (claim.h), for the grace before it is removed;
  *   tombstones  a never-started container "talkback-gone-..." labelled
  *               talkback.tombstone=<conversation>, left when the reaper
  *               removes a sandbox, so the chat's next call can be told why
@@ -40,8 +43,9 @@
 #define KEPT_STAMP_SUFFIX  ".last-call"
 #define KEPT_REASON_SUFFIX ".stop-reason"
 #define KEPT_REASON_MAX    64
-#define KEPT_CLAIM_SUFFIX  ".claim" /* a claimed spare's chat (claim.h) */
-#define KEPT_AGENT_SUFFIX  ".agent" /* the agent version copied in (sandbox/pool.h) */
+#define KEPT_CLAIM_SUFFIX  ".claim"  /* a claimed spare's chat (claim.h) */
+#define KEPT_AGENT_SUFFIX  ".agent"  /* the agent version copied in (sandbox/pool.h) */
+#define KEPT_ORPHAN_SUFFIX ".orphan" /* when it was first seen as an orphan (claim.h) */
 
 /* ---- records in state_dir (file names are the container id, checked to
  * be hex, so no id can name a path outside the folder) ---- */
@@ -75,6 +79,12 @@ char *kept_reason_take(const char *id, int64_t finished_at);
  * whether the record says version (a short printable string). */
 int kept_agent_set(const char *id, const char *version);
 bool kept_agent_is(const char *id, const char *version);
+
+/* When container id was first seen as an orphan: that time from its
+ * record, made now (with mtime now) when it has none; 0 when the record
+ * cannot be made.  And the record dropped (it is somebody's again). */
+int64_t kept_orphan_since(const char *id, int64_t now);
+void kept_orphan_clear(const char *id);
 
 /* Forget everything recorded of container id (it was removed). */
 void kept_record_drop(const char *id);

@@ -59,9 +59,9 @@ typedef enum {
      * attach connection); the agent acts only on frames whose n is that of
      * the last HELLO it answered, so a request of a link given up on is
      * never run later by a restarted worker. */
-    FRAME_HELLO = 1,  /* n: nonce.  Answer: READY with the same n */
+    FRAME_HELLO = 1,  /* n: nonce, iw, ii.  Answer: READY with the same n */
     FRAME_RUN = 2,    /* id, argv, env, cwd, in (absent: stdin closed), mk,
-                            tmo, merge, ol, shep */
+                            tmo, merge, ol, shep, wdr */
     FRAME_KILL = 3,   /* id.  Answer: DONE id once everything is killed */
     FRAME_WRITE = 4,  /* id, path, d, mode, mt.  Answer: DONE or FAIL */
     FRAME_LIMITS = 5, /* id.  Answer: LIMITS_OK */
@@ -71,7 +71,8 @@ typedef enum {
     FRAME_OUT = 18,      /* id, s (1 stdout, 2 stderr), d */
     FRAME_EXIT = 19,     /* id, st (exit status; 128+signal), sig (0 or signal),
                             cpu, rss (when known), olim, img (the images the
-                            command wrote, if any) */
+                            command wrote, if any), wdn, wdp, wdw, wdi, wdc
+                            (what the watchdog killed, if anything) */
     FRAME_DONE = 20,     /* id: a WRITE or KILL is done (a KILL's: cpu, rss
                             when known) */
     FRAME_FAIL = 21,     /* id, err (errno), msg: nothing was done */
@@ -80,49 +81,61 @@ typedef enum {
 
 /* Integer fields, by their key on the wire. */
 typedef enum {
-    FN_VERSION,      /* "v" */
-    FN_NONCE,        /* "n" */
-    FN_PID,          /* "pid" */
-    FN_STATUS,       /* "st" */
-    FN_SIGNAL,       /* "sig" */
-    FN_ERRNO,        /* "err" */
-    FN_STREAM,       /* "s" */
-    FN_MODE,         /* "mode" */
-    FN_MTIME,        /* "mt" */
-    FN_MEM,          /* "mem"  memory limit, bytes */
-    FN_SWAP,         /* "swap" memory + the swap it can use (no more than the host has), bytes */
-    FN_PIDS,         /* "pids" */
-    FN_CPU_QUOTA,    /* "cq"   microseconds per period */
-    FN_CPU_PERIOD,   /* "cp" */
-    FN_TIMEOUT,      /* "tmo"   RUN: SIGKILL the command's group after this
+    FN_VERSION,         /* "v" */
+    FN_NONCE,           /* "n" */
+    FN_PID,             /* "pid" */
+    FN_STATUS,          /* "st" */
+    FN_SIGNAL,          /* "sig" */
+    FN_ERRNO,           /* "err" */
+    FN_STREAM,          /* "s" */
+    FN_MODE,            /* "mode" */
+    FN_MTIME,           /* "mt" */
+    FN_MEM,             /* "mem"  memory limit, bytes */
+    FN_SWAP,            /* "swap" memory + the swap it can use (no more than the host has), bytes */
+    FN_PIDS,            /* "pids" */
+    FN_CPU_QUOTA,       /* "cq"   microseconds per period */
+    FN_CPU_PERIOD,      /* "cp" */
+    FN_TIMEOUT,         /* "tmo"   RUN: SIGKILL the command's group after this
                       many milliseconds (absent or 0: never) */
-    FN_MERGE,        /* "merge" RUN: 1 = stderr is the stdout pipe (2>&1) */
-    FN_OUTPUT_LIMIT, /* "ol"  RUN: past this many bytes of output the
+    FN_MERGE,           /* "merge" RUN: 1 = stderr is the stdout pipe (2>&1) */
+    FN_OUTPUT_LIMIT,    /* "ol"  RUN: past this many bytes of output the
                         command and all it started are killed (0: none) */
-    FN_LIMITED,      /* "olim"  EXIT: 1 = killed at the output limit */
-    FN_CPU_MS,       /* "cpu"   EXIT, DONE of a KILL: CPU time of the command
+    FN_LIMITED,         /* "olim"  EXIT: 1 = killed at the output limit */
+    FN_CPU_MS,          /* "cpu"   EXIT, DONE of a KILL: CPU time of the command
                       and every process of it that ended, milliseconds */
-    FN_RSS_KB,       /* "rss"   EXIT, DONE of a KILL: the largest peak RSS of
+    FN_RSS_KB,          /* "rss"   EXIT, DONE of a KILL: the largest peak RSS of
                       those processes, KiB */
-    FN_SHEPHERD,     /* "shep"  RUN: 0 = run without the shepherd
+    FN_SHEPHERD,        /* "shep"  RUN: 0 = run without the shepherd
                       (agent/shepherd.h), for measurements */
+    FN_INOTIFY_WATCHES, /* "iw"  HELLO: inotify watches the sandbox's
+                             processes may hold (agent/watchdog.h); 0: no cap */
+    FN_INOTIFY_INSTANCES, /* "ii"  HELLO: inotify instances, the same way */
+    FN_WD_KILLED,         /* "wdn" EXIT: processes the watchdog killed since
+                             the last EXIT for holding past those caps */
+    FN_WD_PID,            /* "wdp" EXIT: the biggest of them: its pid, */
+    FN_WD_WATCHES,        /* "wdw"   the watches it held, */
+    FN_WD_INSTANCES,      /* "wdi"   the instances it held */
+    FN_WD_REPORT,         /* "wdr" RUN: 1 = this command's EXIT may carry
+                             those fields (the model reads its result; a
+                             probe's EXIT does not take them) */
     FN__COUNT
 } frame_num_t;
 
 /* Byte-string fields, by their key on the wire. */
 typedef enum {
-    FS_ARGV,   /* "argv" NUL-terminated items */
-    FS_ENV,    /* "env"  NUL-terminated K=V items */
-    FS_CWD,    /* "cwd" */
-    FS_STDIN,  /* "in" */
-    FS_DATA,   /* "d" */
-    FS_PATH,   /* "path" */
-    FS_MSG,    /* "msg" */
-    FS_MARKER, /* "mk"   K=V every process of the command carries */
-    FS_IMAGES, /* "img"  EXIT: image files the command created or changed
+    FS_ARGV,    /* "argv" NUL-terminated items */
+    FS_ENV,     /* "env"  NUL-terminated K=V items */
+    FS_CWD,     /* "cwd" */
+    FS_STDIN,   /* "in" */
+    FS_DATA,    /* "d" */
+    FS_PATH,    /* "path" */
+    FS_MSG,     /* "msg" */
+    FS_MARKER,  /* "mk"   K=V every process of the command carries */
+    FS_IMAGES,  /* "img"  EXIT: image files the command created or changed
                   under /work, in the order written, as NUL-terminated
                   items "BYTES WIDTHxHEIGHT KIND PATH", KIND one of
                   PNG JPEG GIF WebP (0x0: size unknown) */
+    FS_WD_COMM, /* "wdc"  EXIT: the name (comm) of the process FN_WD_PID */
     FS__COUNT
 } frame_str_t;
 

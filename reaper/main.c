@@ -112,6 +112,7 @@ int main(int argc, char **argv)
         .keep_max_age = config_int("keep_max_age"),
         .keep_max_count = config_int("keep_max_count"),
         .keep_max_bytes = config_int("keep_max_bytes"),
+        .orphan_grace = config_int("orphan_grace"),
         .clock_offset = config_int("reaper_clock_offset"),
         .prefix = config_str("reaper_prefix"),
         .image = config_str("image"),

@@ -381,6 +381,85 @@ int reaper_sweep_evict(reaper_t *r)
     return 0;
 }
 
+/* Stop (when running) or remove (past orphan_grace) one orphan. */
+static void reap_orphan(reaper_t *r, json_t *c, int64_t now)
+{
+    const char *id = json_string_value(json_object_get(c, "Id"));
+    const char *state = json_string_value(json_object_get(c, "State"));
+    if (!id || !kept_id_ok(id))
+        return;
+    int64_t since = r->dry_run ? now : kept_orphan_since(id, now);
+    if (since <= 0)
+        since = now; /* no record: a grace from now, every sweep */
+    char path[200], age[64];
+    long st;
+    kept_human_age(now - since, age, sizeof age);
+    if (since > 0 && now - since > r->o->orphan_grace) {
+        report(r, "remove %s (orphan: a claimed spare whose claim record is gone, for %s)",
+               name_of(c), age);
+        if (r->dry_run)
+            return;
+        snprintf(path, sizeof path, "/containers/%s?force=1&v=1", id);
+        json_t *ans = NULL;
+        r->calls++;
+        docker_err_t e = docker_call(r->d, "DELETE", path, NULL, &st, &ans);
+        if (e != DOCKER_OK && e != DOCKER_ENOTFOUND) {
+            log_warn("could not remove orphan %s: %s", name_of(c), docker_message(ans));
+        } else {
+            r->removed++;
+            kept_record_drop(id);
+        }
+        json_decref(ans);
+        return;
+    }
+    if (!state || (strcmp(state, "running") && strcmp(state, "paused")))
+        return;
+    report(r, "stop %s (orphan: a claimed spare whose claim record is gone; nobody's sandbox)",
+           name_of(c));
+    if (r->dry_run)
+        return;
+    snprintf(path, sizeof path, "/containers/%s/stop?t=5", id);
+    json_t *ans = NULL;
+    r->calls++;
+    if (docker_call(r->d, "POST", path, NULL, &st, &ans) != DOCKER_OK && st != 304)
+        log_warn("could not stop orphan %s: %s", name_of(c), docker_message(ans));
+    else
+        r->stopped++;
+    json_decref(ans);
+}
+
+int reaper_sweep_orphans(reaper_t *r)
+{
+    char scope[17];
+    claim_scope_hash(kept_state_dir(), scope);
+    r->calls++;
+    json_t *list = claim_list_orphans(r->d, scope, false);
+    if (!list) {
+        log_warn("cannot list orphans: Docker did not answer");
+        return -1;
+    }
+    int64_t now = reaper_now(r);
+    size_t i;
+    json_t *c;
+    json_array_foreach(list, i, c) reap_orphan(r, c, now);
+    /* A container that is no orphan now (its record came back) loses its
+     * mark, so a later loss starts a new grace. */
+    char **ids = r->dry_run ? NULL : kept_record_ids();
+    for (char **p = ids; p && *p; p++) {
+        bool orphan = false;
+        json_array_foreach(list, i, c)
+        {
+            if (strcmp(json_string_value(json_object_get(c, "Id")) ?: "", *p) == 0)
+                orphan = true;
+        }
+        if (!orphan)
+            kept_orphan_clear(*p);
+    }
+    kept_record_ids_free(&ids);
+    json_decref(list);
+    return 0;
+}
+
 /* Records in state_dir whose container is gone (removed by hand, or by a
  * Docker that lost it) go too.  The folder is read before Docker is asked:
  * a record is written only after its container exists, so one made in
@@ -432,6 +511,7 @@ int reaper_sweep(reaper_t *r)
     rc |= reaper_sweep_idle(r);
     rc |= reaper_sweep_disk(r);
     rc |= reaper_sweep_evict(r);
+    rc |= reaper_sweep_orphans(r);
     rc |= reaper_sweep_records(r);
     return rc;
 }

@@ -8,7 +8,11 @@
  *            tombstone so the chat's next call is told why;
  *   evict    stopped sandboxes unused for keep_max_age, or past
  *            keep_max_count, or past keep_max_bytes together, are removed,
- *            oldest first, with tombstones (reaper/plan.c decides).
+ *            oldest first, with tombstones (reaper/plan.c decides);
+ *   orphans  a claimed spare whose claim record is gone (docker/claim.h:
+ *            nobody's sandbox, no chat reaches it) is stopped when seen
+ *            running, and removed once it has been an orphan for
+ *            orphan_grace (no tombstone: nobody knows its chat).
  * Only chats' sandboxes are ever touched -- containers labelled
  * talkback.conversation, and spares claimed by a chat (docker/claim.h);
  * spares nobody has claimed belong to the sandbox manager's pool -- and
@@ -31,6 +35,7 @@ typedef struct {
     int64_t keep_max_age; /* s */
     int64_t keep_max_count;
     int64_t keep_max_bytes;
+    int64_t orphan_grace; /* s */
     int64_t clock_offset; /* reaper_clock_offset, s added to the clock */
     const char *prefix;   /* reaper_prefix: only chats named so; "": all */
     const char *image;    /* for tombstones */
@@ -50,9 +55,12 @@ typedef struct {
 int reaper_sweep_idle(reaper_t *r);
 int reaper_sweep_disk(reaper_t *r);
 int reaper_sweep_evict(reaper_t *r);
+/* Stop the orphans of this state_dir's pool, and remove those past
+ * orphan_grace (docker/claim.h). */
+int reaper_sweep_orphans(reaper_t *r);
 /* Drop records in state_dir (docker/kept.h) of containers that are gone. */
 int reaper_sweep_records(reaper_t *r);
-/* All four, in that order.  0, or -1 when Docker could not be asked. */
+/* All five, in that order.  0, or -1 when Docker could not be asked. */
 int reaper_sweep(reaper_t *r);
 
 #endif

@@ -84,6 +84,7 @@ typedef struct call {
     int status;
     int64_t cpu_ms, rss_kb; /* -1: not told */
     bool limited;           /* killed at the output limit */
+    icap_report_t wd;       /* what the agent's watchdog killed (EXIT) */
     agent_limits_t lim;
     docker_output_fn on_output;
     void *ctx;
@@ -292,6 +293,7 @@ static bool dispatch(agent_link_t *l, const frame_msg_t *m)
         c->done = true;
         c->status = (int)frame_num(m, FN_STATUS, -1);
         c->limited = frame_num(m, FN_LIMITED, 0) != 0;
+        icap_take(&c->wd, m);
         take_usage(c, m);
         if (!c->muted && c->on_output && frame_has_str(m, FS_IMAGES)) /* images.c's list */
             c->on_output(c->ctx, FRAME_STREAM_IMAGES, m->str[FS_IMAGES], m->str_len[FS_IMAGES]);
@@ -553,6 +555,7 @@ static agent_link_t *link_open(agent_pool_t *p, const char *id, bool *gone, int6
     l->reader_started = true;
     frame_msg_t hello = { .type = FRAME_HELLO };
     frame_set_num(&hello, FN_NONCE, l->nonce);
+    icap_hello(&hello); /* the watchdog's caps */
     int64_t next_hello = 0;
     bool ready = false;
     for (;;) {
@@ -896,6 +899,7 @@ agent_err_t agent_run(agent_link_t *l, const agent_run_t *r, agent_exit_t *ex)
         frame_set_num(&m, FN_SHEPHERD, 0);
     if (r->output_limit > 0)
         frame_set_num(&m, FN_OUTPUT_LIMIT, r->output_limit);
+    icap_run(&m, r->watchdog_report);
     int sent = link_send(l, &m);
     free(argv);
     free(env);
@@ -912,6 +916,7 @@ agent_err_t agent_run(agent_link_t *l, const agent_run_t *r, agent_exit_t *ex)
             rc = c.failed ? AGENT_NOT_STARTED : AGENT_OK;
             ex->exit_code = c.status;
             ex->output_limited = c.limited;
+            ex->wd = c.wd;
             break;
         }
         if (l->dead) {

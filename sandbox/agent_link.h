@@ -28,6 +28,7 @@
 
 #include "docker/docker.h"
 #include "spec/sandbox.h" /* AGENT_CMD_PATH */
+#include "sandbox/inotify_cap.h"
 
 typedef struct agent_pool agent_pool_t;
 typedef struct agent_link agent_link_t;
@@ -96,6 +97,7 @@ typedef struct {
     bool no_shepherd;       /* run it without the agent's shepherd
                                   (agent_shepherd off: for measurements) */
     int64_t output_limit;   /* kill it past this many output bytes; 0: never */
+    bool watchdog_report;   /* its EXIT may say what the inotify watchdog killed */
     size_t stdin_len;
     docker_output_fn on_output; /* streams 1 and 2; FRAME_STREAM_IMAGES: the
                                     images the command wrote (frame.h) */
@@ -109,6 +111,7 @@ typedef struct {
     int64_t cpu_ms;      /* CPU time of it and all it started that ended; -1: unknown */
     int64_t max_rss_kb;  /* the largest peak RSS among them; -1: unknown */
     bool output_limited; /* killed at output_limit */
+    icap_report_t wd;    /* what the agent's inotify watchdog killed */
 } agent_exit_t;
 
 /* Run a command through the link, streaming its output. */

@@ -14,6 +14,7 @@
 #include "sandbox/capacity.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <pthread.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -27,6 +28,7 @@
 #include "docker/claim.h"
 #include "docker/kept.h"
 #include "proto/ops.h"
+#include "sandbox/disk.h"
 
 #ifndef TALKBACK_VERSION
 #define TALKBACK_VERSION "dev"
@@ -103,6 +105,34 @@ static int64_t mem_free_kb(void)
             break;
     fclose(f);
     return kb;
+}
+
+void capacity_mem_refusal(int64_t avail_kb, int64_t floor, textbuf_t *why)
+{
+    char have[32], keep[32];
+    disk_size_phrase(avail_kb * 1024, have, sizeof have);
+    disk_size_phrase(floor, keep, sizeof keep);
+    textbuf_printf(why,
+                   "[talkback: the sandbox host has only %s of memory available, below the %s it "
+                   "keeps free (setting `mem_floor`), so this chat's sandbox was not started and "
+                   "nothing ran. Try again in a few minutes, when idle sandboxes have stopped; if "
+                   "it keeps failing, tell the user the sandbox host is out of memory.]",
+                   have, keep);
+}
+
+bool capacity_start_room(int64_t floor, textbuf_t *why)
+{
+    if (floor <= 0)
+        return true;
+    int64_t kb = mem_free_kb();
+    if (kb < 0 || kb * 1024 >= floor)
+        return true;
+    log_warn("not starting a sandbox: MemAvailable %" PRId64 " KiB is below mem_floor %" PRId64
+             " KiB",
+             kb, floor / 1024);
+    if (why)
+        capacity_mem_refusal(kb, floor, why);
+    return false;
 }
 
 /* Free KiB of the file system holding path, or -1. */

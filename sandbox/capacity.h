@@ -17,6 +17,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include "common/textbuf.h"
 #include "docker/docker.h"
 #include "proto/proto.h"
 
@@ -51,6 +52,18 @@ void capacity_hello(proto_map_t *data, void *ctx);
  * written or removed. */
 bool capacity_draining(capacity_t *c);
 int capacity_set_draining(capacity_t *c, bool on);
+
+/* Whether the Docker host has the memory to start one more sandbox: its
+ * MemAvailable at or above floor bytes (floor 0, or MemAvailable unknown:
+ * yes).  The sandbox manager runs on the Docker host (it is the only user
+ * of its Docker, beside it), so /proc/meminfo is that host's; Docker's
+ * /info says only MemTotal, and the sandboxes' memory limits add up to far
+ * more than they use (an idle sandbox holds about 1 MiB of its 256).
+ * Asked before a sandbox is created, claimed from the warm pool or
+ * started; false with the call's text in why (may be NULL). */
+bool capacity_start_room(int64_t floor, textbuf_t *why);
+/* That text, for avail_kb of MemAvailable against floor (pure). */
+void capacity_mem_refusal(int64_t avail_kb, int64_t floor, textbuf_t *why);
 
 /* Write the figures, caps, version and the draining flag into data (what
  * capacity_hello sends).  Pure but for the caps read from config. */

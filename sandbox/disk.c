@@ -1,11 +1,20 @@
 /* disk.c -- the disk cap on the sandbox manager's side (see disk.h).
  *
  * Sizing a writable layer walks it (Docker's SizeRw is a du), so it is
- * never done on a call's path: calls queue their container, one thread
- * sizes them one at a time, each at most once per disk_call_interval, and
- * a container queued twice is sized once.  The queue holds only sandboxes
- * with recent calls: an entry goes once it is sized and its interval has
- * passed.
+ * never done on a call's path: calls register their container, one thread
+ * sizes them one at a time, and a container asked for twice is sized once.
+ * After a call, a sandbox is sized at most once per disk_call_interval;
+ * while a call runs, again when, writing at disk_write_rate (or the
+ * fastest it was seen to grow, if faster) from the last size, it could
+ * reach the cap (never sooner than disk_watch_min_ms or
+ * four times the last sizing's cost, never later than
+ * disk_call_interval).  The list holds only sandboxes with calls running
+ * or recent: an entry goes once it is sized and its interval has passed.
+ *
+ * A sandbox past the cap with calls running is marked: the calls poll
+ * disk_over with their cancel check and stop, and the last one's
+ * disk_after_call removes the sandbox on its own thread, so the call's
+ * answer can say so.  Only the sizing thread frees entries.
  */
 #include "sandbox/disk.h"
 
@@ -24,8 +33,14 @@
 typedef struct size_entry {
     char id[72];
     char *conv, *name;
-    bool queued;
+    bool queued;      /* a sizing after a call is asked for */
+    int active;       /* calls running in it now */
+    bool over;        /* found past the cap while calls ran */
     int64_t sized_at; /* monotonic ms of the last sizing */
+    int64_t next_ms;  /* the next sizing while calls run */
+    int64_t rw;       /* its size then, -1: not known */
+    int64_t rate;     /* the fastest it was seen to grow, bytes/s */
+    int64_t cost_ms;  /* what that sizing took */
     struct size_entry *next;
 } size_entry_t;
 
@@ -156,24 +171,25 @@ static int64_t size_rw(docker_t *d, const char *id)
 }
 
 /* Past the cap: a tombstone, then the sandbox goes (as the reaper does). */
-static void remove_over_cap(disk_t *k, const size_entry_t *e, int64_t rw)
+static void remove_over_cap(disk_t *k, const char *id, const char *conv, const char *name,
+                            int64_t rw)
 {
     int64_t cap = k->o.cap;
     char tomb[160], path[200];
     log_info("removing sandbox %s: %" PRId64 " MiB written, over the %" PRId64 " MiB disk cap",
-             e->name, rw >> 20, cap >> 20);
+             name, rw >> 20, cap >> 20);
     snprintf(tomb, sizeof tomb, "because it grew past the %" PRId64 " MiB disk cap", cap >> 20);
-    kept_tombstone_create(k->d, k->o.image, e->conv, e->name, tomb);
-    snprintf(path, sizeof path, "/containers/%s?force=1&v=1", e->id);
+    kept_tombstone_create(k->d, k->o.image, conv, name, tomb);
+    snprintf(path, sizeof path, "/containers/%s?force=1&v=1", id);
     long st;
     json_t *ans = NULL;
     docker_err_t err = docker_call(k->d, "DELETE", path, NULL, &st, &ans);
     if (err != DOCKER_OK && err != DOCKER_ENOTFOUND)
-        log_warn("could not remove %s: %s", e->name, docker_message(ans));
+        log_warn("could not remove %s: %s", name, docker_message(ans));
     json_decref(ans);
-    kept_record_drop(e->id);
+    kept_record_drop(id);
     if (k->o.forget)
-        k->o.forget(k->o.ctx, e->conv);
+        k->o.forget(k->o.ctx, conv);
 }
 
 static void entry_free(size_entry_t *e)
@@ -183,22 +199,102 @@ static void entry_free(size_entry_t *e)
     free(e);
 }
 
-/* The next entry due for sizing (under the lock); drops entries whose
- * interval has passed with nothing queued. */
-static size_entry_t *next_due(disk_t *k, int64_t now, int64_t every)
+/* When entry e is due for sizing: while calls run, at next_ms; after a
+ * call, one interval after the last sizing; else never. */
+static int64_t entry_due(const size_entry_t *e, int64_t every)
 {
+    if (e->active > 0 && !e->over)
+        return e->next_ms;
+    if (e->queued && !e->over)
+        return e->sized_at + every;
+    return INT64_MAX;
+}
+
+/* The entry due first (under the lock), when it is due by now; else NULL
+ * and *wait_ms until the first one is.  Drops entries with no call
+ * running, nothing asked for and their interval passed. */
+static size_entry_t *next_due(disk_t *k, int64_t now, int64_t every, int64_t *wait_ms)
+{
+    size_entry_t *best = NULL;
+    int64_t best_due = INT64_MAX;
     for (size_entry_t **pp = &k->entries; *pp;) {
         size_entry_t *e = *pp;
-        if (e->queued && now - e->sized_at >= every)
-            return e;
-        if (!e->queued && now - e->sized_at >= every) {
+        if (e->active == 0 && !e->queued && !e->over && now - e->sized_at >= every) {
             *pp = e->next;
             entry_free(e);
             continue;
         }
+        int64_t due = entry_due(e, every);
+        if (due < best_due) {
+            best_due = due;
+            best = e;
+        }
         pp = &e->next;
     }
-    return NULL;
+    *wait_ms = best_due == INT64_MAX ? 1000 : best_due - now;
+    return best && best_due <= now ? best : NULL;
+}
+
+/* The next sizing of e while calls run, from its size rw now (see the top
+ * of the file). */
+static int64_t next_gap(const disk_t *k, const size_entry_t *e, int64_t rw)
+{
+    int64_t gap = k->o.call_interval * 1000;
+    int64_t rate = e->rate > k->o.write_rate ? e->rate : k->o.write_rate;
+    if (rate > 0 && rw >= 0) {
+        int64_t head = k->o.cap > rw ? k->o.cap - rw : 0;
+        int64_t g = head / rate * 1000 + head % rate * 1000 / rate;
+        if (g < gap)
+            gap = g;
+    }
+    if (gap < k->o.watch_min_ms)
+        gap = k->o.watch_min_ms;
+    if (gap < 4 * e->cost_ms)
+        gap = 4 * e->cost_ms;
+    return gap;
+}
+
+/* Size entry e (under the lock, which is let go meanwhile) and act on it:
+ * past the cap, its calls are stopped, or with none running it goes. */
+static void size_one(disk_t *k, size_entry_t *e)
+{
+    e->queued = false;
+    char id[72];
+    snprintf(id, sizeof id, "%s", e->id);
+    pthread_mutex_unlock(&k->mu);
+    int64_t t0 = proto_mono_ms();
+    int64_t rw = size_rw(k->d, id);
+    int64_t now = proto_mono_ms();
+    pthread_mutex_lock(&k->mu);
+    if (e->active > 0 && e->rw >= 0 && rw > e->rw && t0 > e->sized_at) {
+        int64_t r = (rw - e->rw) / (t0 - e->sized_at) * 1000; /* faster than the setting says */
+        if (r > e->rate)
+            e->rate = r;
+    }
+    e->sized_at = now;
+    e->cost_ms = now - t0;
+    e->rw = rw;
+    e->next_ms = now + next_gap(k, e, rw);
+    log_debug("sized %s: %" PRId64 " MiB in %" PRId64 " ms (%d calls running); next in %" PRId64
+              " ms",
+              e->name, rw >> 20, e->cost_ms, e->active, e->next_ms - now);
+    if (rw <= k->o.cap || e->over)
+        return;
+    if (e->active > 0) {
+        e->over = true; /* the calls stop; the last one's end removes it */
+        pthread_cond_broadcast(&k->cv);
+        log_info("stopping the calls in sandbox %s: %" PRId64 " MiB written, past the %" PRId64
+                 " MiB disk cap",
+                 e->name, rw >> 20, k->o.cap >> 20);
+        return;
+    }
+    char *conv = strdup(e->conv), *name = strdup(e->name);
+    pthread_mutex_unlock(&k->mu);
+    if (conv && name)
+        remove_over_cap(k, id, conv, name, rw);
+    free(conv);
+    free(name);
+    pthread_mutex_lock(&k->mu);
 }
 
 static void *size_thread(void *arg)
@@ -206,28 +302,23 @@ static void *size_thread(void *arg)
     disk_t *k = arg;
     pthread_mutex_lock(&k->mu);
     while (!k->stopping) {
-        int64_t every = k->o.call_interval * 1000;
-        size_entry_t *e = next_due(k, proto_mono_ms(), every);
-        if (!e) {
-            struct timespec ts;
-            clock_gettime(CLOCK_REALTIME, &ts);
-            ts.tv_sec += 1;
-            pthread_cond_timedwait(&k->cv, &k->mu, &ts);
+        int64_t every = k->o.call_interval * 1000, wait_ms;
+        size_entry_t *e = next_due(k, proto_mono_ms(), every, &wait_ms);
+        if (e) {
+            size_one(k, e);
             continue;
         }
-        e->queued = false;
-        e->sized_at = proto_mono_ms();
-        size_entry_t copy = *e;
-        copy.conv = strdup(e->conv);
-        copy.name = strdup(e->name);
-        pthread_mutex_unlock(&k->mu);
-        int64_t rw = size_rw(k->d, copy.id);
-        bool busy = copy.conv && k->o.busy && k->o.busy(k->o.ctx, copy.conv) > 0;
-        if (rw > k->o.cap && copy.conv && copy.name && !busy)
-            remove_over_cap(k, &copy, rw);
-        free(copy.conv);
-        free(copy.name);
-        pthread_mutex_lock(&k->mu);
+        if (wait_ms > 1000)
+            wait_ms = 1000;
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        ts.tv_sec += wait_ms / 1000;
+        ts.tv_nsec += (wait_ms % 1000) * 1000000L;
+        if (ts.tv_nsec >= 1000000000L) {
+            ts.tv_sec++;
+            ts.tv_nsec -= 1000000000L;
+        }
+        pthread_cond_timedwait(&k->cv, &k->mu, &ts);
     }
     pthread_mutex_unlock(&k->mu);
     return NULL;
@@ -242,8 +333,9 @@ disk_t *disk_new(docker_t *d, const disk_opts_t *o)
     k->o = *o;
     pthread_mutex_init(&k->mu, NULL);
     pthread_cond_init(&k->cv, NULL);
-    char why[512], cap[32];
+    char why[512], cap[32], rate[32];
     disk_size_phrase(k->o.cap, cap, sizeof cap);
+    disk_size_phrase(k->o.write_rate, rate, sizeof rate);
     k->enforced = probe(k, why, sizeof why);
     if (k->enforced) {
         log_info(
@@ -256,9 +348,10 @@ disk_t *disk_new(docker_t *d, const disk_opts_t *o)
         "disk_cap %s is NOT enforced at write time: no container with a size limit could be made "
         "(%s); it needs a data root on xfs mounted with pquota or on btrfs with quota groups "
         "(deploy/setup: TALKBACK_QUOTA_DATA_ROOT). "
-        "A sandbox past the cap is removed once it is seen: sized after its calls (at most every "
-        "%" PRId64 " s) and by the reaper every disk_interval",
-        cap, why, k->o.call_interval);
+        "A sandbox is sized while its calls run (again before it could reach the cap writing "
+        "%s a second, at most every %" PRId64 " s) and after them: a call past the cap is "
+        "stopped and the sandbox removed; the reaper sizes them every disk_interval",
+        cap, why, rate, k->o.call_interval);
     if (k->o.call_interval > 0 && pthread_create(&k->thread, NULL, size_thread, k) == 0)
         k->running = true;
     return k;
@@ -301,32 +394,107 @@ void disk_template(const disk_t *k, json_t *host_config)
     json_object_set_new(host_config, "StorageOpt", json_pack("{s:s}", "size", size));
 }
 
+/* The entry of container id, made when missing (under the lock); NULL
+ * without memory. */
+static size_entry_t *entry_get(disk_t *k, const char *id, const char *conv, const char *name)
+{
+    size_entry_t *e = k->entries;
+    while (e && strcmp(e->id, id) != 0)
+        e = e->next;
+    if (e || !(e = calloc(1, sizeof *e)))
+        return e;
+    snprintf(e->id, sizeof e->id, "%s", id);
+    e->conv = strdup(conv);
+    e->name = strdup(name);
+    e->rw = -1;
+    e->sized_at = proto_mono_ms() - k->o.call_interval * 1000;
+    if (!e->conv || !e->name) {
+        entry_free(e);
+        return NULL;
+    }
+    e->next = k->entries;
+    k->entries = e;
+    return e;
+}
+
+void disk_call_begin(disk_t *k, const char *id, const char *conv, const char *name)
+{
+    if (!k || !k->running || !kept_id_ok(id) || !conv || !name)
+        return;
+    pthread_mutex_lock(&k->mu);
+    size_entry_t *e = entry_get(k, id, conv, name);
+    if (e && e->active++ == 0) {
+        /* The first sizing under this call: from the last size when it is
+         * recent, else soon (calls shorter than that are sized after). */
+        int64_t now = proto_mono_ms(), soon = now + k->o.watch_min_ms;
+        int64_t from = e->rw >= 0 && now - e->sized_at < k->o.call_interval * 1000
+                           ? e->sized_at + next_gap(k, e, e->rw)
+                           : soon;
+        e->next_ms = from > soon ? from : soon;
+        pthread_cond_signal(&k->cv);
+    }
+    pthread_mutex_unlock(&k->mu);
+}
+
+bool disk_over(disk_t *k, const char *id, int64_t *written)
+{
+    if (!k || !k->running || !id)
+        return false;
+    pthread_mutex_lock(&k->mu);
+    size_entry_t *e = k->entries;
+    while (e && strcmp(e->id, id) != 0)
+        e = e->next;
+    bool over = e && e->over;
+    if (over && written)
+        *written = e->rw;
+    pthread_mutex_unlock(&k->mu);
+    return over;
+}
+
 void disk_after_call(disk_t *k, const char *id, const char *conv, const char *name)
 {
     if (!k || !k->running || !kept_id_ok(id))
         return;
     pthread_mutex_lock(&k->mu);
-    size_entry_t *e = k->entries;
-    while (e && strcmp(e->id, id) != 0)
-        e = e->next;
-    if (!e && (e = calloc(1, sizeof *e))) {
-        snprintf(e->id, sizeof e->id, "%s", id);
-        e->conv = strdup(conv);
-        e->name = strdup(name);
-        e->sized_at = proto_mono_ms() - k->o.call_interval * 1000;
-        if (!e->conv || !e->name) {
-            entry_free(e);
-            e = NULL;
-        } else {
-            e->next = k->entries;
-            k->entries = e;
-        }
+    size_entry_t *e = entry_get(k, id, conv, name);
+    if (!e) {
+        pthread_mutex_unlock(&k->mu);
+        return;
     }
-    if (e) {
-        e->queued = true;
-        pthread_cond_signal(&k->cv);
+    if (e->active > 0)
+        e->active--;
+    if (e->over && e->active == 0) {
+        /* Its calls were stopped for the cap: it goes now, here. */
+        int64_t rw = e->rw;
+        e->over = false;
+        e->rw = -1;
+        char *c = strdup(e->conv), *n = strdup(e->name);
+        pthread_mutex_unlock(&k->mu);
+        if (c && n)
+            remove_over_cap(k, id, c, n, rw);
+        free(c);
+        free(n);
+        return;
     }
+    e->queued = true;
+    pthread_cond_signal(&k->cv);
     pthread_mutex_unlock(&k->mu);
+}
+
+void disk_capped_line(int64_t disk_cap, int64_t written, textbuf_t *t)
+{
+    char cap[32], wrote[32];
+    disk_size_phrase(disk_cap, cap, sizeof cap);
+    snprintf(wrote, sizeof wrote, "%" PRId64 " MiB",
+             (written > disk_cap ? written : disk_cap) >> 20);
+    textbuf_printf(
+        t,
+        "[No space left: this sandbox had written %s, past its disk cap of %s (setting "
+        "`disk_cap`), so the command and everything it started were stopped, and the sandbox is "
+        "removed with all its files: the next call starts a clean one. Write less than %s in "
+        "all: keep big downloads and build output out of the sandbox, and delete what is no "
+        "longer needed as you go (`du -xsh /work /root /tmp 2>/dev/null` shows what is big).]\n",
+        wrote, cap, cap);
 }
 
 void disk_hint(const disk_t *k, int64_t disk_cap, const char *out, size_t len, textbuf_t *t)

@@ -28,15 +28,14 @@
 typedef struct disk disk_t;
 
 /* What disk_new needs: the configuration (read by the process's main.c)
- * and the manager's two questions.  busy(ctx, conv) says how many calls
- * of conv are running (a sandbox is not removed under a running call: the
- * sizing after that call's end decides); forget(ctx, conv) is called when
- * the sizing removed conv's sandbox.  Both may be NULL. */
+ * and the manager's question: forget(ctx, conv) is called when the sizing
+ * removed conv's sandbox (may be NULL). */
 typedef struct {
     const char *image;     /* for the probe and tombstones */
     int64_t cap;           /* disk_cap, bytes */
     int64_t call_interval; /* disk_call_interval, s; 0: no sizing */
-    int (*busy)(void *ctx, const char *conv);
+    int64_t write_rate;    /* disk_write_rate, bytes/s; 0: every call_interval */
+    int64_t watch_min_ms;  /* disk_watch_min_ms */
     void (*forget)(void *ctx, const char *conv);
     void *ctx;
 } disk_opts_t;
@@ -52,9 +51,23 @@ bool disk_enforced(const disk_t *k);
 /* Add StorageOpt size to a sandbox's HostConfig when enforced. */
 void disk_template(const disk_t *k, json_t *host_config);
 
-/* A call in container id (of chat conv, name its container's name) ended:
- * queue a sizing of it when Docker cannot cap it. */
+/* A call in container id (of chat conv, name its container's name) starts.
+ * Where Docker cannot cap it, the sandbox is sized while the call runs:
+ * again before it could reach disk_cap writing at disk_write_rate, at
+ * least every disk_call_interval and at most every disk_watch_min_ms (or
+ * four times what the last sizing took).  Every begin has one
+ * disk_after_call. */
+void disk_call_begin(disk_t *k, const char *id, const char *conv, const char *name);
+/* Whether sandbox id was found past disk_cap while a call ran (then the
+ * call is to stop); *written: the bytes it had written then. */
+bool disk_over(disk_t *k, const char *id, int64_t *written);
+/* A call in container id ended: queue a sizing of it when Docker cannot cap
+ * it.  A sandbox found past the cap while calls ran is removed now, once
+ * its last call ended (with a tombstone, as the reaper does). */
 void disk_after_call(disk_t *k, const char *id, const char *conv, const char *name);
+/* The line for a call stopped because its sandbox passed the cap (written:
+ * what disk_over said).  Appends to t. */
+void disk_capped_line(int64_t disk_cap, int64_t written, textbuf_t *t);
 /* The line for a command or write whose output (len bytes) says it ran
  * out of space; nothing when it does not.  disk_cap (bytes) is the cap
  * the line names; k NULL: not enforced at write time.  Appends to t. */

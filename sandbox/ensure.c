@@ -21,6 +21,7 @@
 #include "docker/chatname.h"
 #include "docker/claim.h"
 #include "docker/kept.h"
+#include "sandbox/capacity.h"
 #include "spec/sandbox.h"
 #include "sandbox/notices.h"
 
@@ -129,7 +130,8 @@ static ensure_t ensure_started(manager_t *m, const char *id, json_t *info, const
     int64_t t0 = proto_mono_ms();
     if (!netcheck_ok(m->o.netcheck, err)) /* never on a network the egress rule misses */
         return ENSURE_FAILED;
-    if (!running_start_begin(m->running, label_user, id, err))
+    if (!capacity_start_room(m->o.mem_floor, err) ||
+        !running_start_begin(m->running, label_user, id, err))
         return ENSURE_REFUSED;
     int64_t t1 = proto_mono_ms();
     /* Before every start: the sandbox then runs this manager's agent
@@ -191,8 +193,10 @@ static ensure_t ensure_make(manager_t *m, const char *conv, const char *user, co
 {
     if (!netcheck_ok(m->o.netcheck, err)) /* never on a network the egress rule misses */
         return ENSURE_FAILED;
-    /* A new sandbox is one more running: the caps first (running.h). */
-    if (!running_start_begin(m->running, user, NULL, err))
+    /* A new sandbox is one more running: the host's memory and the caps
+     * first (capacity.h, running.h). */
+    if (!capacity_start_room(m->o.mem_floor, err) ||
+        !running_start_begin(m->running, user, NULL, err))
         return ENSURE_REFUSED;
     char sid[72];
     pool_claim_t pc = pool_claim(m->pool, conv, user, name, sid);

@@ -5,7 +5,8 @@
  * or be a spare the chat claimed (its claim record names the chat,
  * docker/claim.h); a container under the name that is another chat's is
  * not this chat's.  Spares nobody claimed are no chat's: list leaves them
- * out.  Labels come from
+ * out; orphans (claimed spares whose claim record is gone) are listed as
+ * such, by their container name.  Labels come from
  * Docker and are printed in list's lines, so tabs and line ends in them are
  * replaced: one sandbox stays one line.
  */
@@ -78,6 +79,36 @@ static void put_field(textbuf_t *t, const char *s)
     textbuf_append(t, "\t", 1);
 }
 
+/* The orphans of this state_dir's pool (docker/claim.h), one line each:
+ * the container's name where the conversation goes (nobody knows the
+ * chat), no user, and the state "orphan-" + Docker's. */
+static void list_orphans(const hostops_t *h, worker_job_t *job, textbuf_t *t)
+{
+    char scope[17], state[48];
+    claim_scope_hash(kept_state_dir(), scope);
+    json_t *ans = claim_list_orphans(h->d, scope, true);
+    int64_t now = (int64_t)time(NULL);
+    size_t i;
+    json_t *c;
+    json_array_foreach(ans, i, c)
+    {
+        const char *id = json_string_value(json_object_get(c, "Id"));
+        const char *name = json_string_value(json_array_get(json_object_get(c, "Names"), 0));
+        int64_t last = id && kept_id_ok(id) ? kept_stamp_get(id) : 0;
+        if (!last)
+            last = (int64_t)json_integer_value(json_object_get(c, "Created"));
+        snprintf(state, sizeof state, "orphan-%s",
+                 json_string_value(json_object_get(c, "State")) ?: "unknown");
+        put_field(t, name && *name == '/' ? name + 1 : name);
+        put_field(t, "");
+        put_field(t, worker_host(job->worker));
+        put_field(t, state);
+        textbuf_printf(t, "%" PRId64 "\t%" PRId64 "\n", last && now > last ? now - last : 0,
+                       (int64_t)json_integer_value(json_object_get(c, "SizeRw")));
+    }
+    json_decref(ans);
+}
+
 /* One line per chat's sandbox: the labelled ones and the claimed spares,
  * whose labels claim_list_chats fills in from their records. */
 static proto_msg_t *op_list(const hostops_t *h, worker_job_t *job)
@@ -107,6 +138,7 @@ static proto_msg_t *op_list(const hostops_t *h, worker_job_t *job)
                        (int64_t)json_integer_value(json_object_get(c, "SizeRw")));
     }
     json_decref(ans);
+    list_orphans(h, job, &t);
     proto_msg_t *r = proto_reply_new(job->req, PROTO_ST_OK, false, "");
     if (r && t.len)
         proto_msg_set_text(r, t.buf, t.len);

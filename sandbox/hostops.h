@@ -7,7 +7,9 @@
  *                      a claimed spare's record: docker/claim.h)
  *   list     -       one line per chat's sandbox (spares nobody claimed
  *                      are left out), tab-separated: conversation, user,
- *                      host, state, idle_seconds, disk_bytes
+ *                      host, state, idle_seconds, disk_bytes; and one per
+ *                      orphan (docker/claim.h): its container name, no
+ *                      user, host, "orphan-" + its state, idle, disk
  *   drain    -       this host takes no new chats (flag kept in state_dir)
  *   undrain  -       it takes new chats again
  *   stop     conv    stops that chat's sandbox; its files stay

@@ -18,6 +18,7 @@
 #include "docker/docker.h"
 #include "proto/ops.h"
 #include "sandbox/capacity.h"
+#include "sandbox/inotify_cap.h"
 #include "docker/kept.h"
 #include "sandbox/manager.h"
 
@@ -55,12 +56,15 @@ static manager_t *manager_from_config(docker_t *d)
             .image = config_str("image"),
             .cap = config_int("disk_cap"),
             .call_interval = config_int("disk_call_interval"),
+            .write_rate = config_int("disk_write_rate"),
+            .watch_min_ms = config_int("disk_watch_min_ms"),
         },
         .egress = {
             .network = config_str("network"),
             .record = config_str("egress_record"),
             .check = config_str("egress_check"),
         },
+        .mem_floor = config_int("mem_floor"),
         .pictures = {
             .max_count = config_int("image_max_count"),
             .max_bytes = config_int("image_max_bytes"),
@@ -97,6 +101,7 @@ int main(int argc, char **argv)
     }
     log_info("Docker API version %s", docker_api_version(d));
 
+    icap_set(config_int("inotify_max_watches"), config_int("inotify_max_instances"));
     manager_t *m = manager_from_config(d);
     if (!m) {
         docker_destroy(&d);

@@ -29,6 +29,7 @@
 #include "sandbox/disk.h"
 #include "hints/hints.h"
 #include "sandbox/hostops.h"
+#include "sandbox/inotify_cap.h"
 #include "sandbox/notices.h"
 #include "sandbox/pictures.h"
 #include "sandbox/run.h"
@@ -85,6 +86,7 @@ static proto_msg_t *with_container(manager_t *m, worker_job_t *job, with_fn fn, 
         int64_t deadline_s =
             (req->deadline_ms ? req->deadline_ms / 1000 : (int64_t)time(NULL) + 3600) + 1;
         running_call_begin(m->running, req->conv, id, deadline_s);
+        disk_call_begin(m->disk, id, req->conv, container_name(req->conv).s);
         docker_err_t e = fn(m, id, arg);
         running_call_end(m->running, req->conv, id);
         disk_after_call(m->disk, id, req->conv, container_name(req->conv).s);
@@ -112,8 +114,17 @@ typedef struct {
     int64_t output_limit; /* exec: kill past this many output bytes; 0: none */
     run_result_t res;
     bool ran;
-    char id[72]; /* the container it ran in, for hint probes */
+    char id[72];          /* the container it ran in, for hint probes */
+    disk_t *disk;         /* to ask whether its sandbox passed disk_cap */
+    int64_t disk_written; /* what it had written then */
 } run_arg_t;
+
+/* run.h's capped check: the sandbox passed disk_cap while the command ran. */
+static bool run_capped(void *ctx)
+{
+    run_arg_t *a = ctx;
+    return disk_over(a->disk, a->id, &a->disk_written);
+}
 
 static docker_err_t do_run(manager_t *m, const char *id, void *arg)
 {
@@ -129,8 +140,12 @@ static docker_err_t do_run(manager_t *m, const char *id, void *arg)
         .job = a->job,
         .separate_stderr = a->separate_stderr,
         .output_limit = a->output_limit,
+        .capped = run_capped,
+        .capped_ctx = a,
+        .watchdog_report = true,
     };
     a->ran = true;
+    a->disk = m->disk;
     snprintf(a->id, sizeof a->id, "%s", id);
     return run_command(&m->via, id, &o, &a->res);
 }
@@ -158,7 +173,9 @@ static void render_run(const manager_opts_t *o, const run_arg_t *a, textbuf_t *t
     capbuf_render(&a->res.out, t);
     if (t->len > before && t->buf[t->len - 1] != '\n')
         textbuf_puts(t, "\n");
-    if (a->res.timed_out)
+    if (a->res.disk_capped)
+        disk_capped_line(o->disk.cap, a->disk_written, t);
+    else if (a->res.timed_out)
         textbuf_printf(t,
                        "[timed out after %d s: the command and everything it started were killed. "
                        "If it needs longer, call run again with a larger timeout (up to %" PRId64
@@ -183,6 +200,7 @@ static void render_run(const manager_opts_t *o, const run_arg_t *a, textbuf_t *t
                        a->output_limit);
     else if (a->res.exit_code != 0)
         textbuf_printf(t, "[exit code %d]\n", a->res.exit_code);
+    icap_line(&a->res.watchdog, t);
 }
 
 /* Hint probes (hints.h): a short read-only command in the same container. */
@@ -226,8 +244,8 @@ static int hint_limits(void *ctx, hints_limits_t *out)
  * command just failed the same way again. */
 static void run_hints(manager_t *m, worker_job_t *job, const run_arg_t *a, textbuf_t *t)
 {
-    if (a->res.cancelled || a->res.agent_lost)
-        return;
+    if (a->res.cancelled || a->res.agent_lost || a->res.disk_capped)
+        return; /* (a sandbox past its disk cap is gone) */
     textbuf_t out;
     textbuf_init(&out);
     capbuf_render(&a->res.out, &out);
@@ -340,7 +358,8 @@ static proto_msg_t *run_not_started(const proto_msg_t *req, const run_arg_t *a,
 /* Whether the reply to a command that ran counts as an error. */
 static bool run_failed(const run_arg_t *a)
 {
-    return a->res.timed_out || a->res.cancelled || a->res.output_limited || a->res.exit_code != 0;
+    return a->res.timed_out || a->res.cancelled || a->res.output_limited || a->res.disk_capped ||
+           a->res.exit_code != 0;
 }
 
 /* Give r its text t and the images of pics (both may be empty), then free
@@ -380,8 +399,10 @@ static proto_msg_t *tool_run(manager_t *m, worker_job_t *job)
     if (notice.len)
         textbuf_append(&t, notice.buf, notice.len);
     render_run(&m->o, &a, &t, true);
-    /* The images it drew (pictures.h): named in the text, sent along. */
-    pics = pictures_collect(&m->via, &m->o.pictures, a.id, a.res.images, a.res.images_len);
+    /* The images it drew (pictures.h): named in the text, sent along (not
+     * from a sandbox removed for its disk cap). */
+    if (!a.res.disk_capped)
+        pics = pictures_collect(&m->via, &m->o.pictures, a.id, a.res.images, a.res.images_len);
     if (pics)
         textbuf_append(&t, pics->text, pics->text_len);
     run_hints(m, job, &a, &t);
@@ -688,13 +709,6 @@ static int ensure_network(docker_t *d, const char *net)
     return 0;
 }
 
-/* Calls of a chat running now (for the disk sizing). */
-static int busy_conv(void *ctx, const char *conv)
-{
-    manager_t *m = ctx;
-    return running_inflight(m->running, conv);
-}
-
 /* The disk sizing removed a chat's sandbox: forget the chat. */
 static void forget_conv(void *ctx, const char *conv)
 {
@@ -709,7 +723,6 @@ manager_t *manager_new(docker_t *d, const manager_opts_t *o)
     if (!m)
         return NULL;
     m->o = *o;
-    m->o.disk.busy = busy_conv;
     m->o.disk.forget = forget_conv;
     m->o.disk.ctx = m;
     m->hints_tmpl = (hints_limits_t){ .memory = o->memory,

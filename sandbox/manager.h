@@ -49,6 +49,8 @@ typedef struct {
     /* the warm pool (pool.h) */
     int64_t warm_pool;       /* spares kept ready; 0 = none */
     int64_t warm_pool_check; /* s between checks of the spares */
+    int64_t mem_floor;       /* bytes of MemAvailable below which no sandbox starts
+                          (capacity.h); 0: none */
     /* the helpers' own */
     running_opts_t running;
     disk_opts_t disk;

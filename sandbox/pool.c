@@ -22,6 +22,7 @@
 #include "docker/claim.h"
 #include "docker/kept.h"
 #include "proto/proto.h"
+#include "sandbox/capacity.h"
 #include "sandbox/manager_int.h"
 
 typedef struct spare {
@@ -69,8 +70,7 @@ void pool_template_hash(const json_t *tmpl, const char *agent_version, char out[
 
 void pool_scope_hash(const char *state_dir, char out[17])
 {
-    uint64_t h = fnv(1469598103934665603ULL, state_dir, strlen(state_dir));
-    snprintf(out, 17, "%016llx", (unsigned long long)h);
+    claim_scope_hash(state_dir, out); /* the reaper's orphans are found by it too */
 }
 
 /* The template a spare is made from now: the sandbox template with the
@@ -104,6 +104,8 @@ static void spare_remove(pool_t *p, const char *id, const char *why)
 /* Make, fill and start one spare; its id into id.  0 or -1. */
 static int spare_make(pool_t *p, char id[72])
 {
+    if (!capacity_start_room(p->o->mem_floor, NULL))
+        return -1; /* no spares while the host is short of memory */
     unsigned char rnd[CLAIM_SPARE_HEX / 2];
     if (!netcheck_ok(p->o->netcheck, NULL)) /* as for any sandbox (netcheck.h) */
         return -1;

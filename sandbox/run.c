@@ -86,6 +86,10 @@ static bool should_stop(void *ctx)
         c->res->cancelled = true;
         return true;
     }
+    if (c->o->capped && c->o->capped(c->o->capped_ctx)) {
+        c->res->disk_capped = true;
+        return true;
+    }
     if (proto_mono_ms() - c->start_ms >= (int64_t)c->o->timeout_s * 1000) {
         c->res->timed_out = true;
         return true;
@@ -164,6 +168,7 @@ static bool run_via_agent(const run_via_t *v, const char *id, const run_opts_t *
         .merge_stderr = !o->separate_stderr,
         .no_shepherd = !v->shepherd,
         .output_limit = o->output_limit,
+        .watchdog_report = o->watchdog_report,
         .on_output = on_output,
         .cancelled = should_stop,
         .ctx = ctx,
@@ -174,7 +179,9 @@ static bool run_via_agent(const run_via_t *v, const char *id, const run_opts_t *
     res->cpu_ms = ax.cpu_ms;
     res->max_rss_kb = ax.max_rss_kb;
     res->output_limited |= ax.output_limited;
-    if (res->cancelled || res->timed_out || (res->output_limited && ae != AGENT_OK)) {
+    res->watchdog = ax.wd;
+    if (res->cancelled || res->timed_out || res->disk_capped ||
+        (res->output_limited && ae != AGENT_OK)) {
         /* The agent's kill pass ran unless it said otherwise. */
         if (ae != AGENT_CANCELLED)
             run_kill_marker(v->d, id, marker);

@@ -30,13 +30,17 @@ typedef struct {
     capbuf_t out;     /* stdout and stderr interleaved, or stdout alone */
     capbuf_t errout;  /* stderr, when kept apart (separate_stderr) */
     int64_t elapsed_ms;
-    int64_t cpu_ms;      /* CPU time of the command and what it started
+    int64_t cpu_ms;         /* CPU time of the command and what it started
                             (the agent's shepherd); -1 when unknown */
-    int64_t max_rss_kb;  /* the largest peak RSS among them; -1 when unknown */
-    bool output_limited; /* killed at output_limit (exit code 137) */
-    bool agent_lost;     /* the agent link broke while it ran: how it ended
+    int64_t max_rss_kb;     /* the largest peak RSS among them; -1 when unknown */
+    bool output_limited;    /* killed at output_limit (exit code 137) */
+    bool agent_lost;        /* the agent link broke while it ran: how it ended
                             is unknown, what was left of it was killed */
-    char *images;        /* the agent's list of images the command wrote
+    icap_report_t watchdog; /* what the agent's inotify watchdog killed
+                               (inotify_cap.h); killed 0: nothing */
+    bool disk_capped;       /* stopped because the sandbox passed disk_cap
+                               while it ran (disk.h) */
+    char *images;           /* the agent's list of images the command wrote
                             (frame.h FS_IMAGES), or NULL: see pictures.h */
     size_t images_len;
 } run_result_t;
@@ -63,6 +67,13 @@ typedef struct {
                                 only); else both share one pipe, so their
                                 order is the order they were written in */
     worker_job_t *job;    /* cancel flag, or NULL */
+    /* Polled with the cancel flag: true stops the command and all it
+     * started, as a cancel does, with res->disk_capped set (its sandbox
+     * passed disk_cap, disk.h).  NULL: never. */
+    bool (*capped)(void *ctx);
+    void *capped_ctx;
+    bool watchdog_report; /* the result is read: it may say what the agent's
+                             inotify watchdog killed (res->watchdog) */
 } run_opts_t;
 
 /* Run a command in container id, through its agent when v has a live

@@ -14,7 +14,10 @@
  * pieces and checks that both passes take out the same frames (type, id,
  * every field) and reach the same verdict.  Each decoded frame is encoded
  * again and must decode to the same message (the encoder and the decoder
- * agree); frame_decode is also run on the raw input as one payload.
+ * agree); frame_decode is also run on the raw input as one payload.  Each
+ * frame is also read as an EXIT carrying the inotify watchdog's report
+ * (sandbox/inotify_cap.c), and its line written: the numbers and the
+ * process name come from the sandbox too.
  *
  * Built only with -DTALKBACK_FUZZ=ON and clang (tests/fuzz/CMakeLists.txt);
  * run by tests/fuzz/run.
@@ -25,6 +28,7 @@
 #include <string.h>
 
 #include "proto/frame.h"
+#include "sandbox/inotify_cap.h"
 
 static void fuzz_fail(const char *what)
 {
@@ -73,6 +77,23 @@ static void check_reencode(const frame_msg_t *m)
     frame_buf_free(&b);
 }
 
+/* The watchdog's report of m, and its line: printable, one line. */
+static void check_report(const frame_msg_t *m)
+{
+    icap_set(16384, 32);
+    icap_report_t r;
+    icap_take(&r, m);
+    for (const char *c = r.comm; *c; c++)
+        if (*c < 0x20 || *c == 0x7f || *c == '`')
+            fuzz_fail("a process name with a control byte or a backtick");
+    textbuf_t t;
+    textbuf_init(&t);
+    icap_line(&r, &t);
+    if (t.len && (t.buf[t.len - 1] != '\n' || memchr(t.buf, '\n', t.len - 1)))
+        fuzz_fail("the watchdog's line is not one line");
+    textbuf_free(&t);
+}
+
 typedef struct {
     uint64_t frames[64];
     size_t n;
@@ -87,6 +108,7 @@ static void drain(frame_reader_t *r, pass_t *p, bool skip)
         p->verdict = rc;
         if (rc == 1) {
             check_reencode(&m);
+            check_report(&m);
             if (p->n < 64)
                 p->frames[p->n] = digest(&m);
             p->n++;

@@ -2,7 +2,9 @@
 //   where Docker cannot cap a container (this host's overlay2 on ext4): the
 //     sandbox manager says so once at start, sizes a sandbox after its
 //     calls, removes one past disk_cap at once, and the chat's next call is
-//     told why
+//     told why; a long write is stopped while it runs once its sandbox is
+//     past the cap, and the call says so (the figure: how far past the cap
+//     dd at full speed got, printed as a test diagnostic)
 //   where it can (a second dockerd this file starts, its data root on a
 //     loop-mounted file system with quotas, made by deploy/quota-data-root
 //     as deploy/setup does: xfs with pquota where the kernel has xfs
@@ -49,7 +51,8 @@ test('not enforced at write time here: said once at start; a sandbox past the ca
 
     const conv = tb.chat('big');
     const c = await connect(tb, { conv });
-    await runOk(c, 'head -c 20000000 /dev/urandom > /work/big && echo ok');
+    // (fallocate: done long before the first sizing under a call)
+    await runOk(c, 'fallocate -l 20M /work/big && echo ok');
     // No reaper runs here: the sandbox manager itself sizes it after the call.
     await waitFor(async () => (await containersOf(conv)).length === 0,
       { what: 'the over-cap sandbox to be removed', timeoutMs: 30000, intervalMs: 250 });
@@ -63,6 +66,31 @@ test('not enforced at write time here: said once at start; a sandbox past the ca
     // A write that ran out of space here is the host's disk: said so.
     const f = await run(c, "echo 'dd: error writing /work/x: No space left on device' >&2; exit 1");
     assert.match(f.text, /\n\[No space left: the sandbox host's own disk is full \(this sandbox may write up to 10 MiB, and one that writes more is removed with all its files\)\. Nothing in the sandbox can fix that: tell the user the sandbox host's disk is full\.\]\n$/);
+    await c.close();
+  }));
+
+test('not enforced at write time: a long write is stopped once its sandbox is past the cap, and the call says so',
+  withLogs(tb, async () => {
+    const conv = tb.chat('dd');
+    const c = await connect(tb, { conv });
+    // 4 GiB at full speed, 10 MiB allowed: sized while it runs, stopped.
+    const r = await run(c, 'dd if=/dev/zero of=/work/big bs=1M count=4096 status=none; echo finished');
+    assert.equal(r.isError, true, r.text);
+    assert.doesNotMatch(r.text, /\nfinished\n/);
+    const m = r.text.match(/\n\[No space left: this sandbox had written (\d+ MiB), past its disk cap of 10 MiB \(setting `disk_cap`\), so the command and everything it started were stopped, and the sandbox is removed with all its files: the next call starts a clean one\. Write less than 10 MiB in all: keep big downloads and build output out of the sandbox, and delete what is no longer needed as you go \(`du -xsh \/work \/root \/tmp 2>\/dev\/null` shows what is big\)\.\]\n$/);
+    assert.ok(m, r.text);
+    // The figure: how far past the cap one write at full speed got.
+    const log = fs.readFileSync(path.join(tb.dir, 'sandbox.log'), 'utf8');
+    const stop = log.match(/stopping the calls in sandbox \S+: (\d+) MiB written, past the 10 MiB disk cap/);
+    assert.ok(stop, 'the stop is logged');
+    process.stdout.write(`# dd at full speed was stopped at ${stop[1]} MiB written (cap 10 MiB)\n`);
+    // Removed by the time the call answered; the next call says why.
+    assert.equal((await containersOf(conv)).length, 0);
+    const next = await run(c, 'ls /work');
+    assert.match(next.text, /^\[This chat's previous sandbox was removed \d+ seconds? ago because it grew past the 10 MiB disk cap: its files and installs are gone, and this is a new, empty one\.\]\n\$ ls \/work\n$/);
+    // A call under the cap is not stopped.
+    assert.equal(await runOk(c, 'dd if=/dev/zero of=/work/small bs=1M count=2 status=none; sleep 2; echo finished'),
+      'finished\n');
     await c.close();
   }));
 
