@@ -66,6 +66,7 @@
 #include "agent/images.h"
 #include "agent/limits.h"
 #include "agent/shepherd.h"
+#include "agent/strays.h"
 #include "agent/watchdog.h"
 #include "proto/frame.h"
 
@@ -109,6 +110,8 @@ typedef struct job {
     bool stopping;          /* a kill was ordered */
     bool kill_reply;        /* a KILL waits for its DONE */
     bool released;          /* the shepherd was told the command is done */
+    bool told;              /* the shepherd said how the command ended */
+    uint64_t since;         /* its start, as strays.h counts */
     bool held;              /* ... while what it left still held its output */
     bool exited;            /* the command ended */
     bool failed;            /* it could not be exec'd: FAIL was sent, no EXIT */
@@ -329,6 +332,7 @@ static void do_run(const frame_msg_t *m)
     }
     what = "spawn";
     j->img_mark = images_mark();
+    j->since = strays_now();
     shep_cmd_t sc = { .argv = argv.v,
                       .envp = envv.v,
                       .cwd = cwd,
@@ -438,6 +442,7 @@ static void job_ctl(job_t *j)
         }
         if (r.kind != SHEP_EXITED && r.kind != SHEP_ENDED)
             continue;
+        j->told = true;
         if (r.cpu_ms >= 0) {
             j->cpu_ms = r.cpu_ms;
             j->rss_kb = r.rss_kb;
@@ -524,28 +529,39 @@ static void job_write_stdin(job_t *j)
 }
 
 /* Children that ended: shepherds (their last records say how the command
- * ended) or, without one, the commands themselves. */
+ * ended; one killed without a word leaves strays, strays.h) or, without
+ * one, the commands themselves.  Released shepherds have no job left. */
 static void reap(void)
 {
     int st;
     struct rusage ru;
     pid_t pid;
-    while ((pid = wait4(-1, &st, WNOHANG, &ru)) > 0)
-        for (job_t *j = jobs; j; j = j->next) {
-            if (j->pid != pid || !j->alive)
-                continue;
-            j->alive = false;
-            if (j->shepherd) {
-                job_ctl(j);
-            } else {
-                j->cpu_ms = ((int64_t)ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000 +
-                            (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1000;
-                j->rss_kb = ru.ru_maxrss;
-            }
-            job_exited(j, st); /* a shepherd that died without a word: its status */
-            if (j->kill_reply)
-                send_killed(j);
+    while ((pid = wait4(-1, &st, WNOHANG, &ru)) > 0) {
+        job_t *j = jobs;
+        while (j && (j->pid != pid || !j->alive))
+            j = j->next;
+        if (!j) {
+            strays_reaped(pid);
+            continue;
         }
+        j->alive = false;
+        if (j->shepherd) {
+            job_ctl(j);
+            if (!j->told && !j->released && !j->failed)
+                strays_kill(j->since);
+        } else {
+            j->cpu_ms = ((int64_t)ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000 +
+                        (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1000;
+            j->rss_kb = ru.ru_maxrss;
+        }
+        job_exited(j, st); /* a shepherd that died without a word: its status */
+        if (j->kill_reply)
+            send_killed(j);
+    }
+    bool alive = false;
+    for (job_t *j = jobs; j; j = j->next)
+        alive |= j->alive;
+    strays_settle(alive);
 }
 
 /* Jobs that exited and whose output is read (or waited for long enough)
@@ -569,6 +585,7 @@ static void finish_jobs(void)
             close_fd(&j->out);
             close_fd(&j->err);
             shep_release(j->pid);
+            strays_released(j->pid, j->since);
             j->drain_until = now + AGENT_VERDICT_MS;
         }
         if (j->held && j->alive && now < j->drain_until) {

@@ -2,6 +2,9 @@
 // inside its call:
 //   - a timed-out command whose children double-fork, call setsid and clear
 //     their environment (env -i) leaves nothing running;
+//   - a command that kills its shepherd (`kill -9 $PPID`) ends at once with
+//     everything it started, while a server another command of the chat
+//     left on purpose meanwhile keeps running;
 //   - a background server started on purpose by a command that ended
 //     normally keeps running;
 //   - a fork bomb ends with its call, the next call of that chat answers and
@@ -80,6 +83,25 @@ test('a timed-out command that double-forks, setsid\'s and clears its environmen
     assert.match(r.text, /\[timed out after 2 s/, r.text);
     await waitFor(async () => !/sleep 31[1-4]/.test(await rawPs(fast, conv, USER)),
       { timeoutMs: 10000, intervalMs: 300, what: 'no sleep 311-314 left' });
+  } finally {
+    await c.close();
+  }
+}));
+
+test('a command that kills its shepherd ends with it; a server another command left meanwhile stays', withLogs(fast, async () => {
+  const conv = fast.chat('shepkill');
+  const c = await connect(fast, { conv, user: USER });
+  try {
+    // A kills its shepherd (the parent of its bash) after 3 s, having left
+    // escapees of every kind; B, meanwhile, leaves a server on purpose.
+    const a = run(c, 'setsid sleep 331 & (env -i setsid sleep 332 &) & sleep 3; kill -9 $PPID; ' +
+      'setsid env -i sleep 333 & sleep 334; echo not-reached', { timeout: 30, callTimeout: 60000 });
+    await runOk(c, 'setsid nohup sleep 335 >/dev/null 2>&1 & echo started');
+    const r = await a;
+    assert.doesNotMatch(r.text, /\nnot-reached\n/, r.text);
+    await waitFor(async () => !/sleep 33[1-4]/.test(await rawPs(fast, conv, USER)),
+      { timeoutMs: 10000, intervalMs: 300, what: 'no sleep 331-334 left' });
+    assert.match(await rawPs(fast, conv, USER), /sleep 335/, 'the server B left is still running');
   } finally {
     await c.close();
   }
