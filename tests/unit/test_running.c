@@ -30,9 +30,9 @@ static void calls_and_stamps(void **state)
     const char *id = "00112233445566778899aabb";
     /* A long call, then a short one beside it: the stamp is the later
      * deadline, and stays while either runs. */
-    running_call_begin(c, "chat-a", id, 4102444800);
+    assert_true(running_call_begin(c, "chat-a", id, 4102444800));
     assert_int_equal(kept_stamp_get(id), 4102444800);
-    running_call_begin(c, "chat-a", id, 4000000000);
+    assert_true(running_call_begin(c, "chat-a", id, 4000000000));
     assert_int_equal(kept_stamp_get(id), 4102444800);
     assert_int_equal(running_inflight(c, "chat-a"), 2);
     assert_int_equal(running_inflight(c, "chat-b"), 0);
@@ -47,13 +47,50 @@ static void calls_and_stamps(void **state)
     /* Without caps nothing is counted (and Docker is never asked). */
     textbuf_t err;
     textbuf_init(&err);
-    assert_true(running_start_begin(c, "alice", NULL, &err));
-    running_start_end(c, "alice", NULL, NULL);
+    assert_true(running_start_begin(c, "chat-a", "alice", NULL, &err));
+    running_start_end(c, "chat-a", "alice", NULL, NULL);
     assert_int_equal(err.len, 0);
     textbuf_free(&err);
     running_destroy(&c);
     assert_null(c);
     kept_record_drop(id);
+    assert_int_equal(rmdir(dir), 0);
+}
+
+/* A parked sandbox (being paused or stopped to make room) takes no call:
+ * the call is told to find it again; a chat with a call in flight cannot
+ * be parked; its own start or unpause brings it back. */
+static void parks(void **state)
+{
+    (void)state;
+    char dir[64];
+    snprintf(dir, sizeof dir, "/tmp/talkback-unit-XXXXXX");
+    assert_non_null(mkdtemp(dir));
+    kept_init(dir);
+    running_opts_t ro = { .network = "talkback-sandboxes", .idle_stop = 3600 };
+    running_t *c = running_new(NULL, &ro);
+    const char *id = "00112233445566778899aabb", *other = "ffeeddccbbaa998877665544";
+    assert_true(running_call_begin(c, "chat-a", id, 4102444800));
+    assert_false(running_park(c, "chat-a", id)); /* a call in flight */
+    running_call_end(c, "chat-a", id);
+    assert_true(running_park(c, "chat-a", id));
+    assert_false(running_park(c, "chat-a", id)); /* parked already */
+    running_park_end(c, id, true);
+    assert_false(running_call_begin(c, "chat-a", id, 4102444800));
+    assert_int_equal(running_inflight(c, "chat-a"), 0);
+    assert_true(running_call_begin(c, "chat-b", other, 4102444800)); /* others go on */
+    running_call_end(c, "chat-b", other);
+    running_unpark(c, id); /* its call unpaused it */
+    assert_true(running_call_begin(c, "chat-a", id, 4102444800));
+    running_call_end(c, "chat-a", id);
+    /* A pause that failed is undone at once. */
+    assert_true(running_park(c, "chat-a", id));
+    running_park_end(c, id, false);
+    assert_true(running_call_begin(c, "chat-a", id, 4102444800));
+    running_call_end(c, "chat-a", id);
+    running_destroy(&c);
+    kept_record_drop(id);
+    kept_record_drop(other);
     assert_int_equal(rmdir(dir), 0);
 }
 
@@ -120,6 +157,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(calls_and_stamps),
+        cmocka_unit_test(parks),
         cmocka_unit_test(refusal_texts),
         cmocka_unit_test(disk_phrases),
     };
