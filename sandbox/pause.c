@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "common/convid.h"
 #include "common/log.h"
@@ -24,6 +25,9 @@
 #include "docker/kept.h"
 #include "proto/ops.h"
 #include "sandbox/notices.h"
+
+/* Tries at a pause before it is given up (until the next sweep). */
+#define PAUSE_TRIES 3
 
 /* Chat conv's sandbox, when it is running and not paused: its id into id.
  * Its identity is checked as a call's would be (labels, or a claimed
@@ -69,7 +73,17 @@ proto_msg_t *pause_op(manager_t *m, worker_job_t *job)
             long st;
             json_t *ans = NULL;
             snprintf(path, sizeof path, "/containers/%s/pause", id);
-            docker_err_t e = docker_call(m->d, "POST", path, NULL, &st, &ans);
+            /* The freezer can fail to freeze a busy cgroup in time ("unable
+             * to freeze"; runc thaws it again): try again a little later. */
+            docker_err_t e = DOCKER_EHTTP;
+            for (int i = 0; i < PAUSE_TRIES && e != DOCKER_OK; i++) {
+                if (i) {
+                    json_decref(ans);
+                    ans = NULL;
+                    usleep(200000);
+                }
+                e = docker_call(m->d, "POST", path, NULL, &st, &ans);
+            }
             paused = e == DOCKER_OK;
             if (paused)
                 log_info("paused %.12s of chat %s (no call for over %" PRId64 " s)", id, req->conv,
