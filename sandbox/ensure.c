@@ -303,9 +303,10 @@ static ensure_t ensure_one(manager_t *m, const char *conv, const char *user, cha
                            textbuf_t *notice, textbuf_t *err)
 {
     char name[CONVID_NAME_MAX];
-    chatname_of(m->d, conv, name); /* the new name, or an older sandbox's */
+    /* The new name, or an older sandbox's; and its inspect, when found:
+     * one Docker call fewer on the resume's path. */
+    json_t *info = chatname_find(m->d, conv, name);
     char path[CONVID_NAME_MAX + 64];
-    json_t *info = NULL;
     long status;
     bool created_now = false;
 
@@ -313,7 +314,7 @@ static ensure_t ensure_one(manager_t *m, const char *conv, const char *user, cha
      * winner's container is not yet visible by name: wait for it, up to
      * about 15 s, rather than fail the call. */
     bool raced = false;
-    for (int attempt = 0; attempt < 60; attempt++) {
+    for (int attempt = 0; attempt < 60 && !info; attempt++) {
         if (raced)
             usleep(attempt < 10 ? 50000 : 250000);
         snprintf(path, sizeof path, "/containers/%s/json", name);

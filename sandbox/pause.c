@@ -34,12 +34,9 @@
  * spare's record). */
 static bool pause_target(manager_t *m, const char *conv, char id[72])
 {
-    char name[CONVID_NAME_MAX], path[CONVID_NAME_MAX + 64];
-    chatname_of(m->d, conv, name);
-    snprintf(path, sizeof path, "/containers/%s/json", name);
-    long st;
-    json_t *info = NULL;
-    bool ok = docker_call(m->d, "GET", path, NULL, &st, &info) == DOCKER_OK;
+    char name[CONVID_NAME_MAX];
+    json_t *info = chatname_find(m->d, conv, name);
+    bool ok = info != NULL;
     json_t *state = json_object_get(info, "State");
     char lconv[CONVID_MAX + 1], luser[CLAIM_USER_MAX + 1];
     ok = ok && json_is_true(json_object_get(state, "Running")) &&
