@@ -381,7 +381,8 @@ static int taken(running_t *c, json_t *list, const char *user, const char *self,
 }
 
 /* Whether chat conv is busy (under the lock): a call in flight, a start
- * under way or whose call has not begun yet, or parked already. */
+ * under way or whose call has not begun yet, or being stopped or paused
+ * now (a sandbox paused a while ago is not busy: it may make room). */
 static bool busy(running_t *c, const char *conv, const char *id)
 {
     call_entry_t *e = *call_find(c, conv);
@@ -390,7 +391,8 @@ static bool busy(running_t *c, const char *conv, const char *id)
     for (hold_t *h = c->holds; h; h = h->next)
         if ((!h->ended || h->pending) && strcmp(h->conv, conv) == 0)
             return true;
-    return *park_find(c, id) != NULL;
+    park_t *p = *park_find(c, id);
+    return p && !p->ended;
 }
 
 /* The least recently used sandbox in list that is not busy and not chat
@@ -498,6 +500,12 @@ static victim_t *victim_new(running_t *c, json_t *x, bool per_user, int64_t cap)
     snprintf(v->reason, sizeof v->reason, "%s %" PRId64,
              per_user ? RUNNING_REASON_USER : RUNNING_REASON_ALL, cap);
     snprintf(p->id, sizeof p->id, "%s", v->id);
+    park_t **pp = park_find(c, v->id);
+    if (*pp) { /* paused a while ago: this stop replaces that park */
+        park_t *old = *pp;
+        *pp = old->next;
+        park_free(old);
+    }
     p->stop = true;
     p->next = c->parks;
     c->parks = p;
@@ -679,6 +687,12 @@ bool running_park(running_t *c, const char *conv, const char *id)
     pthread_mutex_lock(&c->mu);
     parks_prune(c);
     bool ok = !busy(c, conv, id);
+    park_t **pp = park_find(c, id);
+    if (ok && *pp) { /* an old park of it, ended: this one replaces it */
+        park_t *old = *pp;
+        *pp = old->next;
+        park_free(old);
+    }
     if (ok) {
         p->next = c->parks;
         c->parks = p;

@@ -8,6 +8,7 @@
 //   paused and then idle past idle_stop: stopped, the resume says idle
 //   max_paused: past it the least recently used paused sandbox is stopped,
 //     and its chat is told why
+//   at max_running_per_user a paused sandbox makes room like a running one
 // The reaper runs as `talkback-reaper --once --reaper_prefix <this file's
 // chats>`, with the chats' last-call records set back in time.
 
@@ -136,3 +137,34 @@ test('max_paused: past it the least recently used paused sandbox is stopped, and
     assert.match((await run(clients[1], 'true')).text, PAUSED);
     await Promise.all(clients.map((c) => c.close()));
   }));
+
+test('a paused sandbox makes room at a cap: stopped, kept, and its chat told why', async () => {
+  const n2 = `talkback-it-tiers-${randomTag()}`;
+  const t = new Talkback({ name: 'tiers-room', env: {
+    TALKBACK_NETWORK: n2, TALKBACK_HOST_NAME: `${HOST}-room`, TALKBACK_MAX_RUNNING_PER_USER: '1',
+  } });
+  await t.start();
+  try {
+    await withLogs(t, async () => {
+      const [p1, p2] = [t.chat('room-1'), t.chat('room-2')];
+      const c1 = await connect(t, { conv: p1, user: 'user-room' });
+      const c2 = await connect(t, { conv: p2, user: 'user-room' });
+      await runOk(c1, 'echo kept > /work/f');
+      await setLastCall(t, p1, minutesAgo(10));
+      const { stdout } = await execFileP(REAPER, ['--once', '--reaper_prefix', t.prefix + 'room-'],
+        { env: t.env({}), timeout: 120000 });
+      assert.match(stdout, /1 paused/);
+      assert.equal(await state(p1), 'paused');
+      // Her second chat, at her cap of one: the paused one is stopped.
+      assert.equal(await runOk(c2, 'echo two'), 'two\n');
+      assert.equal(await state(p1), 'exited');
+      const r = await run(c1, 'cat /work/f');
+      assert.match(r.text, /^\[Resumed this chat's sandbox, stopped (\d+ seconds?|1 minute) ago \(to make room for another chat of this user: one user may have 1 running at once, setting `max_running_per_user`, and this one was the least recently used\): its files and installs are as they were/);
+      assert.match(r.text, /\nkept\n$/);
+      await Promise.all([c1.close(), c2.close()]);
+    })();
+  } finally {
+    await t.cleanup();
+    await docker('network', 'rm', n2).catch(() => {});
+  }
+});
