@@ -410,7 +410,11 @@ static json_t *least_used(running_t *c, json_t *list, const char *self)
         if (!*conv || strcmp(conv, self) == 0 || strcmp(state, "created") == 0 ||
             busy(c, conv, id_of(x)))
             continue;
+        /* No last-call record in this state_dir: not this manager's to
+         * stop (another talkback's on the same network). */
         int64_t t = json_integer_value(json_object_get(x, RUNNING_LAST));
+        if (t <= 0)
+            continue;
         if (!best || t < json_integer_value(json_object_get(best, RUNNING_LAST)))
             best = x;
     }
