@@ -16,6 +16,7 @@
 #include "docker/kept.h"
 #include "sandbox/running.h"
 #include "sandbox/disk.h"
+#include "sandbox/notices.h"
 
 static void calls_and_stamps(void **state)
 {
@@ -94,6 +95,69 @@ static void parks(void **state)
     assert_int_equal(rmdir(dir), 0);
 }
 
+/* The notices of the tiers: a stop that made room (per user, in all), the
+ * paused cap's stop, and an unpause -- each told once. */
+static void tier_notices(void **state)
+{
+    (void)state;
+    char dir[64];
+    snprintf(dir, sizeof dir, "/tmp/talkback-unit-XXXXXX");
+    assert_non_null(mkdtemp(dir));
+    kept_init(dir);
+    const char *id = "00112233445566778899aabb";
+    static const struct {
+        const char *reason, *words;
+    } cases[] = {
+        { RUNNING_REASON_USER " 20",
+          "to make room for another chat of this user: one user may have 20 running at once, "
+          "setting `max_running_per_user`, and this one was the least recently used" },
+        { RUNNING_REASON_ALL " 100",
+          "to make room for another chat: the sandbox host runs at most 100 at once, setting "
+          "`max_running`, and this one was the least recently used" },
+        { KEPT_REASON_PAUSED_MAX " 20",
+          "idle and paused, then stopped as the least recently used of more than 20 paused "
+          "sandboxes, setting `max_paused`" },
+        { "room-user x", "not by talkback: most likely a restart of Docker or of the host" },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        int64_t now = (int64_t)time(NULL);
+        assert_int_equal(kept_reason_set(id, cases[i].reason), 0);
+        textbuf_t t, want;
+        textbuf_init(&t);
+        textbuf_init(&want);
+        notice_resumed(id, now, &t);
+        /* (The age is "0 seconds", or "1 second" across a tick.) */
+        textbuf_printf(&want,
+                       " ago (%s): its files and installs are as they were, but nothing it ran is "
+                       "running now. Start servers and background jobs again.]\n",
+                       cases[i].words);
+        assert_true(strncmp(t.buf, "[Resumed this chat's sandbox, stopped ", 38) == 0);
+        assert_non_null(strstr(t.buf, want.buf));
+        assert_int_equal(strlen(strstr(t.buf, want.buf)), want.len);
+        textbuf_free(&t);
+        textbuf_free(&want);
+    }
+    textbuf_t t;
+    textbuf_init(&t);
+    assert_int_equal(kept_paused_set(id, "idle 5"), 0);
+    notice_unpaused(id, &t);
+    static const char unpaused[] = " (no calls for over 5 minutes) and runs again: its files and "
+                                   "the programs it left running (servers, background jobs) are "
+                                   "as they were.]\n";
+    assert_true(strncmp(t.buf, "[This chat's sandbox was paused for ", 36) == 0);
+    assert_non_null(strstr(t.buf, unpaused));
+    assert_int_equal(strlen(strstr(t.buf, unpaused)), strlen(unpaused));
+    textbuf_free(&t);
+    textbuf_init(&t);
+    notice_unpaused(id, &t); /* used up: paused by someone else now */
+    assert_string_equal(t.buf, "[This chat's sandbox was paused (not by talkback) and runs again: "
+                               "its files and the programs it left running (servers, background "
+                               "jobs) are as they were.]\n");
+    textbuf_free(&t);
+    kept_record_drop(id);
+    assert_int_equal(rmdir(dir), 0);
+}
+
 static void refusal_texts(void **state)
 {
     (void)state;
@@ -156,9 +220,8 @@ static void disk_phrases(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(calls_and_stamps),
-        cmocka_unit_test(parks),
-        cmocka_unit_test(refusal_texts),
+        cmocka_unit_test(calls_and_stamps), cmocka_unit_test(parks),
+        cmocka_unit_test(tier_notices),     cmocka_unit_test(refusal_texts),
         cmocka_unit_test(disk_phrases),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
