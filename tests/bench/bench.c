@@ -60,13 +60,16 @@
  *  17. with --tiers, instead of all the above: a call to a paused sandbox
  *      and a resume of a stopped one, next to `docker start`, and the
  *      memory a paused sandbox holds (tiers.c).
+ *  18. with --scale N, instead of all the above: N chats on this host, idle
+ *      running then paused: memory per sandbox, run("true") p50 with 2 and
+ *      with N, the reaper's sweep time (scale.c).
  * Every chat it makes is reset at the end.
  *
  * usage: talkback-bench [--url URL] [--exec-url URL] [--guard-url URL] [--n N] [--chats N] [--judge]
  *                       [--reaper N] [--pictures [--plain-url URL]] [--judge-only]
  *                       [--no-shepherd-url URL] [--agent PATH]
  *                       [--multihost DOCKER2 [--restart-cmd CMD]] [--warm [--cold-url URL]] [--eras]
- *                       [--tiers]
+ *                       [--tiers] [--scale N]
  * (run it from the repository root: --reaper runs build/talkback-reaper)
  */
 #include <curl/curl.h>
@@ -845,7 +848,7 @@ static void bench_shepherd(int n)
 
 int main(int argc, char **argv)
 {
-    int n = 100, nchats = 64, reap = 0;
+    int n = 100, nchats = 64, reap = 0, scale = 0;
     bool judge = false, pictures = false, judge_only = false, warm_only = false, eras = false,
          tiers = false;
     const char *docker2 = NULL, *restart_cmd = NULL, *cold_url = NULL;
@@ -882,6 +885,8 @@ int main(int argc, char **argv)
             warm_only = true;
         else if (!strcmp(argv[i], "--tiers"))
             tiers = true;
+        else if (!strcmp(argv[i], "--scale") && i + 1 < argc)
+            scale = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--eras"))
             eras = true;
         else if (!strcmp(argv[i], "--cold-url") && i + 1 < argc)
@@ -893,7 +898,7 @@ int main(int argc, char **argv)
                 "[--chats N] [--judge] [--reaper N] [--pictures [--plain-url URL]] [--judge-only] "
                 "[--no-shepherd-url URL] [--agent PATH] "
                 "[--multihost DOCKER2 [--restart-cmd CMD]] [--warm [--cold-url URL]] [--eras] "
-                "[--tiers]\n");
+                "[--tiers] [--scale N]\n");
             return 2;
         }
     }
@@ -935,6 +940,12 @@ int main(int argc, char **argv)
     }
     if (pictures) {
         bench_pictures(n);
+        docker_destroy(&d);
+        curl_global_cleanup();
+        return 0;
+    }
+    if (scale > 2) {
+        bench_tiers_scale(d, url, scale);
         docker_destroy(&d);
         curl_global_cleanup();
         return 0;

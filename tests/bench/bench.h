@@ -40,6 +40,9 @@ void bench_shim_mem(const char *id, int64_t *rss, int64_t *pss);
  * next to `docker start` (tiers.c); run with the talkback's TALKBACK_*
  * environment, for the reaper sweeps it starts. */
 void bench_tiers(docker_t *d, const char *u, int n);
+/* --scale N: N chats at u, idle running then paused: memory per sandbox,
+ * run("true") p50 with 2 and with N, the reaper's sweep (scale.c). */
+void bench_tiers_scale(docker_t *d, const char *u, int n);
 
 /* --eras: run("true") over the legacy era and over 2026-07-28 at u,
  * interleaved, as JSON and as SSE (eras.c). */
