@@ -244,6 +244,14 @@ static config_entry_t config_table[] = {
       "must not change: last-call stamps and stop reasons",
       NULL },
     /* --- kept sandboxes (the reaper) --- */
+    { "idle_pause", CT_DURATION, "5m",
+      "a running sandbox with no call for this long is paused (docker pause: its processes and "
+      "memory stay, it uses no CPU) and the next call unpauses it (0 = never paused)",
+      NULL },
+    { "max_paused", CT_INT, "50",
+      "most sandboxes kept paused at once (each keeps its memory, and its place under the running "
+      "caps); past it the least recently used paused one is stopped (0 = no cap)",
+      NULL },
     { "idle_stop", CT_DURATION, "60m",
       "a sandbox with no call for this long is stopped (not removed)", NULL },
     { "disk_interval", CT_DURATION, "30s",

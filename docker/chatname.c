@@ -22,24 +22,30 @@ static docker_err_t chatname_inspect(docker_t *d, const char *name, json_t **inf
     return e;
 }
 
-void chatname_of(docker_t *d, const char *conv, char *name)
+json_t *chatname_find(docker_t *d, const char *conv, char *name)
 {
     convid_container_name(conv, name);
     json_t *info;
-    if (chatname_inspect(d, name, &info) != DOCKER_ENOTFOUND) {
-        json_decref(info);
-        return; /* there (or Docker did not answer: the caller finds out) */
-    }
+    docker_err_t e = chatname_inspect(d, name, &info);
+    if (e != DOCKER_ENOTFOUND)
+        return info; /* there (or Docker did not answer: the caller finds out) */
     char old[CONVID_NAME_MAX], owner[CONVID_MAX + 1], user[CLAIM_USER_MAX + 1];
     convid_container_name_v1(conv, old);
     if (chatname_inspect(d, old, &info) != DOCKER_OK)
-        return;
+        return NULL;
     json_t *labels = json_object_get(json_object_get(info, "Config"), "Labels");
     if (claim_identity(labels, json_string_value(json_object_get(info, "Id")),
                        json_string_value(json_object_get(info, "Name")), owner, user) &&
         strcmp(owner, conv) == 0) {
         snprintf(name, CONVID_NAME_MAX, "%s", old);
         log_debug("chat %s: its sandbox %s has the name of the old scheme", conv, old);
+        return info;
     }
     json_decref(info);
+    return NULL;
+}
+
+void chatname_of(docker_t *d, const char *conv, char *name)
+{
+    json_decref(chatname_find(d, conv, name));
 }

@@ -148,18 +148,19 @@ int64_t kept_stamp_get(const char *id)
     return (int64_t)st.st_mtime;
 }
 
-int kept_reason_set(const char *id, const char *reason)
+/* Write a short record whole, then rename it into place: a reader sees
+ * the old text or the new. */
+static int record_write(const char *id, const char *suffix, const char *text)
 {
     char path[4200], tmp[4300];
-    if (record_path(id, KEPT_REASON_SUFFIX, path, sizeof path))
+    if (record_path(id, suffix, path, sizeof path))
         return -1;
-    /* Written whole, then renamed: a reader sees the old reason or the new. */
     snprintf(tmp, sizeof tmp, "%s.%ld.tmp", path, (long)getpid());
     int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
     if (fd < 0)
         return -1;
-    size_t len = strlen(reason);
-    bool ok = write(fd, reason, len) == (ssize_t)len;
+    size_t len = strlen(text);
+    bool ok = write(fd, text, len) == (ssize_t)len;
     ok = close(fd) == 0 && ok;
     if (!ok || rename(tmp, path)) {
         unlink(tmp);
@@ -168,10 +169,12 @@ int kept_reason_set(const char *id, const char *reason)
     return 0;
 }
 
-char *kept_reason_take(const char *id, int64_t finished_at)
+/* Read a short record and remove it: its printable text (malloc'ed) and
+ * mtime, or NULL. */
+static char *record_take(const char *id, const char *suffix, int64_t *mtime)
 {
     char path[4200], buf[KEPT_REASON_MAX + 1];
-    if (record_path(id, KEPT_REASON_SUFFIX, path, sizeof path))
+    if (record_path(id, suffix, path, sizeof path))
         return NULL;
     int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
     if (fd < 0)
@@ -179,18 +182,42 @@ char *kept_reason_take(const char *id, int64_t finished_at)
     struct stat st;
     ssize_t n = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? read(fd, buf, KEPT_REASON_MAX) : -1;
     close(fd);
-    unlink(path); /* used up: a later stop must not be blamed on it */
+    unlink(path); /* used up */
     if (n <= 0)
         return NULL;
     buf[n] = '\0';
     for (ssize_t i = 0; i < n; i++)
         if (buf[i] < 0x20 || buf[i] > 0x7e)
             return NULL;
-    /* The reaper writes the reason, then stops: a stop takes seconds. */
-    int64_t mtime = (int64_t)st.st_mtime;
-    if (finished_at <= 0 || mtime > finished_at + 5 || finished_at - mtime > 300)
-        return NULL;
+    *mtime = (int64_t)st.st_mtime;
     return strdup(buf);
+}
+
+int kept_reason_set(const char *id, const char *reason)
+{
+    return record_write(id, KEPT_REASON_SUFFIX, reason);
+}
+
+int kept_paused_set(const char *id, const char *reason)
+{
+    return record_write(id, KEPT_PAUSED_SUFFIX, reason);
+}
+
+char *kept_paused_take(const char *id, int64_t *since)
+{
+    return record_take(id, KEPT_PAUSED_SUFFIX, since);
+}
+
+char *kept_reason_take(const char *id, int64_t finished_at)
+{
+    int64_t mtime = 0;
+    char *reason = record_take(id, KEPT_REASON_SUFFIX, &mtime);
+    /* The reaper writes the reason, then stops: a stop takes seconds. */
+    if (reason && (finished_at <= 0 || mtime > finished_at + 5 || finished_at - mtime > 300)) {
+        free(reason);
+        return NULL;
+    }
+    return reason;
 }
 
 int kept_agent_set(const char *id, const char *version)
@@ -265,6 +292,8 @@ void kept_record_drop(const char *id)
         unlink(path);
     if (record_path(id, KEPT_ORPHAN_SUFFIX, path, sizeof path) == 0)
         unlink(path);
+    if (record_path(id, KEPT_PAUSED_SUFFIX, path, sizeof path) == 0)
+        unlink(path);
 }
 
 char **kept_record_ids(void)
@@ -285,7 +314,7 @@ char **kept_record_ids(void)
         id[len] = '\0';
         if (!kept_id_ok(id) || (strcmp(dot, KEPT_STAMP_SUFFIX) && strcmp(dot, KEPT_REASON_SUFFIX) &&
                                 strcmp(dot, KEPT_CLAIM_SUFFIX) && strcmp(dot, KEPT_AGENT_SUFFIX) &&
-                                strcmp(dot, KEPT_ORPHAN_SUFFIX)))
+                                strcmp(dot, KEPT_ORPHAN_SUFFIX) && strcmp(dot, KEPT_PAUSED_SUFFIX)))
             continue;
         if (n == cap) {
             char **more = realloc(ids, (2 * cap + 1) * sizeof *ids);

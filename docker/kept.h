@@ -19,6 +19,10 @@
  *   agent       <state_dir>/<container id>.agent: the version of the agent
  *               last copied into the sandbox, so a resume copies it only
  *               when it changed;
+ *   paused      <state_dir>/<container id>.paused: written by the sandbox
+ *               manager right before it pauses an idle sandbox ("idle 5":
+ *               minutes without calls); its mtime is when, for the notice
+ *               of the call that unpauses it;
  *   orphan      <state_dir>/<container id>.orphan: its mtime is when the
  *               reaper first saw a claimed spare whose claim record is
  *               gone (claim.h), for the grace before it is removed;
@@ -34,18 +38,22 @@
 #include <stdint.h>
 #include "docker/docker.h"
 
-#define KEPT_LABEL_CONV    "talkback.conversation"
-#define KEPT_LABEL_USER    "talkback.user"
-#define KEPT_LABEL_CREATED "talkback.created"
-#define KEPT_LABEL_TOMB    "talkback.tombstone"
-#define KEPT_LABEL_REASON  "talkback.gone.reason"
-#define KEPT_LABEL_GONE_AT "talkback.gone.at"
-#define KEPT_STAMP_SUFFIX  ".last-call"
-#define KEPT_REASON_SUFFIX ".stop-reason"
-#define KEPT_REASON_MAX    64
-#define KEPT_CLAIM_SUFFIX  ".claim"  /* a claimed spare's chat (claim.h) */
-#define KEPT_AGENT_SUFFIX  ".agent"  /* the agent version copied in (sandbox/pool.h) */
-#define KEPT_ORPHAN_SUFFIX ".orphan" /* when it was first seen as an orphan (claim.h) */
+#define KEPT_LABEL_CONV        "talkback.conversation"
+#define KEPT_LABEL_USER        "talkback.user"
+#define KEPT_LABEL_CREATED     "talkback.created"
+#define KEPT_LABEL_TOMB        "talkback.tombstone"
+#define KEPT_LABEL_REASON      "talkback.gone.reason"
+#define KEPT_LABEL_GONE_AT     "talkback.gone.at"
+#define KEPT_STAMP_SUFFIX      ".last-call"
+#define KEPT_REASON_SUFFIX     ".stop-reason"
+#define KEPT_REASON_MAX        64
+/* The stop reason the reaper leaves when it stops the least recently used
+ * paused sandbox past max_paused, followed by the cap ("paused-max 20"). */
+#define KEPT_REASON_PAUSED_MAX "paused-max"
+#define KEPT_CLAIM_SUFFIX      ".claim"  /* a claimed spare's chat (claim.h) */
+#define KEPT_AGENT_SUFFIX      ".agent"  /* the agent version copied in (sandbox/pool.h) */
+#define KEPT_ORPHAN_SUFFIX     ".orphan" /* when it was first seen as an orphan (claim.h) */
+#define KEPT_PAUSED_SUFFIX     ".paused" /* when and why it was paused */
 
 /* ---- records in state_dir (file names are the container id, checked to
  * be hex, so no id can name a path outside the folder) ---- */
@@ -74,6 +82,13 @@ int kept_reason_set(const char *id, const char *reason);
  * file goes), or NULL when none was left for that stop.  Only short
  * printable text is returned.  malloc'ed. */
 char *kept_reason_take(const char *id, int64_t finished_at);
+
+/* Leave the reason of a pause about to happen ("idle 5"); its mtime is
+ * now.  0 or -1.  And take it: the reason (malloc'ed, short printable
+ * text) with *since the time it was left, the record used up; NULL when
+ * there is none. */
+int kept_paused_set(const char *id, const char *reason);
+char *kept_paused_take(const char *id, int64_t *since);
 
 /* The agent version last copied into container id: set (0 or -1), and
  * whether the record says version (a short printable string). */

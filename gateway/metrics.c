@@ -198,11 +198,15 @@ static void metrics_render_hub(const metrics_hub_t *hub, textbuf_t *out)
         const hosts_entry_t *e = &h->v[i];
         if (!e->has_manager)
             continue;
+        /* The manager's running figure counts paused ones (they hold a
+         * place under max_running); here the states are apart. */
         textbuf_printf(out,
                        "talkback_sandboxes{state=\"running\",host=\"%s\"} %" PRId64 "\n"
+                       "talkback_sandboxes{state=\"paused\",host=\"%s\"} %" PRId64 "\n"
                        "talkback_sandboxes{state=\"kept\",host=\"%s\"} %" PRId64 "\n"
                        "talkback_sandboxes{state=\"spare\",host=\"%s\"} %" PRId64 "\n",
-                       e->name, e->running, e->name, e->kept, e->name, e->spares);
+                       e->name, e->running - e->paused, e->name, e->paused, e->name, e->kept,
+                       e->name, e->spares);
         draining += e->draining;
     }
     textbuf_printf(out,

@@ -27,6 +27,9 @@ static const grule_t rules[] = {
     { "POST", "/containers/{id}/kill", GB_NONE, GT_CONTAINER, false, false, false, false },
     { "POST", "/containers/{id}/restart", GB_NONE, GT_CONTAINER, false, false, false, false },
     { "POST", "/containers/{id}/wait", GB_NONE, GT_CONTAINER, false, false, false, false },
+    /* The paused tier (docs/sandbox.md): the manager pauses an idle
+     * sandbox when the reaper asks, and a call unpauses it. */
+    { "POST", "/containers/{id}/pause", GB_NONE, GT_CONTAINER, false, false, false, false },
     { "POST", "/containers/{id}/unpause", GB_NONE, GT_CONTAINER, false, false, false, false },
     { "POST", "/containers/{id}/attach", GB_NONE, GT_CONTAINER, false, false, true, false },
     { "PUT", "/containers/{id}/archive", GB_STREAM, GT_CONTAINER, false, false, false, false },

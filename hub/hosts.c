@@ -92,6 +92,7 @@ static int hosts_add_manager(hosts_entry_t *e, const proto_map_t *d)
     }
     e->running += proto_map_int(d, DATA_RUNNING, 0);
     e->kept += proto_map_int(d, DATA_KEPT, 0);
+    e->paused += proto_map_int(d, DATA_PAUSED, 0);
     e->spares += proto_map_int(d, DATA_SPARES, 0);
     if (proto_map_int(d, DATA_DRAINING, 0))
         e->draining = true;

@@ -36,6 +36,7 @@ typedef struct {
     bool has_manager;              /* manager holds a manager's data */
     int managers;                  /* sandbox managers on it */
     int64_t running, kept, spares; /* summed over its sandbox managers */
+    int64_t paused;                /* of running, paused (summed too) */
     bool draining;                 /* one of its managers says so */
     struct {
         char kind[32];

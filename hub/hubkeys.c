@@ -18,14 +18,16 @@
 
 /* What each kind's key may ask of others: the judge writes and runs the
  * program in the chat's sandbox; the reaper asks whether a chat is busy
- * and tells the manager to forget a chat whose sandbox it removed; the
+ * and tells the manager to forget a chat whose sandbox it removed, or to
+ * pause an idle one; the
  * sandbox manager asks nothing; talkbackctl (ctl) asks the hub for its
  * hosts and the managers for their sandboxes, and drains, stops and
  * removes -- it never runs anything in a sandbox. */
 const hubkeys_role_t hubkeys_roles[] = {
     { KIND_SANDBOX, "" },
     { KIND_JUDGE, KIND_SANDBOX ":" OP_PUT "," KIND_SANDBOX ":" OP_EXEC },
-    { KIND_REAPER, KIND_SANDBOX ":" OP_BUSY "," KIND_SANDBOX ":" OP_FORGET },
+    { KIND_REAPER,
+      KIND_SANDBOX ":" OP_BUSY "," KIND_SANDBOX ":" OP_FORGET "," KIND_SANDBOX ":" OP_PAUSE },
     { KIND_CTL,
       KIND_HUB ":" OP_HOSTS "," KIND_HUB ":" OP_FORGET_HOST "," KIND_SANDBOX ":" OP_LIST
                "," KIND_SANDBOX ":" OP_DRAIN "," KIND_SANDBOX ":" OP_UNDRAIN "," KIND_SANDBOX

@@ -267,7 +267,8 @@ struct route {
 
 /* Operations that never make a sandbox: an unknown chat is not placed. */
 static const char *const route_no_place[] = {
-    OP_RESET, OP_BUSY, OP_FORGET, OP_LOCATE, OP_LIST, OP_DRAIN, OP_UNDRAIN, OP_STOP, OP_RM, NULL,
+    OP_RESET, OP_BUSY,    OP_FORGET, OP_PAUSE, OP_LOCATE, OP_LIST,
+    OP_DRAIN, OP_UNDRAIN, OP_STOP,   OP_RM,    NULL,
 };
 
 static bool op_places(const char *op)

@@ -104,6 +104,13 @@
  * forget      from the reaper, after it stopped or removed the chat's
  *             sandbox: the manager drops what it keeps of the chat.
  *             No args; empty text, no data.
+ *
+ * pause       from the reaper, for a sandbox with no call for idle_pause:
+ *             the manager pauses it (docker pause) unless a call of the
+ *             chat is in flight or its sandbox is not running; the chat's
+ *             next call unpauses it (docs/sandbox.md, the tiers).
+ *   args      idle (int, s: the idle_pause it was paused after)
+ *   data      paused (bool), inflight (int): calls running (not paused)
  */
 #define OP_RUN        "run"
 #define OP_EXEC       "exec"
@@ -112,6 +119,7 @@
 #define OP_RESET      "reset"
 #define OP_BUSY       "busy"
 #define OP_FORGET     "forget"
+#define OP_PAUSE      "pause"
 
 #define ARG_COMMAND         "command"         /* str */
 #define ARG_TIMEOUT         "timeout"         /* int, seconds (also run_code) */
@@ -122,6 +130,7 @@
 #define ARG_CONTENT         "content"         /* str */
 #define ARG_MODE            "mode"            /* int */
 #define ARG_PROGRAM         "program"         /* int: a run_code request's hub id */
+#define ARG_IDLE            "idle"            /* int, seconds (pause) */
 
 #define DATA_EXIT_CODE      "exit_code"      /* int */
 #define DATA_TIMED_OUT      "timed_out"      /* bool */
@@ -139,6 +148,7 @@
 #define DATA_PATH           "path"           /* str */
 #define DATA_BYTES          "bytes"          /* int */
 #define DATA_INFLIGHT       "inflight"       /* int */
+#define DATA_PAUSED         "paused"         /* bool (pause); int (HELLO: how many) */
 
 /* ---- kind "judge" (judge/judge.c) ----------------------------------------
  *
@@ -200,7 +210,8 @@
  * sandbox manager's adds its capacity (sandbox/capacity.c), which the hub
  * places new chats by (hub/route.c):
  *   version (str)  running, kept, spares, max_running, keep_max_count,
- *   mem_free_kb, disk_free_kb (int)  draining (bool)
+ *   mem_free_kb, disk_free_kb, paused (int: of running, how many are
+ *   paused)  draining (bool)
  *
  * locate      from the hub, when it does not know a chat's host: does this
  *             manager's Docker hold the chat's container?  No args.

@@ -55,6 +55,7 @@ static proto_msg_t *handle(worker_job_t *job, void *ctx)
         proto_map_set_int(&reply->data, DATA_CALLS, r.calls);
         proto_map_set_int(&reply->data, DATA_STOPPED, r.stopped);
         proto_map_set_int(&reply->data, DATA_REMOVED, r.removed);
+        proto_map_set_int(&reply->data, DATA_PAUSED, r.paused);
     }
     textbuf_free(&out);
     return reply;
@@ -74,6 +75,7 @@ static void *clock_thread(void *arg)
         }
         if (now >= next_idle) {
             reaper_sweep_idle(&r);
+            reaper_sweep_paused(&r);
             reaper_sweep_evict(&r);
             reaper_sweep_records(&r);
             next_idle = now + reaper_interval_s * 1000;
@@ -108,6 +110,8 @@ int main(int argc, char **argv)
                  kept_state_dir(), strerror(errno));
     policy = (reaper_opts_t){
         .idle_stop = config_int("idle_stop"),
+        .idle_pause = config_int("idle_pause"),
+        .max_paused = config_int("max_paused"),
         .disk_cap = config_int("disk_cap"),
         .keep_max_age = config_int("keep_max_age"),
         .keep_max_count = config_int("keep_max_count"),
@@ -150,8 +154,8 @@ int main(int argc, char **argv)
         pthread_create(&link, NULL, hub_thread, NULL);
         reaper_t r = { .o = &policy, .d = docker, .hub = hub, .dry_run = config_bool("dry_run") };
         int rc = reaper_sweep(&r);
-        printf("%s: %d stopped, %d removed, %d Docker calls\n", r.dry_run ? "dry run" : "sweep",
-               r.stopped, r.removed, r.calls);
+        printf("%s: %d stopped, %d removed, %d paused, %d Docker calls\n",
+               r.dry_run ? "dry run" : "sweep", r.stopped, r.removed, r.paused, r.calls);
         worker_stop(hub);
         pthread_join(link, NULL);
         worker_destroy(&hub);

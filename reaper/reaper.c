@@ -7,8 +7,9 @@
  * layer size, and each sandbox's last-call stamp (docker/kept.h).  Nothing
  * is remembered between sweeps, so restarting the reaper loses nothing.
  *
- * Costs, per sweep: one list of running sandboxes plus one stamp read per
- * running sandbox (idle); one list with sizes of running sandboxes (disk;
+ * Costs, per sweep: one list of running (and paused) sandboxes plus one
+ * stamp read per running sandbox (idle and pause; a pause is the sandbox
+ * manager's, asked over the hub); one list of paused ones (max_paused); one list with sizes of running sandboxes (disk;
  * sizing is expensive, so it has its own, slower-changing interval in
  * config); one list with sizes of stopped sandboxes plus one stamp read per
  * stopped sandbox (eviction).
@@ -94,7 +95,12 @@ static json_t *in_scope(const reaper_t *r, json_t *list, const char *label)
  * here (the sandbox manager's pool owns them). */
 static json_t *list_sandboxes(reaper_t *r, const char *status, bool size)
 {
-    json_t *f = status ? json_pack("{s:[s]}", "status", status) : json_object();
+    /* "running" means running or paused: a paused sandbox is one that
+     * runs, frozen (docs/sandbox.md, the tiers). */
+    json_t *f = !status ? json_object()
+                : strcmp(status, "running") == 0
+                    ? json_pack("{s:[s,s]}", "status", status, "paused")
+                    : json_pack("{s:[s]}", "status", status);
     r->calls += 2;
     json_t *list = f ? claim_list_chats(r->d, f, size) : NULL;
     json_decref(f);
@@ -219,20 +225,81 @@ static int inflight(reaper_t *r, const char *conv)
     return n;
 }
 
+static bool is_paused(json_t *c)
+{
+    return strcmp(json_string_value(json_object_get(c, "State")) ?: "", "paused") == 0;
+}
+
+/* Stop sandbox c, leaving reason for its chat's next call (kept.h). */
+static void stop_sandbox(reaper_t *r, json_t *c, const char *reason)
+{
+    const char *id = json_string_value(json_object_get(c, "Id"));
+    if (r->dry_run || !id)
+        return;
+    if (kept_reason_set(id, reason))
+        log_warn("cannot write the stop reason of %s in %s", name_of(c), kept_state_dir());
+    char path[200];
+    snprintf(path, sizeof path, "/containers/%s/stop?t=5", id);
+    long st;
+    json_t *ans = NULL;
+    r->calls++;
+    docker_err_t e = docker_call(r->d, "POST", path, NULL, &st, &ans);
+    if (e != DOCKER_OK) {
+        log_warn("could not stop %s: %s", name_of(c), docker_message(ans));
+    } else {
+        r->stopped++;
+        forget(r, label_of(c, KEPT_LABEL_CONV));
+    }
+    json_decref(ans);
+}
+
+/* Ask the sandbox manager to pause sandbox c, idle for age (it pauses
+ * only when no call of the chat runs: sandbox/pause.c).  Without an
+ * answer nothing is paused: a call could be on its way to it. */
+static void pause_sandbox(reaper_t *r, json_t *c, const char *age)
+{
+    int64_t idle = r->o->idle_pause;
+    report(r, "pause %s (idle: last call ended %s ago, over the %" PRId64 "-second pause limit)",
+           name_of(c), age, idle);
+    if (r->dry_run)
+        return;
+    const char *conv = label_of(c, KEPT_LABEL_CONV);
+    proto_msg_t *q = NULL, *a = NULL;
+    if (r->hub && conv && !r->hub_silent && (q = proto_msg_new(PROTO_REQUEST)) &&
+        !proto_msg_set_kind(q, KIND_SANDBOX) && !proto_msg_set_name(q, OP_PAUSE) &&
+        !proto_msg_set_conv(q, conv) && !proto_msg_set_user(q, "") &&
+        !proto_msg_set_host(q, worker_host(r->hub)) &&
+        !proto_map_set_int(&q->args, ARG_IDLE, idle)) {
+        q->deadline_ms = proto_now_ms() + 10000;
+        a = worker_call(r->hub, q, NULL);
+        q = NULL;
+    }
+    proto_msg_destroy(&q);
+    if (!a || a->status != PROTO_ST_OK)
+        log_warn("%s not paused: the sandbox manager did not answer", name_of(c));
+    else if (proto_map_int(&a->data, DATA_PAUSED, 0))
+        r->paused++;
+    else
+        log_info("%s not paused: %" PRId64 " call(s) of it running, or it is not running",
+                 name_of(c), proto_map_int(&a->data, DATA_INFLIGHT, 0));
+    proto_msg_destroy(&a);
+}
+
 int reaper_sweep_idle(reaper_t *r)
 {
     json_t *list = list_sandboxes(r, "running", false);
     if (!list)
         return -1;
-    int64_t now = reaper_now(r), idle = r->o->idle_stop;
+    int64_t now = reaper_now(r), idle = r->o->idle_stop, pause = r->o->idle_pause;
     size_t i;
     json_t *c;
     json_array_foreach(list, i, c)
     {
         int64_t used = last_used(r, c);
-        if (now - used <= idle)
+        bool paused = is_paused(c);
+        bool to_pause = !paused && pause > 0 && pause < idle && now - used > pause;
+        if (now - used <= idle && !to_pause)
             continue;
-        const char *id = json_string_value(json_object_get(c, "Id"));
         int busy = inflight(r, label_of(c, KEPT_LABEL_CONV));
         if (busy > 0) {
             report(r, "keep %s (its stamp is old, but %d call(s) of it are running)", name_of(c),
@@ -241,28 +308,69 @@ int reaper_sweep_idle(reaper_t *r)
         }
         char age[64];
         kept_human_age(now - used, age, sizeof age);
-        report(r, "stop %s (idle: last call ended %s ago, over the %" PRId64 "-minute limit)",
-               name_of(c), age, idle / 60);
-        if (r->dry_run || !id)
+        if (now - used <= idle) {
+            pause_sandbox(r, c, age);
             continue;
+        }
+        report(r, "stop %s (idle%s: last call ended %s ago, over the %" PRId64 "-minute limit)",
+               name_of(c), paused ? ", paused" : "", age, idle / 60);
         char reason[64];
         snprintf(reason, sizeof reason, "idle %" PRId64, idle / 60);
-        if (kept_reason_set(id, reason))
-            log_warn("cannot write the stop reason of %s in %s", name_of(c), kept_state_dir());
-        char path[200];
-        snprintf(path, sizeof path, "/containers/%s/stop?t=5", id);
-        long st;
-        json_t *ans = NULL;
-        r->calls++;
-        docker_err_t e = docker_call(r->d, "POST", path, NULL, &st, &ans);
-        if (e != DOCKER_OK) {
-            log_warn("could not stop %s: %s", name_of(c), docker_message(ans));
-        } else {
-            r->stopped++;
-            forget(r, label_of(c, KEPT_LABEL_CONV));
-        }
-        json_decref(ans);
+        stop_sandbox(r, c, reason);
     }
+    json_decref(list);
+    return 0;
+}
+
+/* The paused sandboxes in list, least recently used first: a new array. */
+static json_t *paused_by_age(reaper_t *r, json_t *list)
+{
+    json_t *out = json_array();
+    size_t i;
+    json_t *c;
+    json_array_foreach(list, i, c)
+    {
+        if (!out || !is_paused(c))
+            continue;
+        int64_t used = last_used(r, c);
+        json_object_set_new(c, "TalkbackLastCall", json_integer(used));
+        size_t k = 0;
+        while (k < json_array_size(out) && json_integer_value(json_object_get(
+                                               json_array_get(out, k), "TalkbackLastCall")) <= used)
+            k++;
+        json_array_insert(out, k, c);
+    }
+    return out;
+}
+
+int reaper_sweep_paused(reaper_t *r)
+{
+    int64_t max = r->o->max_paused;
+    if (max <= 0)
+        return 0;
+    json_t *list = list_sandboxes(r, "paused", false);
+    if (!list)
+        return -1;
+    json_t *old = paused_by_age(r, list);
+    size_t n = json_array_size(old), i;
+    json_t *c;
+    int64_t now = reaper_now(r);
+    json_array_foreach(old, i, c)
+    {
+        if ((int64_t)(n - i) <= max)
+            break;
+        if (inflight(r, label_of(c, KEPT_LABEL_CONV)) > 0)
+            continue; /* its call is unpausing it */
+        char age[64], reason[64];
+        kept_human_age(now - json_integer_value(json_object_get(c, "TalkbackLastCall")), age,
+                       sizeof age);
+        report(r,
+               "stop %s (paused: more than %" PRId64 " paused sandboxes, this one unused for %s)",
+               name_of(c), max, age);
+        snprintf(reason, sizeof reason, KEPT_REASON_PAUSED_MAX " %" PRId64, max);
+        stop_sandbox(r, c, reason);
+    }
+    json_decref(old);
     json_decref(list);
     return 0;
 }
@@ -509,6 +617,7 @@ int reaper_sweep(reaper_t *r)
 {
     int rc = 0;
     rc |= reaper_sweep_idle(r);
+    rc |= reaper_sweep_paused(r);
     rc |= reaper_sweep_disk(r);
     rc |= reaper_sweep_evict(r);
     rc |= reaper_sweep_orphans(r);

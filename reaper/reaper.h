@@ -1,8 +1,13 @@
 /* reaper.h -- idle stop, disk cap and eviction of kept sandboxes.
  *
- *   idle     a running sandbox whose last call ended more than idle_stop
- *            ago is stopped, not removed (its files and installs stay);
- *            the reason is left in state_dir for the resume notice;
+ *   idle     a running sandbox whose last call ended more than idle_pause
+ *            ago is paused -- by the sandbox manager, which the reaper
+ *            asks, since only it knows that no call is on its way -- and
+ *            one (paused or not) idle more than idle_stop is stopped, not
+ *            removed (its files and installs stay); the reason is left in
+ *            state_dir for the resume notice;
+ *   paused   past max_paused paused sandboxes, the least recently used
+ *            paused ones are stopped (a paused sandbox keeps its memory);
  *   disk     a running sandbox whose writable layer is over disk_cap is
  *            removed (Docker cannot cap overlay2 on ext4), with a
  *            tombstone so the chat's next call is told why;
@@ -31,6 +36,8 @@
  * means). */
 typedef struct {
     int64_t idle_stop;    /* s */
+    int64_t idle_pause;   /* s; 0: never paused */
+    int64_t max_paused;   /* 0: no cap */
     int64_t disk_cap;     /* bytes; 0: none */
     int64_t keep_max_age; /* s */
     int64_t keep_max_count;
@@ -49,10 +56,12 @@ typedef struct {
     bool dry_run;    /* report, change nothing */
     textbuf_t *out;  /* when set, every decision is appended here too */
     int calls;       /* Docker API calls made (figures) */
-    int stopped, removed;
+    int stopped, removed, paused;
 } reaper_t;
 
 int reaper_sweep_idle(reaper_t *r);
+/* Stop the least recently used paused sandboxes past max_paused. */
+int reaper_sweep_paused(reaper_t *r);
 int reaper_sweep_disk(reaper_t *r);
 int reaper_sweep_evict(reaper_t *r);
 /* Stop the orphans of this state_dir's pool, and remove those past
@@ -60,7 +69,7 @@ int reaper_sweep_evict(reaper_t *r);
 int reaper_sweep_orphans(reaper_t *r);
 /* Drop records in state_dir (docker/kept.h) of containers that are gone. */
 int reaper_sweep_records(reaper_t *r);
-/* All five, in that order.  0, or -1 when Docker could not be asked. */
+/* All six, idle, paused, disk, evict, orphans, records, in that order.  0, or -1 when Docker could not be asked. */
 int reaper_sweep(reaper_t *r);
 
 #endif

@@ -65,18 +65,19 @@ static int drain_path(char *out, size_t len)
  * manager's sandbox network, as max_running counts them: another talkback
  * on the same Docker (its own network) is not in this host's load.  The
  * id of one of them into one ("" with none). */
-static void count_sandboxes(capacity_t *c, int64_t *running, int64_t *kept, char one[72])
+static void count_sandboxes(capacity_t *c, capacity_figures_t *f, char one[72])
 {
     one[0] = '\0';
     json_t *filters = c->network[0] ? json_pack("{s:[s]}", "network", c->network) : NULL;
     json_t *ans = claim_list_chats(c->d, filters, false);
     json_decref(filters);
-    *running = *kept = -1;
+    int64_t *running = &f->running, *kept = &f->kept;
+    *running = *kept = f->paused = -1;
     if (!ans) {
         log_debug("capacity: cannot list sandboxes: Docker did not answer");
         return;
     }
-    *running = *kept = 0;
+    *running = *kept = f->paused = 0;
     size_t i;
     json_t *x;
     json_array_foreach(ans, i, x)
@@ -87,7 +88,9 @@ static void count_sandboxes(capacity_t *c, int64_t *running, int64_t *kept, char
         if (state && (!strcmp(state, "exited") || !strcmp(state, "dead")))
             (*kept)++;
         else
-            (*running)++;
+            (*running)++; /* a paused one too: it holds a place under max_running */
+        if (state && !strcmp(state, "paused"))
+            f->paused++;
     }
     json_decref(ans);
 }
@@ -172,7 +175,7 @@ static void measure(capacity_t *c)
 {
     capacity_figures_t f = { .spares = 0 };
     char one[72];
-    count_sandboxes(c, &f.running, &f.kept, one);
+    count_sandboxes(c, &f, one);
     if (!c->root[0] && one[0])
         learn_root(c, one);
     pthread_mutex_lock(&c->mu);
@@ -188,6 +191,7 @@ static void measure(capacity_t *c)
     if (f.running < 0) {
         f.running = c->fig.running;
         f.kept = c->fig.kept;
+        f.paused = c->fig.paused;
     }
     c->fig = f;
     pthread_mutex_unlock(&c->mu);
@@ -276,6 +280,7 @@ void capacity_fill(proto_map_t *data, const capacity_figures_t *f, bool draining
     proto_map_set_cstr(data, DATA_VERSION, TALKBACK_VERSION);
     proto_map_set_int(data, DATA_RUNNING, f->running);
     proto_map_set_int(data, DATA_KEPT, f->kept);
+    proto_map_set_int(data, DATA_PAUSED, f->paused);
     proto_map_set_int(data, DATA_SPARES, f->spares);
     proto_map_set_int(data, DATA_MAX_RUNNING, f->max_running);
     proto_map_set_int(data, DATA_KEEP_MAX_COUNT, f->keep_max_count);

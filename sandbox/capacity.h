@@ -26,6 +26,7 @@ typedef struct capacity capacity_t;
 /* The figures of one measurement. */
 typedef struct {
     int64_t running;      /* talkback sandboxes running (or created, paused) */
+    int64_t paused;       /* of those, paused (the paused tier) */
     int64_t kept;         /* stopped ones kept for their chat */
     int64_t spares;       /* warm, not yet a chat's (the manager's warm pool) */
     int64_t mem_free_kb;  /* MemAvailable of this machine; -1 unknown */

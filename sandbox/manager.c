@@ -73,6 +73,7 @@ static proto_msg_t *with_container(manager_t *m, worker_job_t *job, with_fn fn, 
             "Nothing ran.]");
     }
     free(cached_user);
+    int parked = 0; /* times its sandbox was found parked (running.h) */
     for (int attempt = 0; attempt < 2; attempt++) {
         if (!have) {
             ensure_t en = manager_ensure(m, req->conv, req->user, id, notice, &err);
@@ -85,7 +86,14 @@ static proto_msg_t *with_container(manager_t *m, worker_job_t *job, with_fn fn, 
         }
         int64_t deadline_s =
             (req->deadline_ms ? req->deadline_ms / 1000 : (int64_t)time(NULL) + 3600) + 1;
-        running_call_begin(m->running, req->conv, id, deadline_s);
+        if (!running_call_begin(m->running, req->conv, id, deadline_s)) {
+            /* Stopped to make room, or paused, meanwhile: find it again. */
+            cache_drop(m->cache, req->conv);
+            have = false;
+            if (parked++ < 3)
+                attempt--;
+            continue;
+        }
         disk_call_begin(m->disk, id, req->conv, container_name(req->conv).s);
         docker_err_t e = fn(m, id, arg);
         running_call_end(m->running, req->conv, id);
@@ -670,6 +678,8 @@ proto_msg_t *manager_handle(worker_job_t *job, void *ctx)
         return op_busy(m, job);
     if (strcmp(tool, OP_FORGET) == 0)
         return op_forget(m, job);
+    if (strcmp(tool, OP_PAUSE) == 0)
+        return pause_op(m, job);
     return proto_reply_new(req, PROTO_ST_BAD_REQUEST, true,
                            "[talkback: unknown sandbox operation]");
 }
@@ -739,6 +749,8 @@ manager_t *manager_new(docker_t *d, const manager_opts_t *o)
         free(m);
         return NULL;
     }
+    m->o.running.forget = forget_conv;
+    m->o.running.ctx = m;
     m->running = running_new(d, &m->o.running);
     m->retry = hints_retry_new(); /* NULL only means no retry lines */
     char agent[4096];

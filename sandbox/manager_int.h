@@ -1,6 +1,7 @@
 /* manager_int.h -- what the sandbox manager's files share (manager.c: the
  * tools; ensure.c: the sandbox template and finding, making and starting a
- * chat's container; pool.c: the spares made from that template).  Not an interface
+ * chat's container; pause.c: the paused tier; pool.c: the spares made from
+ * that template).  Not an interface
  * for anything outside sandbox/.
  */
 #ifndef TALKBACK_SANDBOX_MANAGER_INT_H
@@ -56,5 +57,13 @@ typedef enum { ENSURE_OK, ENSURE_REFUSED, ENSURE_FAILED } ensure_t;
  * holds the call's text. */
 ensure_t manager_ensure(manager_t *m, const char *conv, const char *user, char id[72],
                         textbuf_t *notice, textbuf_t *err);
+
+/* ---- the paused tier (pause.c) ---- */
+
+/* "pause" (proto/ops.h): the reaper asks to pause an idle chat's sandbox. */
+proto_msg_t *pause_op(manager_t *m, worker_job_t *job);
+/* Unpause container id for a call of its chat; its notice into notice.
+ * False when Docker would not. */
+bool pause_undo(manager_t *m, const char *id, textbuf_t *notice);
 
 #endif

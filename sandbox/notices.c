@@ -8,6 +8,7 @@
  */
 #include "sandbox/notices.h"
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
@@ -15,6 +16,34 @@
 #include <string.h>
 
 #include "docker/kept.h"
+#include "sandbox/running.h"
+
+/* The words for a stop that made room for another chat ("room-user 20",
+ * "room-all 100": sandbox/running.h); false for any other reason. */
+static bool notice_room_words(const char *reason, textbuf_t *why)
+{
+    long cap;
+    char tail;
+    if (sscanf(reason, RUNNING_REASON_USER " %ld%c", &cap, &tail) == 1 && cap > 0)
+        textbuf_printf(why,
+                       "to make room for another chat of this user: one user may have %ld "
+                       "running at once, setting `max_running_per_user`, and this one was the "
+                       "least recently used",
+                       cap);
+    else if (sscanf(reason, RUNNING_REASON_ALL " %ld%c", &cap, &tail) == 1 && cap > 0)
+        textbuf_printf(why,
+                       "to make room for another chat: the sandbox host runs at most %ld at once, "
+                       "setting `max_running`, and this one was the least recently used",
+                       cap);
+    else if (sscanf(reason, KEPT_REASON_PAUSED_MAX " %ld%c", &cap, &tail) == 1 && cap > 0)
+        textbuf_printf(why,
+                       "idle and paused, then stopped as the least recently used of more than "
+                       "%ld paused sandboxes, setting `max_paused`",
+                       cap);
+    else
+        return false;
+    return true;
+}
 
 /* The line that tells the model its sandbox was stopped and is back. */
 void notice_resumed(const char *id, int64_t finished, textbuf_t *notice)
@@ -33,6 +62,8 @@ void notice_resumed(const char *id, int64_t finished, textbuf_t *notice)
         textbuf_printf(&why, "idle for over %ld minutes", minutes);
     else if (reason && strcmp(reason, "operator") == 0)
         textbuf_puts(&why, "by the operator");
+    else if (reason && notice_room_words(reason, &why))
+        ; /* stopped to make room (sandbox/running.h) */
     else
         textbuf_puts(&why, "not by talkback: most likely a restart of Docker or of the host");
     if (finished > 0)
@@ -60,5 +91,27 @@ void notice_gone(docker_t *d, const char *conv, const char *name, textbuf_t *not
         "[This chat's previous sandbox was removed %s ago %s: its files and installs are "
         "gone, and this is a new, empty one.]\n",
         age, reason);
+    free(reason);
+}
+
+/* The line that tells the model its sandbox was paused and runs again. */
+void notice_unpaused(const char *id, textbuf_t *notice)
+{
+    int64_t since = 0;
+    char *reason = kept_paused_take(id, &since);
+    long minutes;
+    char tail, age[64];
+    textbuf_puts(notice, "[This chat's sandbox was paused");
+    if (reason && since > 0) {
+        kept_human_age((int64_t)time(NULL) - since, age, sizeof age);
+        textbuf_printf(notice, " for %s", age);
+    }
+    if (reason && sscanf(reason, "idle %ld%c", &minutes, &tail) == 1 && minutes > 0)
+        textbuf_printf(notice, " (no calls for over %ld minute%s)", minutes,
+                       minutes == 1 ? "" : "s");
+    else if (!reason)
+        textbuf_puts(notice, " (not by talkback)");
+    textbuf_puts(notice, " and runs again: its files and the programs it left running (servers, "
+                         "background jobs) are as they were.]\n");
     free(reason);
 }

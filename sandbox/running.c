@@ -7,9 +7,19 @@
  * process or of Docker.  Every start under way holds a place (by the
  * container's id, or none yet while it is being created), and still
  * counts for a caller whose container list is older than its end; a
- * sandbox created but not yet started counts as
- * running; a container both listed and held counts once.  So racing first
- * calls and resumes cannot pass a cap together.
+ * sandbox created but not yet started counts as running.  Places are
+ * counted by chat, not by container: a chat whose sandbox is being made,
+ * claimed from the warm pool or started, and is listed too, counts once.
+ * So racing first calls and resumes can neither pass a cap together nor be
+ * refused below it.
+ *
+ * At a cap, a start makes room: it stops (kept, as an idle stop would) the
+ * least recently used sandbox of that user -- of anyone for max_running --
+ * with no call in flight and no start under way, and goes on; the call is
+ * refused only when every one is busy.  A sandbox being stopped (or paused,
+ * by the reaper's request) is "parked": it no longer counts, its chat is
+ * forgotten, and a call of that chat waits for the stop and finds its
+ * sandbox again (stopped: started with a notice that says why).
  */
 #include "sandbox/running.h"
 
@@ -21,6 +31,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "common/convid.h"
 #include "common/log.h"
 #include "docker/claim.h"
 #include "docker/kept.h"
@@ -34,12 +45,14 @@ typedef struct call_entry {
     struct call_entry *next;
 } call_entry_t;
 
-/* A start under way: of user ("" = no user id), of container id ("" while
- * it is being created). */
+/* A start under way: of chat conv and user ("" = no user id), of
+ * container id ("" while it is being created or claimed). */
 typedef struct hold {
+    char *conv;
     char *user;
     char id[72];
     int64_t ended; /* 0 while under way; then when it ended */
+    bool pending;  /* its chat's call has not begun yet: not to be stopped */
     struct hold *next;
 } hold_t;
 
@@ -48,13 +61,39 @@ typedef struct hold {
  * long (monotonic ms) no list can be that old, and the hold goes. */
 #define HOLD_KEEP_MS 60000
 
+/* A sandbox this manager is stopping to make room (stop) or pausing (the
+ * reaper asked): its chat's calls wait for it, then find it again. */
+typedef struct park {
+    char *conv;
+    char id[72];
+    bool stop;     /* stopped to make room: it no longer takes a place */
+    int64_t ended; /* 0 while under way; then when it ended (monotonic ms) */
+    struct park *next;
+} park_t;
+
 struct running {
     docker_t *d;
     running_opts_t o;
     pthread_mutex_t mu;
+    pthread_cond_t cv; /* with mu: a park ended, or a stopper finished */
     call_entry_t *calls;
     hold_t *holds; /* starts under way */
+    park_t *parks; /* sandboxes being stopped or paused */
+    int stoppers;  /* stop threads running (running_destroy waits) */
 };
+
+static void hold_free(hold_t *h)
+{
+    free(h->conv);
+    free(h->user);
+    free(h);
+}
+
+static void park_free(park_t *p)
+{
+    free(p->conv);
+    free(p);
+}
 
 running_t *running_new(docker_t *d, const running_opts_t *o)
 {
@@ -64,6 +103,7 @@ running_t *running_new(docker_t *d, const running_opts_t *o)
     c->d = d;
     c->o = *o;
     pthread_mutex_init(&c->mu, NULL);
+    pthread_cond_init(&c->cv, NULL);
     return c;
 }
 
@@ -72,6 +112,10 @@ void running_destroy(running_t **self_p)
     if (!self_p || !*self_p)
         return;
     running_t *c = *self_p;
+    pthread_mutex_lock(&c->mu);
+    while (c->stoppers > 0)
+        pthread_cond_wait(&c->cv, &c->mu);
+    pthread_mutex_unlock(&c->mu);
     while (c->calls) {
         call_entry_t *e = c->calls;
         c->calls = e->next;
@@ -81,9 +125,14 @@ void running_destroy(running_t **self_p)
     while (c->holds) {
         hold_t *h = c->holds;
         c->holds = h->next;
-        free(h->user);
-        free(h);
+        hold_free(h);
     }
+    while (c->parks) {
+        park_t *p = c->parks;
+        c->parks = p->next;
+        park_free(p);
+    }
+    pthread_cond_destroy(&c->cv);
     pthread_mutex_destroy(&c->mu);
     free(c);
     *self_p = NULL;
@@ -106,12 +155,50 @@ static void stamp(const char *id, int64_t t)
                  strerror(errno));
 }
 
+/* Drop the parks no call can still need (under the lock): a call that
+ * read its chat's container id before the park began reaches
+ * running_call_begin within moments of it. */
+static void parks_prune(running_t *c)
+{
+    int64_t now = proto_mono_ms();
+    for (park_t **pp = &c->parks; *pp;) {
+        park_t *p = *pp;
+        if (p->ended && now - p->ended > HOLD_KEEP_MS) {
+            *pp = p->next;
+            park_free(p);
+            continue;
+        }
+        pp = &p->next;
+    }
+}
+
+static park_t **park_find(running_t *c, const char *id)
+{
+    park_t **pp = &c->parks;
+    while (*pp && strcmp((*pp)->id, id) != 0)
+        pp = &(*pp)->next;
+    return pp;
+}
+
 /* The stamp moves forward to the latest deadline of the chat's calls, so a
  * 30-minute build is never idle; written under the lock, so a call's
- * "busy until" can never land after another's "done now". */
-void running_call_begin(running_t *c, const char *conv, const char *id, int64_t deadline_s)
+ * "busy until" can never land after another's "done now".  A parked
+ * sandbox (being stopped or paused) takes no call: the caller waits for
+ * the park to end and finds the sandbox again. */
+bool running_call_begin(running_t *c, const char *conv, const char *id, int64_t deadline_s)
 {
     pthread_mutex_lock(&c->mu);
+    parks_prune(c);
+    park_t *p = *park_find(c, id);
+    if (p) {
+        while ((p = *park_find(c, id)) && !p->ended)
+            pthread_cond_wait(&c->cv, &c->mu);
+        pthread_mutex_unlock(&c->mu);
+        return false;
+    }
+    for (hold_t *h = c->holds; h; h = h->next)
+        if (strcmp(h->conv, conv) == 0)
+            h->pending = false;
     call_entry_t **pp = call_find(c, conv);
     if (!*pp) {
         call_entry_t *e = calloc(1, sizeof *e);
@@ -132,6 +219,7 @@ void running_call_begin(running_t *c, const char *conv, const char *id, int64_t 
         stamp(id, deadline_s);
     }
     pthread_mutex_unlock(&c->mu);
+    return true;
 }
 
 /* The chat's last call ended: the stamp is "now" and its entry goes. */
@@ -162,6 +250,21 @@ int running_inflight(running_t *c, const char *conv)
 
 /* ---- caps ------------------------------------------------------------------------- */
 
+static const char *conv_of(json_t *x)
+{
+    return json_string_value(json_object_get(json_object_get(x, "Labels"), KEPT_LABEL_CONV)) ?: "";
+}
+
+static const char *user_of(json_t *x)
+{
+    return json_string_value(json_object_get(json_object_get(x, "Labels"), KEPT_LABEL_USER)) ?: "";
+}
+
+static const char *id_of(json_t *x)
+{
+    return json_string_value(json_object_get(x, "Id")) ?: "";
+}
+
 /* The entries of list (list_running's) whose sandbox is user's: a new
  * array. */
 static json_t *of_user(json_t *list, const char *user)
@@ -171,18 +274,18 @@ static json_t *of_user(json_t *list, const char *user)
     json_t *x;
     json_array_foreach(list, i, x)
     {
-        json_t *labels = json_object_get(x, "Labels");
-        if (out &&
-            strcmp(json_string_value(json_object_get(labels, KEPT_LABEL_USER)) ?: "", user) == 0)
+        if (out && strcmp(user_of(x), user) == 0)
             json_array_append(out, x);
     }
     return out;
 }
 
-/* The running chats' sandboxes on this manager's network; NULL when
- * Docker cannot say.  Created and paused ones count too: a sandbox made by
- * a call that is about to start it is as good as running, and a racing
- * start must see it. */
+/* The running chats' sandboxes on this manager's network, each with its
+ * last-call stamp under RUNNING_LAST (for choosing whom to stop); NULL
+ * when Docker cannot say.  Created and paused ones count too: a sandbox
+ * made by a call that is about to start it is as good as running, and a
+ * paused one keeps its memory and its processes. */
+#define RUNNING_LAST "TalkbackLastCall"
 static json_t *list_running(running_t *c)
 {
     /* The chats' sandboxes: labelled ones and claimed spares (claim.h);
@@ -195,16 +298,20 @@ static json_t *list_running(running_t *c)
         log_warn("cannot count running sandboxes: Docker did not list them");
         return NULL;
     }
+    size_t i;
+    json_t *x;
+    json_array_foreach(ans, i, x)
+        json_object_set_new(x, RUNNING_LAST, json_integer(kept_stamp_get(id_of(x))));
     return ans;
 }
 
-static bool listed(json_t *list, const char *id)
+static bool conv_listed(json_t *list, const char *conv)
 {
     size_t i;
     json_t *x;
     json_array_foreach(list, i, x)
     {
-        if (strcmp(json_string_value(json_object_get(x, "Id")) ?: "", id) == 0)
+        if (strcmp(conv_of(x), conv) == 0)
             return true;
     }
     return false;
@@ -218,19 +325,43 @@ static void holds_prune(running_t *c)
         hold_t *h = *pp;
         if (h->ended && now - h->ended > HOLD_KEEP_MS) {
             *pp = h->next;
-            free(h->user);
-            free(h);
+            hold_free(h);
             continue;
         }
         pp = &h->next;
     }
 }
 
-/* Places taken (under the lock): the listed sandboxes, and the starts
- * under way or ended since the list was asked for (at asked, monotonic
- * ms), each once, of user when not NULL, but for container self (the one
- * asking; NULL for a new one).  -1 when list is NULL (Docker did not say:
- * then the cap is not applied rather than every call refused). */
+/* Whether container id is being stopped to make room, or was after a list
+ * asked for at asked was (that list may show it still running). */
+static bool stopping(running_t *c, const char *id, int64_t asked)
+{
+    park_t *p = *park_find(c, id);
+    return p && p->stop && (!p->ended || p->ended >= asked);
+}
+
+/* Whether hold h counts (under the lock): of user when not NULL, not of
+ * chat self, under way or ended after the list was asked for, its chat
+ * not listed, and no earlier hold of its chat counted already. */
+static bool hold_counts(running_t *c, const hold_t *h, json_t *list, const char *user,
+                        const char *self, int64_t asked)
+{
+    if ((user && strcmp(h->user, user) != 0) || (h->ended && h->ended < asked) ||
+        (self && strcmp(h->conv, self) == 0) || conv_listed(list, h->conv))
+        return false;
+    for (const hold_t *e = c->holds; e != h; e = e->next)
+        if (strcmp(e->conv, h->conv) == 0 && (!user || strcmp(e->user, user) == 0) &&
+            !(e->ended && e->ended < asked))
+            return false;
+    return true;
+}
+
+/* Places taken (under the lock): the chats of the listed sandboxes, but
+ * those being stopped to make room, and of the starts under way or ended
+ * since the list was asked for (at asked, monotonic ms), each chat once, of
+ * user when not NULL, but for chat self (the one asking).  -1 when list is
+ * NULL (Docker did not say: then the cap is not applied rather than every
+ * call refused). */
 static int taken(running_t *c, json_t *list, const char *user, const char *self, int64_t asked)
 {
     if (!list)
@@ -240,17 +371,54 @@ static int taken(running_t *c, json_t *list, const char *user, const char *self,
     json_t *x;
     json_array_foreach(list, i, x)
     {
-        const char *id = json_string_value(json_object_get(x, "Id"));
-        if (!self || !id || strcmp(id, self) != 0)
+        if (strcmp(conv_of(x), self) != 0 && !stopping(c, id_of(x), asked))
             n++;
     }
-    for (hold_t *h = c->holds; h; h = h->next) {
-        if ((user && strcmp(h->user, user) != 0) || (h->ended && h->ended < asked))
-            continue;
-        if (!h->id[0] || ((!self || strcmp(h->id, self) != 0) && !listed(list, h->id)))
+    for (hold_t *h = c->holds; h; h = h->next)
+        if (hold_counts(c, h, list, user, self, asked))
             n++;
-    }
     return n;
+}
+
+/* Whether chat conv is busy (under the lock): a call in flight, a start
+ * under way or whose call has not begun yet, or being stopped or paused
+ * now (a sandbox paused a while ago is not busy: it may make room). */
+static bool busy(running_t *c, const char *conv, const char *id)
+{
+    call_entry_t *e = *call_find(c, conv);
+    if (e && e->inflight > 0)
+        return true;
+    for (hold_t *h = c->holds; h; h = h->next)
+        if ((!h->ended || h->pending) && strcmp(h->conv, conv) == 0)
+            return true;
+    park_t *p = *park_find(c, id);
+    return p && !p->ended;
+}
+
+/* The least recently used sandbox in list that is not busy and not chat
+ * self's, or NULL (under the lock). */
+static json_t *least_used(running_t *c, json_t *list, const char *self)
+{
+    json_t *best = NULL;
+    size_t i;
+    json_t *x;
+    json_array_foreach(list, i, x)
+    {
+        const char *conv = conv_of(x);
+        const char *state = json_string_value(json_object_get(x, "State")) ?: "";
+        /* A created one is about to be started by its chat's call. */
+        if (!*conv || strcmp(conv, self) == 0 || strcmp(state, "created") == 0 ||
+            busy(c, conv, id_of(x)))
+            continue;
+        /* No last-call record in this state_dir: not this manager's to
+         * stop (another talkback's on the same network). */
+        int64_t t = json_integer_value(json_object_get(x, RUNNING_LAST));
+        if (t <= 0)
+            continue;
+        if (!best || t < json_integer_value(json_object_get(best, RUNNING_LAST)))
+            best = x;
+    }
+    return best;
 }
 
 void running_refusal_text(textbuf_t *err, bool per_user, int64_t cap, int64_t idle_stop_s)
@@ -274,67 +442,293 @@ void running_refusal_text(textbuf_t *err, bool per_user, int64_t cap, int64_t id
             cap);
 }
 
-bool running_start_begin(running_t *c, const char *user, const char *id, textbuf_t *err)
+/* ---- making room ------------------------------------------------------------------ */
+
+/* A sandbox stopped to make room (on a thread of its own, so several
+ * stop at once; from the moment it is parked it no longer counts). */
+typedef struct {
+    running_t *c;
+    char conv[CONVID_MAX + 1];
+    char id[72];
+    char reason[KEPT_REASON_MAX];
+} victim_t;
+
+static void *stop_thread(void *arg)
+{
+    victim_t *v = arg;
+    running_t *c = v->c;
+    /* The reason first, as the reaper does: the chat's next call is told. */
+    if (kept_reason_set(v->id, v->reason))
+        log_warn("cannot write the stop reason of %.12s in %s", v->id, kept_state_dir());
+    char path[200];
+    long st;
+    json_t *ans = NULL;
+    snprintf(path, sizeof path, "/containers/%s/stop?t=%d", v->id, RUNNING_STOP_WAIT_S);
+    docker_err_t e = c->d ? docker_call(c->d, "POST", path, NULL, &st, &ans) : DOCKER_ECONNECT;
+    bool ok = e == DOCKER_OK || e == DOCKER_ENOTFOUND;
+    if (ok)
+        log_info("stopped %.12s of chat %s to make room (%s)", v->id, v->conv, v->reason);
+    else
+        log_warn("could not stop %.12s of chat %s to make room: %s", v->id, v->conv,
+                 docker_message(ans));
+    json_decref(ans);
+    pthread_mutex_lock(&c->mu);
+    park_t **pp = park_find(c, v->id), *p = *pp;
+    if (p && ok) {
+        p->ended = proto_mono_ms();
+    } else if (p) {
+        *pp = p->next; /* it still runs: it counts again */
+        park_free(p);
+    }
+    c->stoppers--;
+    pthread_cond_broadcast(&c->cv);
+    pthread_mutex_unlock(&c->mu);
+    free(v);
+    return NULL;
+}
+
+/* Park x to be stopped (under the lock): a victim for stop_thread, or
+ * NULL without memory. */
+static victim_t *victim_new(running_t *c, json_t *x, bool per_user, int64_t cap)
+{
+    victim_t *v = calloc(1, sizeof *v);
+    park_t *p = calloc(1, sizeof *p);
+    if (!v || !p || !(p->conv = strdup(conv_of(x)))) {
+        free(v);
+        free(p);
+        return NULL;
+    }
+    v->c = c;
+    snprintf(v->conv, sizeof v->conv, "%s", conv_of(x));
+    snprintf(v->id, sizeof v->id, "%s", id_of(x));
+    snprintf(v->reason, sizeof v->reason, "%s %" PRId64,
+             per_user ? RUNNING_REASON_USER : RUNNING_REASON_ALL, cap);
+    snprintf(p->id, sizeof p->id, "%s", v->id);
+    park_t **pp = park_find(c, v->id);
+    if (*pp) { /* paused a while ago: this stop replaces that park */
+        park_t *old = *pp;
+        *pp = old->next;
+        park_free(old);
+    }
+    p->stop = true;
+    p->next = c->parks;
+    c->parks = p;
+    return v;
+}
+
+/* Undo victim_new (under the lock): room could not be made after all. */
+static void victim_undo(running_t *c, victim_t *v)
+{
+    park_t **pp = park_find(c, v->id), *p = *pp;
+    if (p) {
+        *pp = p->next;
+        park_free(p);
+    }
+    free(v);
+}
+
+/* Stop the victims (after the lock), each on a thread of its own, and wait
+ * for them: the sandbox that made room starts only once they are stopped,
+ * so Docker never runs more than the cap either.  Their chats are
+ * forgotten now, so their next calls find them stopped. */
+static void victims_stop(running_t *c, victim_t **vs, int n)
+{
+    char ids[RUNNING_ROOM_MAX][72];
+    for (int i = 0; i < n; i++)
+        snprintf(ids[i], sizeof ids[i], "%s", vs[i]->id);
+    for (int i = 0; i < n; i++) {
+        if (c->o.forget)
+            c->o.forget(c->o.ctx, vs[i]->conv);
+        pthread_t t;
+        pthread_attr_t a;
+        pthread_attr_init(&a);
+        pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
+        pthread_mutex_lock(&c->mu);
+        c->stoppers++;
+        pthread_mutex_unlock(&c->mu);
+        if (pthread_create(&t, &a, stop_thread, vs[i]) != 0)
+            stop_thread(vs[i]); /* no thread: stop it here */
+        pthread_attr_destroy(&a);
+    }
+    pthread_mutex_lock(&c->mu);
+    for (int i = 0; i < n; i++) {
+        park_t *p;
+        while ((p = *park_find(c, ids[i])) && !p->ended)
+            pthread_cond_wait(&c->cv, &c->mu);
+    }
+    pthread_mutex_unlock(&c->mu);
+}
+
+/* The counts of one start's check (running_start_begin). */
+typedef struct {
+    json_t *all, *mine;
+    const char *conv, *user;
+    int64_t asked;
+    int n_all, n_mine;
+    bool over_all, over_user;
+    victim_t *victims[RUNNING_ROOM_MAX];
+    int n_victims;
+} room_t;
+
+static void room_over(running_t *c, room_t *r)
+{
+    r->over_all = c->o.max_running > 0 && r->n_all >= c->o.max_running;
+    r->over_user = r->mine && c->o.max_running_per_user > 0 &&
+                   r->n_mine >= c->o.max_running_per_user;
+}
+
+/* At a cap (under the lock): park the least recently used idle sandboxes
+ * until the start fits, of the user for their cap, of anyone for the
+ * total.  False (nothing parked) when every one is busy. */
+static bool room_make(running_t *c, room_t *r)
+{
+    room_over(c, r);
+    while ((r->over_all || r->over_user) && r->n_victims < RUNNING_ROOM_MAX) {
+        bool per_user = r->over_user;
+        json_t *x = least_used(c, per_user ? r->mine : r->all, r->conv);
+        victim_t *v =
+            x ? victim_new(c, x, per_user, per_user ? c->o.max_running_per_user : c->o.max_running)
+              : NULL;
+        if (!v)
+            break;
+        r->victims[r->n_victims++] = v;
+        r->n_all--;
+        if (r->mine && strcmp(user_of(x), r->user) == 0)
+            r->n_mine--;
+        room_over(c, r);
+    }
+    if (!r->over_all && !r->over_user)
+        return true;
+    while (r->n_victims > 0)
+        victim_undo(c, r->victims[--r->n_victims]);
+    return false;
+}
+
+bool running_start_begin(running_t *c, const char *conv, const char *user, const char *id,
+                         textbuf_t *err)
 {
     int64_t max_all = c->o.max_running, max_user = c->o.max_running_per_user;
-    const char *u = user ? user : "";
-    bool by_user = max_user > 0 && *u;
-    int64_t asked = proto_mono_ms();
+    room_t r = { .conv = conv ? conv : "", .user = user ? user : "" };
+    bool by_user = max_user > 0 && *r.user;
+    r.asked = proto_mono_ms();
     /* One listing (two Docker calls: claim_list_chats) serves both caps. */
-    json_t *all = max_all > 0 || by_user ? list_running(c) : NULL;
-    json_t *mine = by_user && all ? of_user(all, u) : NULL;
+    r.all = max_all > 0 || by_user ? list_running(c) : NULL;
+    r.mine = by_user && r.all ? of_user(r.all, r.user) : NULL;
     hold_t *h = calloc(1, sizeof *h);
-    if (h && !(h->user = strdup(u))) {
-        free(h);
+    if (h && (!(h->user = strdup(r.user)) || !(h->conv = strdup(r.conv)))) {
+        hold_free(h);
         h = NULL;
     }
-    if (h)
+    if (h) {
         snprintf(h->id, sizeof h->id, "%s", id ? id : "");
+        h->pending = true;
+    }
     pthread_mutex_lock(&c->mu);
     holds_prune(c);
-    int n_all = taken(c, all, NULL, id, asked), n_mine = taken(c, mine, u, id, asked);
-    bool over_all = max_all > 0 && n_all >= max_all;
-    bool over_user = by_user && n_mine >= max_user;
-    if (!over_all && !over_user && h) {
+    parks_prune(c);
+    /* A start of a parked sandbox: its own call brings it back. */
+    park_t **pp = id ? park_find(c, id) : NULL;
+    if (pp && *pp && (*pp)->ended) {
+        park_t *p = *pp;
+        *pp = p->next;
+        park_free(p);
+    }
+    r.n_all = max_all > 0 ? taken(c, r.all, NULL, r.conv, r.asked) : 0;
+    r.n_mine = r.mine ? taken(c, r.mine, r.user, r.conv, r.asked) : 0;
+    bool ok = room_make(c, &r) && h;
+    if (ok) {
         h->next = c->holds;
         c->holds = h;
         h = NULL;
     }
     pthread_mutex_unlock(&c->mu);
-    json_decref(all);
-    json_decref(mine);
-    if (h) {
-        free(h->user);
-        free(h);
+    victims_stop(c, r.victims, r.n_victims);
+    json_decref(r.all);
+    json_decref(r.mine);
+    if (h)
+        hold_free(h);
+    if (!ok) {
+        log_info("not starting a sandbox of user \"%s\" (chat %s): %d running (%d of this user), "
+                 "caps %" PRId64 " and %" PRId64 " per user, all busy",
+                 r.user, r.conv, r.n_all, r.n_mine, max_all, max_user);
+        running_refusal_text(err, r.over_user, r.over_user ? max_user : max_all, c->o.idle_stop);
     }
-    if (over_user || over_all) {
-        log_info(
-            "not starting a sandbox of user \"%s\": %d running (%d of this user), caps %" PRId64
-            " and %" PRId64 " per user",
-            u, n_all, n_mine, max_all, max_user);
-        running_refusal_text(err, over_user, over_user ? max_user : max_all, c->o.idle_stop);
-        return false;
-    }
-    return true;
+    return ok;
 }
 
-void running_start_end(running_t *c, const char *user, const char *id, const char *made)
+void running_start_end(running_t *c, const char *conv, const char *user, const char *id,
+                       const char *made)
 {
-    const char *u = user ? user : "";
+    const char *u = user ? user : "", *cv = conv ? conv : "";
     pthread_mutex_lock(&c->mu);
     for (hold_t **pp = &c->holds; *pp; pp = &(*pp)->next) {
         hold_t *h = *pp;
-        if (h->ended || strcmp(h->user, u) != 0 || strcmp(h->id, id ? id : "") != 0)
+        if (h->ended || strcmp(h->user, u) != 0 || strcmp(h->conv, cv) != 0 ||
+            strcmp(h->id, id ? id : "") != 0)
             continue;
         if (made && kept_id_ok(made)) {
             snprintf(h->id, sizeof h->id, "%s", made);
             h->ended = proto_mono_ms();
         } else {
             *pp = h->next;
-            free(h->user);
-            free(h);
+            hold_free(h);
         }
         break;
+    }
+    pthread_mutex_unlock(&c->mu);
+}
+
+/* ---- pausing (the reaper asks; sandbox/manager.c pauses) ---------------------------- */
+
+bool running_park(running_t *c, const char *conv, const char *id)
+{
+    park_t *p = calloc(1, sizeof *p);
+    if (!p || !(p->conv = strdup(conv))) {
+        free(p);
+        return false;
+    }
+    snprintf(p->id, sizeof p->id, "%s", id);
+    pthread_mutex_lock(&c->mu);
+    parks_prune(c);
+    bool ok = !busy(c, conv, id);
+    park_t **pp = park_find(c, id);
+    if (ok && *pp) { /* an old park of it, ended: this one replaces it */
+        park_t *old = *pp;
+        *pp = old->next;
+        park_free(old);
+    }
+    if (ok) {
+        p->next = c->parks;
+        c->parks = p;
+        p = NULL;
+    }
+    pthread_mutex_unlock(&c->mu);
+    if (p)
+        park_free(p);
+    return ok;
+}
+
+void running_park_end(running_t *c, const char *id, bool done)
+{
+    pthread_mutex_lock(&c->mu);
+    park_t **pp = park_find(c, id), *p = *pp;
+    if (p && done) {
+        p->ended = proto_mono_ms();
+    } else if (p) {
+        *pp = p->next;
+        park_free(p);
+    }
+    pthread_cond_broadcast(&c->cv);
+    pthread_mutex_unlock(&c->mu);
+}
+
+void running_unpark(running_t *c, const char *id)
+{
+    pthread_mutex_lock(&c->mu);
+    park_t **pp = park_find(c, id), *p = *pp;
+    if (p && p->ended) {
+        *pp = p->next;
+        park_free(p);
     }
     pthread_mutex_unlock(&c->mu);
 }

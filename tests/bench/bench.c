@@ -57,12 +57,19 @@
  *      (warm.c), side by side in one run.
  *  16. with --eras, instead of all the above: run("true") over the legacy
  *      MCP era and over 2026-07-28, interleaved, JSON and SSE (eras.c).
+ *  17. with --tiers, instead of all the above: a call to a paused sandbox
+ *      and a resume of a stopped one, next to `docker start`, and the
+ *      memory a paused sandbox holds (tiers.c).
+ *  18. with --scale N, instead of all the above: N chats on this host, idle
+ *      running then paused: memory per sandbox, run("true") p50 with 2 and
+ *      with N, the reaper's sweep time (scale.c).
  * Every chat it makes is reset at the end.
  *
  * usage: talkback-bench [--url URL] [--exec-url URL] [--guard-url URL] [--n N] [--chats N] [--judge]
  *                       [--reaper N] [--pictures [--plain-url URL]] [--judge-only]
  *                       [--no-shepherd-url URL] [--agent PATH]
  *                       [--multihost DOCKER2 [--restart-cmd CMD]] [--warm [--cold-url URL]] [--eras]
+ *                       [--tiers] [--scale N]
  * (run it from the repository root: --reaper runs build/talkback-reaper)
  */
 #include <curl/curl.h>
@@ -841,8 +848,9 @@ static void bench_shepherd(int n)
 
 int main(int argc, char **argv)
 {
-    int n = 100, nchats = 64, reap = 0;
-    bool judge = false, pictures = false, judge_only = false, warm_only = false, eras = false;
+    int n = 100, nchats = 64, reap = 0, scale = 0;
+    bool judge = false, pictures = false, judge_only = false, warm_only = false, eras = false,
+         tiers = false;
     const char *docker2 = NULL, *restart_cmd = NULL, *cold_url = NULL;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--url") && i + 1 < argc)
@@ -875,6 +883,10 @@ int main(int argc, char **argv)
             restart_cmd = argv[++i];
         else if (!strcmp(argv[i], "--warm"))
             warm_only = true;
+        else if (!strcmp(argv[i], "--tiers"))
+            tiers = true;
+        else if (!strcmp(argv[i], "--scale") && i + 1 < argc)
+            scale = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--eras"))
             eras = true;
         else if (!strcmp(argv[i], "--cold-url") && i + 1 < argc)
@@ -885,7 +897,8 @@ int main(int argc, char **argv)
                 "usage: talkback-bench [--url URL] [--exec-url URL] [--guard-url URL] [--n N] "
                 "[--chats N] [--judge] [--reaper N] [--pictures [--plain-url URL]] [--judge-only] "
                 "[--no-shepherd-url URL] [--agent PATH] "
-                "[--multihost DOCKER2 [--restart-cmd CMD]] [--warm [--cold-url URL]] [--eras]\n");
+                "[--multihost DOCKER2 [--restart-cmd CMD]] [--warm [--cold-url URL]] [--eras] "
+                "[--tiers] [--scale N]\n");
             return 2;
         }
     }
@@ -927,6 +940,18 @@ int main(int argc, char **argv)
     }
     if (pictures) {
         bench_pictures(n);
+        docker_destroy(&d);
+        curl_global_cleanup();
+        return 0;
+    }
+    if (scale > 2) {
+        bench_tiers_scale(d, url, scale);
+        docker_destroy(&d);
+        curl_global_cleanup();
+        return 0;
+    }
+    if (tiers) {
+        bench_tiers(d, url, n > 20 ? 20 : n);
         docker_destroy(&d);
         curl_global_cleanup();
         return 0;

@@ -32,6 +32,17 @@ int64_t bench_now_us(void);
  * --rm` and `docker start`; cold_url (may be NULL): a talkback without the
  * pool (warm_pool 0), measured alongside. */
 void bench_warm(docker_t *d, const char *u, const char *cold_url, int n);
+/* The containerd shim Docker keeps on the host for container id: its RSS
+ * and PSS in KiB (0 when not found; warm.c). */
+void bench_shim_mem(const char *id, int64_t *rss, int64_t *pss);
+
+/* --tiers: a call to a paused sandbox and a resume of a stopped one at u,
+ * next to `docker start` (tiers.c); run with the talkback's TALKBACK_*
+ * environment, for the reaper sweeps it starts. */
+void bench_tiers(docker_t *d, const char *u, int n);
+/* --scale N: N chats at u, idle running then paused: memory per sandbox,
+ * run("true") p50 with 2 and with N, the reaper's sweep (scale.c). */
+void bench_tiers_scale(docker_t *d, const char *u, int n);
 
 /* --eras: run("true") over the legacy era and over 2026-07-28 at u,
  * interleaved, as JSON and as SSE (eras.c). */

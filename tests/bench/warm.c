@@ -231,7 +231,7 @@ static void warm_resume(docker_t *d, const char *u, int n, const char *prefix)
 /* The host-side process Docker keeps per running container (its
  * containerd shim, found by "-id <id>" in its command line): RSS and PSS
  * in KiB into rss, pss (0 when not found). */
-static void shim_mem(const char *id, int64_t *rss, int64_t *pss)
+void bench_shim_mem(const char *id, int64_t *rss, int64_t *pss)
 {
     *rss = *pss = 0;
     DIR *dir = opendir("/proc");
@@ -290,7 +290,7 @@ static void warm_memory(docker_t *d)
         if (!cache)
             cache = json_integer_value(json_object_get(s, "total_inactive_file"));
         int64_t rss, pss;
-        shim_mem(ids[i], &rss, &pss);
+        bench_shim_mem(ids[i], &rss, &pss);
         printf("memory of spare %.12s: %.1f MiB in its cgroup (usage %.1f MiB less %.1f MiB "
                "inactive page cache); "
                "its containerd shim on the host: RSS %.1f MiB, PSS %.1f MiB\n",

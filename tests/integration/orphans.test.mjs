@@ -87,7 +87,7 @@ test('a claimed spare whose claim record is gone is listed as an orphan, stopped
     assert.doesNotMatch(out, new RegExp(`remove ${name}`));
     assert.equal(await stateOf(id), 'exited');
     // Past it (the reaper's clock two hours on): removed, records and all.
-    out = await reap('--reaper_clock_offset', '7200', '--idle_stop', '1d'); // (the other chat is not idle)
+    out = await reap('--reaper_clock_offset', '7200', '--idle_stop', '1d', '--idle_pause', '0'); // (the other chat is not idle)
     assert.match(out, new RegExp(`remove ${name} \\(orphan: a claimed spare whose claim record is gone, for (1|2) hours?\\)`));
     assert.equal(await stateOf(id), 'gone');
     assert.deepEqual(fs.readdirSync(tb.stateDir).filter((f) => f.startsWith(id)), []);

@@ -12,14 +12,15 @@
 //     container:..., SecurityOpt, Sysctls, another image, runtime or
 //     limits, a missing CapDrop, a chunked body, a name not talkback-...;
 //   - per-container calls (inspect, start, stop, kill, restart, wait,
-//     attach, archive, exec, exec start/inspect, delete, network connect)
+//     pause, unpause, attach, archive, exec, exec start/inspect, delete,
+//     network connect)
 //     to a container that is not talkback's -- by name, by id, by id
 //     prefix, and one named talkback-... without the labels -- are refused;
 //   - an exec with Privileged is refused; API versions before 1.24 are;
 //   - everything talkback calls passes: ping, version, list, create,
 //     start, exec (output-only, and with stdin over a 101 upgrade and a
-//     half-close), exec inspect, archive PUT/HEAD/GET, stop, restart, kill,
-//     wait, remove, the sandbox network's create (with inter-container
+//     half-close), exec inspect, archive PUT/HEAD/GET, stop, restart,
+//     pause, unpause, kill, wait, remove, the sandbox network's create (with inter-container
 //     traffic off), inspect and connect;
 //   - everything else is refused with 403 and a JSON message: images,
 //     builds, volumes, other networks, swarm, plugins, /info, /events,
@@ -423,6 +424,7 @@ test('refused: per-container calls to containers that are not talkback\'s', with
       ['POST', `/v1.41/containers/${ref}/start`], ['POST', `/v1.41/containers/${ref}/stop?t=1`],
       ['POST', `/v1.41/containers/${ref}/kill`], ['POST', `/v1.41/containers/${ref}/restart?t=1`],
       ['POST', `/v1.41/containers/${ref}/wait`], ['POST', `/v1.41/containers/${ref}/attach?stream=1&stdout=1`],
+      ['POST', `/v1.41/containers/${ref}/pause`], ['POST', `/v1.41/containers/${ref}/unpause`],
       ['GET', `/v1.41/containers/${ref}/${archive}`], ['HEAD', `/v1.41/containers/${ref}/${archive}`],
       ['PUT', `/v1.41/containers/${ref}/archive?path=/tmp`, tarOne('x', 'x')],
       ['POST', `/v1.41/containers/${ref}/exec`, JSON.stringify({ Cmd: ['id'] })],
@@ -573,7 +575,7 @@ test('allowed: container list and the sandbox network inspect', withLogs(async (
   assert.equal(n.status, 200, n.text);
 }));
 
-test('allowed: create, start, exec, exec inspect, archive, stop, restart, kill, wait, remove', withLogs(async () => {
+test('allowed: create, start, exec, exec inspect, archive, stop, restart, pause, unpause, kill, wait, remove', withLogs(async () => {
   const v = '/v1.41';
   const name = `talkback-${prefix}-raw`;
   const c = await create(name, template(`${prefix}-raw`));
@@ -620,6 +622,11 @@ test('allowed: create, start, exec, exec inspect, archive, stop, restart, kill, 
   assert.equal((await api('POST', `${v}/containers/${id}/stop?t=1`)).status, 204);
   assert.equal((await api('POST', `${v}/containers/${id}/start`)).status, 204);
   assert.equal((await api('POST', `${v}/containers/${name}/restart?t=1`)).status, 204);
+  // The paused tier: pause and unpause, by id and by name.
+  assert.equal((await api('POST', `${v}/containers/${id}/pause`)).status, 204);
+  assert.equal((await api('GET', `${v}/containers/${id}/json`)).json.State.Status, 'paused');
+  assert.equal((await api('POST', `${v}/containers/${name}/unpause`)).status, 204);
+  assert.equal((await api('GET', `${v}/containers/${id}/json`)).json.State.Status, 'running');
   assert.equal((await api('POST', `${v}/networks/${NET}/disconnect`, { json: { Container: name, Force: true } })).status, 200);
   assert.equal((await api('POST', `${v}/networks/${NET}/connect`, { json: { Container: id, EndpointConfig: {} } })).status, 200);
   assert.equal((await api('POST', `${v}/containers/${id}/kill`)).status, 204);

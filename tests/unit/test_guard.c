@@ -259,6 +259,14 @@ static void test_rules(void **state)
         grules_match("POST", "/v1.41/containers/abc/restart", "net", &rt, why, sizeof why), 0);
     assert_int_equal(rt.target, GT_CONTAINER);
     assert_string_equal(rt.id, "abc");
+    /* The paused tier: pause and unpause, of talkback's own sandboxes only
+     * (a per-container call: the owner check follows). */
+    assert_int_equal(
+        grules_match("POST", "/v1.41/containers/abc/pause", "net", &rt, why, sizeof why), 0);
+    assert_int_equal(rt.target, GT_CONTAINER);
+    assert_int_equal(
+        grules_match("POST", "/v1.41/containers/abc/unpause", "net", &rt, why, sizeof why), 0);
+    assert_int_equal(rt.target, GT_CONTAINER);
     assert_int_equal(
         grules_match("POST", "/v1.23/containers/abc/start", "net", &rt, why, sizeof why), -1);
     assert_int_equal(grules_match("GET", "/containers/a%2f/json", "net", &rt, why, sizeof why), -1);
