@@ -131,8 +131,9 @@ extern const size_t hints_codes_n;
  * What decides a result's exit code is the last command of the line (no
  * pipefail here).  LAST_CMD matches where that command may start, like
  * AT_CMD; LAST_TAIL, after its name, matches the rest of the line when
- * no ; & | or newline follows (2>&1 and &> are no such break). */
-#define LAST_TAIL "([0-9]?>&[0-9]?|&>|[^;&|\n])*\\'"
+ * no ; & | or newline follows (2>&1 and &> are no such break, nor any of
+ * them inside quotes). */
+#define LAST_TAIL "('[^']*'|\"[^\"]*\"|[0-9]?>&[0-9]?|&>|[^;&|\n'\"])*\\'"
 
 /* The command sends its standard output to a file, or runs in the
  * background: what it printed is not in the result by its own choice. */

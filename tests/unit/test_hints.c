@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "hints/hints.h"
+#include "hints/output.h"
 
 /* The sandbox template as the configuration's defaults set it: what the
  * limit phrases say when a sandbox cannot tell its own. */
@@ -1159,6 +1160,10 @@ static const hcase_t cases[] = {
     { QUIET("no-output-failed"), .cmd = "ls -A /work; test -e /work/secret.txt", .out = "",
       .exit_code = 1 },
     { QUIET("no-output-failed"), .cmd = "./check", .out = "bad input\n", .exit_code = 3 },
+    { FIRE("no-output-failed"), .cmd = "python3 -c \"import sys; sys.exit(3)\"", .out = "",
+      .exit_code = 3, .expect = "[No output, and exit code 3" },
+    { FIRE("grep-no-match"), .cmd = "grep -E 'a|b;c' f.txt", .out = "", .exit_code = 1,
+      .expect = "[No line matched" },
     { FIRE("no-output-file"), .cmd = "cat results.txt", .out = "", .exit_code = 0, .probe_rc = 0,
       .expect = "[No output: results.txt is empty (0 bytes)." },
     { QUIET("no-output-file"), .cmd = "cat results.txt", .out = "", .exit_code = 0, .probe_rc = 1 },
@@ -1677,6 +1682,92 @@ static void never_install_what_cannot_work(void **state)
     }
 }
 
+/* ---- output that is not text (output.c) ---------------------------------------------- */
+
+static char *render_bytes(const char *data, size_t len, size_t cap)
+{
+    capbuf_t c;
+    assert_int_equal(capbuf_init(&c, cap), 0);
+    capbuf_append(&c, data, len);
+    textbuf_t t;
+    textbuf_init(&t);
+    hints_output_render(&c, &t);
+    capbuf_free(&c);
+    if (!t.buf)
+        textbuf_puts(&t, "");
+    return textbuf_take(&t, NULL);
+}
+
+/* No byte the model reads is a control byte other than a newline. */
+static void assert_no_control(const char *s)
+{
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+        if ((*p < 0x20 && *p != '\n') || *p == 0x7f)
+            fail_msg("control byte 0x%02x in: %s", *p, s);
+}
+
+static void binary_output(void **state)
+{
+    (void)state;
+    /* A compiled program: kind, size, a hex preview, no raw bytes. */
+    char elf[20000];
+    for (size_t i = 0; i < sizeof elf; i++)
+        elf[i] = (char)(i * 7 % 256);
+    memcpy(elf,
+           "\x7f"
+           "ELF\x02\x01\x01\0\0\0\0\0\0\0\0\0",
+           16);
+    char *got = render_bytes(elf, sizeof elf, 4096);
+    const char *head = "[The output is binary, not text: 20000 bytes of an ELF program or "
+                       "library (a compiled Linux binary: run it, do not print it). Its raw "
+                       "bytes are not shown; the first 64 in hex:]\n"
+                       "00000000: 7f45 4c46 0201 0100 0000 0000 0000 0000  .ELF............\n";
+    if (strncmp(got, head, strlen(head)) != 0)
+        fail_msg("%s", got);
+    assert_non_null(strstr(got, "[To look inside, use a tool that prints text: file FILE, xxd "
+                                "FILE | head, strings FILE | head."));
+    assert_no_control(got);
+    assert_int_equal(strlen(got) < 1200, 1);
+    free(got);
+    /* Random bytes without a NUL: invalid UTF-8 makes them binary too. */
+    char rnd[300];
+    unsigned x = 12345;
+    for (size_t i = 0; i < sizeof rnd; i++) {
+        x = x * 1103515245u + 12345u;
+        rnd[i] = (char)(0x80 | (x >> 16));
+    }
+    got = render_bytes(rnd, sizeof rnd, 65536);
+    assert_true(strncmp(got, "[The output is binary, not text: 300 bytes of binary data.", 58) ==
+                0);
+    assert_no_control(got);
+    free(got);
+    /* Text from Windows: UTF-16 without a byte order mark, and a PNG. */
+    const char u16[] = "h\0e\0l\0l\0o\0 \0w\0o\0r\0l\0d\0\r\0\n\0";
+    got = render_bytes(u16, sizeof u16 - 1, 65536);
+    assert_non_null(strstr(got, "bytes of UTF-16 text without a byte order mark, from Windows "
+                                "(iconv -f UTF-16LE -t UTF-8 FILE turns it into text)"));
+    free(got);
+    got = render_bytes("\x89PNG\r\n\x1a\n\0\0\0\rIHDR", 16, 65536);
+    assert_non_null(strstr(got, "16 bytes of a PNG image."));
+    free(got);
+    /* Text stays as it is: UTF-8, CR LF line ends. */
+    const char *plain = "hello\nw\xc3\xb6rld\r\nline\r\n";
+    got = render_bytes(plain, strlen(plain), 65536);
+    assert_string_equal(got, plain);
+    free(got);
+    /* Colours are taken out, a redrawn progress line keeps its last state,
+     * another control byte is shown as ^X. */
+    const char *tty = "\x1b[1;31mred\x1b[0m ok\n10%\r50%\r100%\ndone\x07\n\x1b]0;title\x07x\n";
+    got = render_bytes(tty, strlen(tty), 65536);
+    assert_string_equal(got, "red ok\n100%\ndone^G\nx\n");
+    free(got);
+    assert_false(hints_output_is_binary("caf\xc3\xa9 au lait\n", 14));
+    assert_true(hints_output_is_binary("a\0b", 3));
+    got = render_bytes("", 0, 64);
+    assert_string_equal(got, "");
+    free(got);
+}
+
 /* ---- retry memory ------------------------------------------------------------------ */
 
 static void retry_memory(void **state)
@@ -1728,7 +1819,7 @@ int main(void)
         cmocka_unit_test(limits_from_config), cmocka_unit_test(limits_from_sandbox),
         cmocka_unit_test(write_hints),        cmocka_unit_test(probes_for_real),
         cmocka_unit_test(habits_for_real),    cmocka_unit_test(never_install_what_cannot_work),
-        cmocka_unit_test(retry_memory),
+        cmocka_unit_test(retry_memory),       cmocka_unit_test(binary_output),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     hints_shutdown();
