@@ -159,9 +159,8 @@ extern const size_t hints_codes_n;
 #define NOT_INSTALLED_SAY(o)                                                                       \
     {                                                                                              \
         [0] = "[" o " is not installed in this sandbox. Install it: {p1}]",                        \
-        [1] = "[There is no command " o " here. If it is a program's name (not a typo), find "     \
-              "the package that has it: apt-get update && apt-cache search " o ", then apt-get "   \
-              "install -y PACKAGE.]",                                                              \
+        [1] = "[" o " is not installed in this sandbox. Find its package with apt-get update && "  \
+              "apt-cache search " o ", then apt-get install -y PACKAGE.]",                         \
         [2] = "[{p1}.]",                                                                           \
     }
 

@@ -191,21 +191,19 @@ const hint_t hints_tasks[] = {
                  "stash), then run this again.]" },
     },
 
-    /* -- data files and tables -- */
+    /* -- data files and tables (a file found nowhere gets no line: the
+     *    error says so already, and round 1 holds that it stays quiet) -- */
     {
         .name = "data-file-missing", .group = "data",
         .out = "(FileNotFoundError|IOError|OSError): \\[Errno 2\\] No such file or directory: "
                "'([^']+)'|ENOENT: no such file or directory, open '([^']+)'|cannot open file "
                "'([^']+)': No such file|FileNotFoundException: ([^[:space:]]+) \\(No such file",
         .exit = HX_NONZERO,
-        .probe = CD_GUARD(3) PROBE_DATA_FILE,
+        .probe = PROBE_DATA_FILE,
         .say = {
             [0] = "[{o2}{o3}{o4}{o5} is not where the program looked: a relative path is read from "
                   "the folder the program runs in (/work, unless it changes folder). A file of that "
                   "name is at {p1}: use that path.]",
-            [1] = "[{o2}{o3}{o4}{o5} does not exist, and no file of that name is in /work, /tmp "
-                  "or /root either: write or download it first, or fix the name. Data files in "
-                  "/work: {p1}.]",
             [2] = "[{o2}{o3}{o4}{o5} is at {p1}, but the program ran in another folder and looked "
                   "there. Use the full path {p1}.]",
         },

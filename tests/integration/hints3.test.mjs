@@ -235,7 +235,11 @@ test('pandas: where the file really is, which columns the table has; the right p
   oneHint(ke, "[The table has no column 'Revenue': column names must match exactly (case and spaces count). The columns of data/sales.csv: 'region', 'revenue'. Use one of those as written.]");
   await write(c, 'report.py', "import pandas as pd\ndf = pd.read_csv('data/sales.csv')\nprint(df['revenue'].sum())\n");
   assert.equal((await run(c, 'python3 report.py')).text, '$ python3 report.py\n42\n');
+  // A file found nowhere: the error says it all, no line (as in round 1).
   const none = await run(c, "python3 -c \"open('nowhere.csv')\"");
-  oneHint(none, '[nowhere.csv does not exist, and no file of that name is in /work, /tmp or /root either');
-  assert.match(none.text, /Data files in \/work: [^\]]*data\/sales\.csv/);
+  assert.match(none.text, /FileNotFoundError/);
+  noHint(none);
+  // Run from another folder: the file is where /work has it.
+  const cd = await run(c, "mkdir -p sub && cd sub && python3 -c \"open('data/sales.csv')\"");
+  oneHint(cd, '[data/sales.csv is at /work/data/sales.csv, but the program ran in another folder');
 }));
