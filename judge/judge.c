@@ -266,6 +266,8 @@ static proto_msg_t *run_program(worker_job_t *job, const judge_opts_t *o, const 
         .timeout_s = (int)proto_map_int(&req->args, ARG_TIMEOUT, o->code_run_timeout),
         .output_limit = o->code_output_limit,
         .opts = o,
+        .code = code,
+        .code_len = clen,
     };
     if (jr.timeout_s < 1)
         jr.timeout_s = 1;
