@@ -71,3 +71,18 @@ test('a class Solution nothing calls: it defines twoSum but never calls it', wit
   const quiet = await runCode({ code: 'def f():\n    pass\n\nf()\n', expected: '1\n' });
   assert.match(verdict(quiet), /^FAIL: the program printed nothing, but output was expected/);
 }));
+
+test('a language run_code does not run: the install and run lines for the run tool; none in Debian: said', withLogs(tb, async () => {
+  const r = await runCode({ language: 'ruby', code: 'puts gets.to_i * 2\n', input: '21\n', expected: '42\n' });
+  assert.equal(r.isError, true);
+  assert.equal(r.text, '[talkback: run_code does not run Ruby itself, but this sandbox can, with the run tool. '
+    + 'Write the program to main.rb with write_file (its input to input.txt), then run: apt-get update && '
+    + 'apt-get install -y ruby && ruby main.rb < input.txt (the install is needed once per chat; after it: '
+    + 'ruby main.rb < input.txt). Nothing ran.]');
+  const ts = await runCode({ language: 'TypeScript', code: 'console.log(1)\n' });
+  assert.match(ts.text, /npm install -g tsx && tsx main\.ts < input\.txt/);
+  const zig = await runCode({ language: 'zig', code: 'x' });
+  assert.match(zig.text, /^\[talkback: run_code does not run Zig, and Debian 13 has no package for it.* Write the program in a language run_code knows: C \(c\), C\+\+ \(cpp\)/);
+  // A name nobody knows keeps the list.
+  assert.match((await runCode({ language: 'cobol', code: 'x' })).text, /^\[talkback: run_code does not know the language `cobol`\. Use one of: /);
+}));
