@@ -191,8 +191,48 @@ const hint_t hints_tasks[] = {
                  "stash), then run this again.]" },
     },
 
+    {
+        .name = "git-divergent", .group = "git",
+        .cmd = GIT("pull"),
+        .out = "Need to specify how to reconcile divergent branches|divergent branches",
+        .exit = HX_NONZERO,
+        .say = { "[Nothing was pulled: this copy and the remote both have new commits, and git "
+                 "will not choose how to join them. Say it: git pull --rebase (your commits on top) "
+                 "or git pull --no-rebase (a merge commit).]" },
+    },
+    {
+        .name = "git-remote-exists", .group = "git",
+        .cmd = GIT("remote"),
+        .out = "remote ([^[:space:]]+) already exists",
+        .exit = HX_NONZERO,
+        .say = { "[Nothing changed: the remote {o1} exists already (git remote -v shows its URL). "
+                 "Point it elsewhere with git remote set-url {o1} URL.]" },
+    },
+    {
+        .name = "git-no-branch", .group = "git",
+        .cmd = GIT("switch|checkout|merge|rebase|branch"),
+        .out = "invalid reference: ([^[:space:]]+)|'([^']+)' is not a commit|merge: ([^[:space:]]+) "
+               "- not something we can merge",
+        .exit = HX_NONZERO,
+        .say = { "[Nothing changed: there is no branch {o1}{o2}{o3} here. git branch -a lists the "
+                 "branches; git switch -c {o1}{o2}{o3} makes a new one.]" },
+    },
+
     /* -- data files and tables (a file found nowhere gets no line: the
      *    error says so already, and round 1 holds that it stays quiet) -- */
+    {
+        .name = "windows-path", .group = "data",
+        .out = "(No such file or directory|ENOENT[^\n]*|cannot open file)[:,]? [a-z ]*'([A-Za-z]:\\\\[^'\n]*)'",
+        .exit = HX_NONZERO,
+        .probe = PROBE_DATA_FILE,
+        .say = {
+            [0] = "[{o2} is a Windows path, and this sandbox is Linux: no drive letters, and / "
+                  "between folders. A file of that name is at {p1}: use that path.]",
+            [1] = "[{o2} is a Windows path, and this sandbox is Linux: no drive letters, and / "
+                  "between folders. No file of that name is here: write or upload it first, then "
+                  "use a path like data/NAME.csv.]",
+        },
+    },
     {
         .name = "data-file-missing", .group = "data",
         .out = "(FileNotFoundError|IOError|OSError): \\[Errno 2\\] No such file or directory: "
@@ -211,16 +251,26 @@ const hint_t hints_tasks[] = {
     {
         .name = "pandas-column", .group = "data",
         .out = "raise KeyError\\(key\\)[^\n]*\nKeyError: ('[^'\n]*')|KeyError: \"None of "
-               "\\[Index\\(\\[([^]\n]*)\\]|KeyError: \"(\\[[^]\n]*\\]) not in index",
+               "\\[Index\\(\\[([^]\n]*)\\]|KeyError: \"(\\[[^]\n]*\\]) not in index"
+               "|'DataFrame' object has no attribute ('[^'\n]*')",
         .exit = HX_NONZERO,
         .probe = CD_GUARD(3) PROBE_DATA_COLUMNS,
         .say = {
-            [0] = "[The table has no column {o1}{o2}{o3}: column names must match exactly (case "
+            [0] = "[The table has no column {o1}{o2}{o3}{o4}: column names must match exactly (case "
                   "and spaces count). The columns of {p1}. Use one of those as written.]",
-            [1] = "[The table has no column {o1}{o2}{o3}: column names must match exactly (case "
+            [1] = "[The table has no column {o1}{o2}{o3}{o4}: column names must match exactly (case "
                   "and spaces count). Print the real ones first: print(df.columns.tolist()), then "
                   "use one of them as written.]",
         },
+    },
+    {
+        /* csv.DictReader rows, and any dict read from a table's header. */
+        .name = "table-key", .group = "data",
+        .out = "^KeyError: ('[^'\n]*')$",
+        .exit = HX_NONZERO,
+        .probe = CD_GUARD(3) PROBE_DATA_COLUMNS,
+        .say = { "[The table has no column {o1}: column names must match exactly (case and spaces "
+                 "count). The columns of {p1}. Use one of those as written.]" },
     },
     {
         .name = "pandas-empty-file", .group = "data",

@@ -1,8 +1,8 @@
 # shellcheck shell=bash disable=SC2154
 # data-columns.sh -- the real columns of the table a pandas program read
 # (hint pandas-column; follows cd-guard.sh, which leaves the command in c).
-# The table is the first file a read_csv/read_table/read_excel/read_json
-# call of the program names: in the command itself (python3 -c) or in the
+# The table is the first .csv/.tsv/.txt/.xlsx file a read_csv/read_table/
+# read_excel/read_json or open call of the program names: in the command itself (python3 -c) or in the
 # .py files it runs.  Only its first line is read (a CSV header), or for
 # other kinds what pandas says, under a short timeout.
 #
@@ -12,8 +12,9 @@ src=$c
 while IFS= read -r p; do
     [ -f "$p" ] && src+=$'\n'$(head -c 65536 -- "$p")
 done < <(printf '%s\n' "$c" | grep -oE '[^][[:space:];&|<>()"'\''=,]+\.py\>')
-t=$(printf '%s\n' "$src" | grep -oE "read_(csv|table|excel|json|parquet)\\([[:space:]]*[rf]?['\"][^'\"]+" |
-    head -n 1 | sed -E "s/^read_[a-z]+\\([[:space:]]*[rf]?['\"]//")
+t=$(printf '%s\n' "$src" | grep -oE "(read_(csv|table|excel|json|parquet)|open)\\([[:space:]]*[rf]?['\"][^'\"]+" |
+    sed -E "s/^(read_[a-z]+|open)\\([[:space:]]*[rf]?['\"]//" |
+    grep -iE '\.(csv|tsv|txt|xlsx|xls)$' | head -n 1)
 [ -n "$t" ] && [ -f "$t" ] || exit 1
 r=$(timeout 5 python3 - "$t" 2>/dev/null <<'PY'
 import csv, sys

@@ -16,6 +16,7 @@ case $f in
     } ;;
 esac
 b=${f##*/}
+b=${b##*\\}
 w=$(find /work /data /mnt /tmp /root /home -maxdepth 5 -name "$b" -not -path '*/node_modules/*' \
     -not -path '*/.git/*' 2>/dev/null | head -n 3 | paste -sd ' ' | sed 's/ /, /g')
 [ -n "$w" ] && {

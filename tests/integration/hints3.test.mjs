@@ -239,6 +239,15 @@ test('pandas: where the file really is, which columns the table has; the right p
   const none = await run(c, "python3 -c \"open('nowhere.csv')\"");
   assert.match(none.text, /FileNotFoundError/);
   noHint(none);
+  // csv.DictReader: the same columns, from the file the program opens.
+  await write(c, 'totals.py', "import csv\nt = 0\nfor row in csv.DictReader(open('data/sales.csv')):\n"
+    + "    t += float(row['Revenue'])\nprint(t)\n");
+  oneHint(await run(c, 'python3 totals.py'), "[The table has no column 'Revenue': column names must match exactly "
+    + "(case and spaces count). The columns of data/sales.csv: 'region', 'revenue'. Use one of those as written.]");
+  // A Windows path: Linux has none; the file of that name is named.
+  const win = await run(c, "python3 -c \"open(r'C:\\Users\\me\\sales.csv')\"");
+  oneHint(win, '[C:\\\\Users\\\\me\\\\sales.csv is a Windows path, and this sandbox is Linux: no drive letters, '
+    + 'and / between folders. A file of that name is at /work/data/sales.csv: use that path.]');
   // Run from another folder: the file is where /work has it.
   const cd = await run(c, "mkdir -p sub && cd sub && python3 -c \"open('data/sales.csv')\"");
   oneHint(cd, '[data/sales.csv is at /work/data/sales.csv, but the program ran in another folder');

@@ -1004,6 +1004,52 @@ static const hcase_t cases[] = {
       .expect = "[A value is not a plain number: '1,234'." },
     { QUIET("number-with-text"), .cmd = "python3 a.py", .out = "1234.0\n", .exit_code = 0 },
 
+    { FIRE("windows-path"), .cmd = "python3 load.py",
+      .out = "FileNotFoundError: [Errno 2] No such file or directory: "
+             "'C:\\\\Users\\\\me\\\\sales.csv'\n",
+      .exit_code = 1, .probe_rc = 0, .probe_out = "/work/data/sales.csv\n",
+      .probe_for = "b=${f##*/}",
+      .expect = "[C:\\\\Users\\\\me\\\\sales.csv is a Windows path, and this sandbox is Linux: no "
+                "drive letters, and / between folders. A file of that name is at "
+                "/work/data/sales.csv: use that path.]\n" },
+    { FIRE("windows-path"), .cmd = "node load.js",
+      .out = "Error: ENOENT: no such file or directory, open 'D:\\data\\x.json'\n", .exit_code = 1,
+      .probe_rc = 1, .probe_for = "b=${f##*/}",
+      .expect = "[D:\\data\\x.json is a Windows path, and this sandbox is Linux" },
+    { QUIET("windows-path"), .cmd = "python3 load.py", .out = "loaded\n", .exit_code = 0 },
+    { FIRE("pandas-column"), .cmd = "python3 a.py",
+      .out = "AttributeError: 'DataFrame' object has no attribute 'Revenue'\n", .exit_code = 1,
+      .probe_rc = 1, .expect = "[The table has no column 'Revenue': column names must match" },
+    { FIRE("table-key"), .cmd = "python3 totals.py",
+      .out = "Traceback (most recent call last):\n  File \"/work/totals.py\", line 5, in <module>\n"
+             "    total += float(row['Revenue'])\nKeyError: 'Revenue'\n",
+      .exit_code = 1, .probe_out = "sales.csv: 'region', 'revenue'\n",
+      .expect = "[The table has no column 'Revenue': column names must match exactly (case and "
+                "spaces count). The columns of sales.csv: 'region', 'revenue'. Use one of those as "
+                "written.]\n" },
+    { QUIET("table-key"), .cmd = "python3 a.py", .out = "KeyError: 'x'\n", .exit_code = 1,
+      .probe_rc = 1 },
+    { FIRE("git-divergent"), .cmd = "git pull",
+      .out = "hint: You have divergent branches and need to specify how to reconcile them.\n"
+             "fatal: Need to specify how to reconcile divergent branches.\n",
+      .exit_code = 128, .expect = "[Nothing was pulled: this copy and the remote both have new" },
+    { QUIET("git-divergent"), .cmd = "git pull --rebase", .out = "Successfully rebased\n",
+      .exit_code = 0 },
+    { FIRE("git-remote-exists"), .cmd = "git remote add origin /srv/r.git",
+      .out = "error: remote origin already exists.\n", .exit_code = 3,
+      .expect = "[Nothing changed: the remote origin exists already (git remote -v shows its "
+                "URL). Point it elsewhere with git remote set-url origin URL.]\n" },
+    { QUIET("git-remote-exists"), .cmd = "git remote add origin /srv/r.git", .out = "",
+      .exit_code = 0 },
+    { FIRE("git-no-branch"), .cmd = "git switch develop",
+      .out = "fatal: invalid reference: develop\n", .exit_code = 128,
+      .expect = "[Nothing changed: there is no branch develop here." },
+    { FIRE("git-no-branch"), .cmd = "git merge feature",
+      .out = "merge: feature - not something we can merge\n", .exit_code = 1,
+      .expect = "[Nothing changed: there is no branch feature here." },
+    { QUIET("git-no-branch"), .cmd = "git switch develop", .out = "Switched to branch 'develop'\n",
+      .exit_code = 0 },
+
     /* round 3, tasks.c: files from other systems, text that is no command */
     { FIRE("crlf-script"), .cmd = "bash deploy.sh",
       .out = "deploy.sh: line 2: $'\\r': command not found\n", .exit_code = 127, .probe_rc = 0,
