@@ -80,8 +80,22 @@ case $c in
         echo 'npm install -g ts-node typescript'
         exit 0
         ;;
-    yarn | pnpm)
+    yarn | pnpm | nodemon | pm2 | eslint | prettier | http-server | serve | vite | tsx | \
+        webpack | esbuild | live-server)
         echo "npm install -g $c"
+        exit 0
+        ;;
+    ng | vue | nest)
+        # npm's CLIs whose package has another name
+        p=$(case $c in ng) echo @angular/cli ;; vue) echo @vue/cli ;; nest) echo @nestjs/cli ;; esac)
+        echo "npm install -g $p"
+        exit 0
+        ;;
+    flask | uvicorn | gunicorn | pytest | black | poetry | pipenv | streamlit | jupyter | \
+        django-admin | httpie | mypy | ruff | flake8)
+        # Python's CLIs: pip has them, under these names
+        p=$(case $c in django-admin) echo Django ;; *) echo "$c" ;; esac)
+        echo "pip install $p"
         exit 0
         ;;
 esac

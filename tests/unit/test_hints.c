@@ -1589,6 +1589,38 @@ static void probes_for_real(void **state)
         got, "[full.py is a file here, not an installed command: run it as ./full.py.]\n");
     free(got);
 
+    /* npm's and pip's command-line tools come from npm and pip, not apt. */
+    got = run_real("ng new app", "bash: line 1: ng: command not found\n", 127);
+    assert_string_equal(got, "[ng is not installed in this sandbox. Install it: npm install -g "
+                             "@angular/cli]\n");
+    free(got);
+    got = run_real("flask run", "bash: line 1: flask: command not found\n", 127);
+    assert_string_equal(got, "[flask is not installed in this sandbox. Install it: pip install "
+                             "flask]\n");
+    free(got);
+    /* Words that are no program's name never reach apt. */
+    static const struct {
+        const char *cmd, *out, *says;
+    } notcmd[] = {
+        { "x = 5", "bash: line 1: x: command not found\n", "in bash an assignment has no spaces" },
+        { "total += 1", "bash: line 1: total: command not found\n", "an assignment has no spaces" },
+        { "bash run.sh", "run.sh: line 4: import: command not found\n", "a word of program code" },
+        { "brew install jq", "bash: line 1: brew: command not found\n",
+          "another system's package manager" },
+        { "ipconfig", "bash: line 1: ipconfig: command not found\n", "ip addr" },
+        { "open index.html", "bash: line 1: open: command not found\n", "has none" },
+        { "./go.sh", "./go.sh: line 2: [[x: command not found\n", "not a program's name" },
+    };
+    for (size_t i = 0; i < sizeof notcmd / sizeof notcmd[0]; i++) {
+        got = run_real(notcmd[i].cmd, notcmd[i].out, 127);
+        /* (brew's text names apt-get itself: Debian's packages, not brew's) */
+        if (!strstr(got, notcmd[i].says) || strstr(got, "apt-cache search") ||
+            strstr(got, "not installed") ||
+            (strstr(got, "apt-get install") && strncmp(notcmd[i].cmd, "brew", 4) != 0))
+            fail_msg("%s: %s", notcmd[i].cmd, got);
+        free(got);
+    }
+
     /* Python import names that differ from pip names. */
     got = run_real("python3 -c 'import sklearn'",
                    "ModuleNotFoundError: No module named 'sklearn'\n", 1);
