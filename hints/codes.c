@@ -81,6 +81,39 @@ const hint_t hints_codes[] = {
                  "waiting for input needs its input in the command.]" },
     },
 
+    {
+        .name = "which-none",
+        .cmd = AT_CMD "(which|command[[:space:]]+-v|type[[:space:]]+-[pP])[[:space:]]+([A-Za-z0-9._+-]+)"
+               "[[:space:]]*(2>[^[:space:]]+[[:space:]]*)?\\'",
+        .not_out = "[^[:space:]]",
+        .exit = HX_CODE, .code = 1,
+        .probe = "c={c3}; cmd={cmd}; " PROBE_COMMAND_PACKAGE,
+        .say = {
+            [0] = "[No program {c3} is installed here ({c2} found none: that is its answer, not an "
+                  "error). Install it: {p1}]",
+            [1] = "[No program {c3} is installed here ({c2} found none: that is its answer, not an "
+                  "error).]",
+            [2] = "[No program {c3} is installed here ({c2} found none). {p1}.]",
+        },
+    },
+    {
+        .name = "pytest-no-tests",
+        .cmd = "\\<(py\\.test|pytest)\\>",
+        .exit = HX_CODE, .code = 5,
+        .say = { "[pytest found no tests, so none ran (exit code 5 means that): test files must be "
+                 "named test_*.py or *_test.py and hold functions named test_*. Name them so, or "
+                 "give the file: pytest -q FILE.]" },
+    },
+    {
+        .name = "make-no-makefile",
+        .cmd = AT_CMD "make\\>",
+        .out = "No targets specified and no makefile found|No rule to make target",
+        .exit = HX_NONZERO,
+        .say = { "[make built nothing: there is no Makefile here, or it has no rule for that "
+                 "target. Compile directly (gcc -O2 -o main main.c), or write a Makefile "
+                 "first.]" },
+    },
+
     /* -- signals: 128 + the signal's number (139 and 136: hints.c; 137: OOM) -- */
     {
         .name = "abort-uncaught",

@@ -1120,6 +1120,22 @@ static const hcase_t cases[] = {
     { QUIET("timeout-124"), .cmd = "timeout 3 python3 solve.py < in.txt", .out = "42\n",
       .exit_code = 0 },
 
+    { FIRE("which-none"), .cmd = "which node", .out = "", .exit_code = 1, .probe_rc = 0,
+      .probe_out = "apt-get update && apt-get install -y nodejs\n",
+      .expect = "[No program node is installed here (which found none: that is its answer, not an "
+                "error). Install it: apt-get update && apt-get install -y nodejs]\n",
+      .probe_has = "c='node'" },
+    { FIRE("which-none"), .cmd = "command -v frob", .out = "", .exit_code = 1, .probe_rc = 1,
+      .expect = "[No program frob is installed here (command -v found none" },
+    { QUIET("which-none"), .cmd = "which node", .out = "/usr/bin/node\n", .exit_code = 0 },
+    { FIRE("pytest-no-tests"), .cmd = "python3 -m pytest -q", .out = "no tests ran in 0.01s\n",
+      .exit_code = 5, .expect = "[pytest found no tests, so none ran" },
+    { QUIET("pytest-no-tests"), .cmd = "pytest -q", .out = "1 passed\n", .exit_code = 0 },
+    { FIRE("make-no-makefile"), .cmd = "make",
+      .out = "make: *** No targets specified and no makefile found.  Stop.\n", .exit_code = 2,
+      .expect = "[make built nothing: there is no Makefile here" },
+    { QUIET("make-no-makefile"), .cmd = "make", .out = "gcc -o main main.c\n", .exit_code = 0 },
+
     /* round 3, codes.c: signals */
     { FIRE("abort-uncaught"), .cmd = "./a.out",
       .out = "terminate called after throwing an instance of 'std::out_of_range'\n  what():  "
