@@ -28,6 +28,13 @@
            "|dart|elixir|escript|racket|guile|ocaml|runghc|runhaskell|tsx|ts-node|bash|sh|dash"    \
            "|zsh|(\\.{1,2}|~)?/[^[:space:];&|<>]+|[A-Za-z0-9_.-]+\\.out)([[:space:]]|\\')"
 
+/* Programs run as tools that print nothing when they work: making a
+ * virtualenv, installing quietly, checking syntax. */
+#define SILENT_TOOLS                                                                               \
+    "python[0-9.]*[[:space:]]+-m[[:space:]]+(venv|virtualenv|pip|ensurepip|compileall"             \
+    "|py_compile)\\>|\\<(node|nodejs)[[:space:]]+(--check|-c)\\>|\\<(bash|sh|dash)[[:space:]]+-"   \
+    "n\\>"
+
 /* A signal's entry: exit code 128 + n, not an error the program reported
  * but the way it was stopped. */
 #define SIGNAL(nm, c, text)                                                                        \
@@ -209,7 +216,7 @@ const hint_t hints_codes[] = {
         .name = "no-output-program",
         .alone = true,
         .cmd = PROGRAM LAST_TAIL,
-        .not_cmd = OUT_ELSEWHERE,
+        .not_cmd = OUT_ELSEWHERE "|" SILENT_TOOLS,
         .not_out = "[^[:space:]]",
         .exit = HX_ZERO,
         .say = { "[No output: the program ran and ended (exit code 0) without printing anything. "

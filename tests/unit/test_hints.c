@@ -1213,6 +1213,10 @@ static const hcase_t cases[] = {
     { QUIET("no-output-program"), .cmd = "mkdir -p app && touch app/x", .out = "", .exit_code = 0 },
     { QUIET("no-output-program"), .cmd = "ls /work", .out = "", .exit_code = 0 },
     { QUIET("no-output-program"), .cmd = "sleep 2", .out = "", .exit_code = 0 },
+    { QUIET("no-output-program"), .cmd = "python3 -m venv --without-pip venv", .out = "",
+      .exit_code = 0 },
+    { QUIET("no-output-program"), .cmd = "bash -n deploy.sh && node --check app.js", .out = "",
+      .exit_code = 0 },
     { FIRE("no-output-failed"), .cmd = "./check", .out = "", .exit_code = 3,
       .expect = "[No output, and exit code 3: the program ended with a failure status without "
                 "printing why (an exit(3) or a return from main on some path)." },
