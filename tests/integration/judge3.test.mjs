@@ -86,3 +86,17 @@ test('a language run_code does not run: the install and run lines for the run to
   // A name nobody knows keeps the list.
   assert.match((await runCode({ language: 'cobol', code: 'x' })).text, /^\[talkback: run_code does not know the language `cobol`\. Use one of: /);
 }));
+
+test('Perl and AWK, in the image: a PASS and a run error each', withLogs(tb, async () => {
+  const pl = await runCode({ language: 'perl', code: 'my @a = split " ", <STDIN>; my $s = 0; $s += $_ for @a; print "$s\\n";\n',
+    input: '1 2 3\n', expected: '6\n' });
+  assert.match(verdict(pl), /^PASS/, pl.text);
+  assert.match(pl.text, /\$ perl main\.pl < main\.in/);
+  const ple = await runCode({ language: 'pl', code: 'print "x\n"\nmy $ = ;\n', expected: 'x\n' });
+  assert.match(ple.text, /^CRASH: the program exited with code 255/m, ple.text);
+  const awk = await runCode({ language: 'awk', code: '{ s += $1 } END { print s }\n', input: '4\n5\n', expected: '9\n' });
+  assert.match(verdict(awk), /^PASS/, awk.text);
+  assert.match(awk.text, /\$ awk -f main\.awk < main\.in/);
+  const awe = await runCode({ language: 'awk', code: '{ print $1 \n', input: '1\n', expected: '1\n' });
+  assert.match(awe.text, /^CRASH: the program exited with code 2/m, awe.text);
+}));
