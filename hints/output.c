@@ -172,12 +172,12 @@ static void hex_preview(const unsigned char *p, size_t n, textbuf_t *t)
     }
 }
 
-static void describe_binary(const capbuf_t *c, textbuf_t *t)
+/* The description of binary bytes p[0..n) out of total. */
+static void describe_binary(const char *s, size_t n, uint64_t total, textbuf_t *t)
 {
-    const unsigned char *p = (const unsigned char *)c->head;
-    size_t n = c->head_len;
+    const unsigned char *p = (const unsigned char *)s;
     size_t show = n < PREVIEW_BYTES ? n : PREVIEW_BYTES;
-    textbuf_printf(t, BINARY_HEAD, c->total, kind_of(p, n), show);
+    textbuf_printf(t, BINARY_HEAD, total, kind_of(p, n), show);
     hex_preview(p, show, t);
     textbuf_puts(t, BINARY_TAIL);
 }
@@ -251,7 +251,7 @@ static bool has_control(const char *s, size_t n)
 void hints_output_render(const capbuf_t *c, textbuf_t *t)
 {
     if (c->head_len && hints_output_is_binary(c->head, c->head_len)) {
-        describe_binary(c, t);
+        describe_binary(c->head, c->head_len, c->total, t);
         return;
     }
     textbuf_t raw;
@@ -262,4 +262,14 @@ void hints_output_render(const capbuf_t *c, textbuf_t *t)
     else if (raw.len)
         textbuf_append(t, raw.buf, raw.len);
     textbuf_free(&raw);
+}
+
+void hints_output_render_bytes(const char *s, size_t n, textbuf_t *t)
+{
+    if (n && hints_output_is_binary(s, n))
+        describe_binary(s, n, n, t);
+    else if (n && has_control(s, n))
+        clean_text(s, n, t);
+    else if (n)
+        textbuf_append(t, s, n);
 }

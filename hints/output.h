@@ -35,4 +35,7 @@ bool hints_output_is_binary(const char *s, size_t n);
  * for binary output. */
 void hints_output_render(const capbuf_t *c, textbuf_t *t);
 
+/* The same for bytes held whole (run_code's output, n bytes of it). */
+void hints_output_render_bytes(const char *s, size_t n, textbuf_t *t);
+
 #endif

@@ -12,6 +12,7 @@
 #include "judge/form.h"
 #include "judge/judge.h"
 #include "judge/stats.h"
+#include "hints/output.h"
 #include "proto/ops.h"
 
 /* Shown of one input or output in a tests call, and of the output of a
@@ -37,12 +38,18 @@
     "done 2>/dev/null; [ $__new = 0 ] && break; done; "                                            \
     "for __p in $__all; do kill -KILL \"$__p\" 2>/dev/null; done; exit $__tb_rc"
 
-/* label + block; at most max bytes (cut at a line end) when max > 0. */
+/* label + block; at most max bytes (cut at a line end) when max > 0.
+ * Binary bytes are described, never pasted (hints/output.h). */
 static void show_block(textbuf_t *t, const char *label, const char *s, size_t len,
                        const char *empty, size_t max)
 {
     if (len == 0) {
         textbuf_printf(t, "%s %s\n", label, empty);
+        return;
+    }
+    if (hints_output_is_binary(s, len)) {
+        textbuf_printf(t, "%s\n", label);
+        hints_output_render_bytes(s, len, t);
         return;
     }
     size_t keep = len;

@@ -100,3 +100,11 @@ test('Perl and AWK, in the image: a PASS and a run error each', withLogs(tb, asy
   const awe = await runCode({ language: 'awk', code: '{ print $1 \n', input: '1\n', expected: '1\n' });
   assert.match(awe.text, /^CRASH: the program exited with code 2/m, awe.text);
 }));
+
+test('a program whose output is binary: described in run_code too, never pasted', withLogs(tb, async () => {
+  const r = await runCode({ language: 'python', code: 'import sys\nsys.stdout.buffer.write(bytes(range(256)) * 4)\n', expected: '1\n' });
+  assert.match(r.text, /\noutput:\n\[The output is binary, not text: 1024 bytes of binary data\. /, r.text);
+  // eslint-disable-next-line no-control-regex
+  assert.doesNotMatch(r.text, /[\x00-\x09\x0b-\x1f\x7f]/);
+  assert.match(r.text, /^FAIL/m);
+}));

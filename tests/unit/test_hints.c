@@ -1861,6 +1861,16 @@ static void binary_output(void **state)
     got = render_bytes("", 0, 64);
     assert_string_equal(got, "");
     free(got);
+    /* Bytes held whole (run_code's output): the same description. */
+    textbuf_t b;
+    textbuf_init(&b);
+    hints_output_render_bytes("\x1f\x8b\x08\0\0\0", 6, &b);
+    assert_true(strncmp(b.buf, "[The output is binary, not text: 6 bytes of gzip-compressed data",
+                        64) == 0);
+    textbuf_free(&b);
+    hints_output_render_bytes("ok\x1b[0m\n", 7, &b);
+    assert_string_equal(b.buf, "ok\n");
+    textbuf_free(&b);
 }
 
 /* ---- retry memory ------------------------------------------------------------------ */
