@@ -237,34 +237,102 @@ static void tools_timeout_bounds(const tools_def_t *t, const tools_limits_t *lim
 
 /* ---- tools/list ---------------------------------------------------------- */
 
-/* A copy of a row's schema; for a timeout tool, with the limits stated in
- * it. */
+/* "a string", "an integer", ... for a schema type name (argument checking
+ * below says it the same way). */
+static const char *tools_type_phrase(const char *type);
+
+/* The keywords a client checks a call against before sending it, dropped
+ * from what tools/list advertises (tools_advertise). */
+static const char *const tools_client_checks[] = { "type",    "required", "minimum",
+                                                   "maximum", "minItems", "maxItems" };
+
+/* What a property's description says of it once its checks are dropped:
+ * " Required, a string." or " Optional, an integer." */
+static int tools_describe_prop(json_t *prop, bool required)
+{
+    const char *d = json_string_value(json_object_get(prop, "description"));
+    const char *type = json_string_value(json_object_get(prop, "type"));
+    char *text = NULL;
+    if (asprintf(&text, "%s %s, %s.", d ? d : "", required ? "Required" : "Optional",
+                 tools_type_phrase(type ? type : "string")) < 0)
+        return -1;
+    int rc = json_object_set_new(prop, "description", json_string(text));
+    free(text);
+    return rc;
+}
+
+/*
+ * The schema a client sees.  LibreChat checks every call against the
+ * advertised inputSchema before sending it, and answers a call that does
+ * not fit with "Received tool input did not match expected schema" alone:
+ * not the argument's name, and never talkback's own text for a wrong name,
+ * a missing argument, a wrong type or a timeout too long.  So what a
+ * client would check (types, required, bounds) is said in each property's
+ * description instead, other names pass (additionalProperties), and
+ * talkback's own checks, on the table's full schema, refuse with words.
+ */
+static int tools_advertise(json_t *schema)
+{
+    json_t *props = json_object_get(schema, "properties");
+    const json_t *req = json_object_get(schema, "required");
+    const char *name;
+    json_t *prop;
+    json_object_foreach(props, name, prop)
+    {
+        bool required = false;
+        size_t i;
+        json_t *r;
+        json_array_foreach(req, i, r)
+            required |= json_is_string(r) && strcmp(json_string_value(r), name) == 0;
+        if (tools_describe_prop(prop, required) != 0)
+            return -1;
+        json_t *items = json_object_get(prop, "items");
+        const char *iname;
+        json_t *iprop;
+        json_object_foreach(json_object_get(items, "properties"), iname, iprop)
+        {
+            for (size_t k = 0; k < sizeof tools_client_checks / sizeof tools_client_checks[0]; k++)
+                json_object_del(iprop, tools_client_checks[k]);
+        }
+        for (size_t k = 0; k < sizeof tools_client_checks / sizeof tools_client_checks[0]; k++) {
+            json_object_del(prop, tools_client_checks[k]);
+            if (json_is_object(items))
+                json_object_del(items, tools_client_checks[k]);
+        }
+    }
+    json_object_del(schema, "required");
+    return json_object_set_new(schema, "additionalProperties", json_true());
+}
+
+/* A copy of a row's schema as clients see it (tools_advertise); for a
+ * timeout tool, with the limits stated in it. */
 static json_t *tools_schema(const tools_def_t *t, const tools_limits_t *lim)
 {
     json_t *schema = json_deep_copy(tools_parsed_schema(t));
     if (!schema)
         return NULL;
-    if (!t->takes_timeout)
-        return schema;
     json_t *prop = json_object_get(json_object_get(schema, "properties"), "timeout");
-    if (!json_is_object(prop))
-        return schema;
-    const char *d = json_string_value(json_object_get(prop, "description"));
-    int64_t dflt, max;
-    bool capped;
-    tools_timeout_bounds(t, lim, &dflt, &max, &capped);
-    char *text = NULL;
-    if (asprintf(&text, "%s Default %lld, at most %lld.", d ? d : "Seconds.", (long long)dflt,
-                 (long long)max) < 0)
-        text = NULL;
-    if (!text || json_object_set_new(prop, "description", json_string(text)) != 0 ||
-        json_object_set_new(prop, "maximum", json_integer(max)) != 0 ||
-        json_object_set_new(prop, "default", json_integer(dflt)) != 0) {
+    if (t->takes_timeout && json_is_object(prop)) {
+        const char *d = json_string_value(json_object_get(prop, "description"));
+        int64_t dflt, max;
+        bool capped;
+        tools_timeout_bounds(t, lim, &dflt, &max, &capped);
+        char *text = NULL;
+        if (asprintf(&text, "%s Default %lld, at most %lld.", d ? d : "Seconds.", (long long)dflt,
+                     (long long)max) < 0)
+            text = NULL;
+        if (!text || json_object_set_new(prop, "description", json_string(text)) != 0 ||
+            json_object_set_new(prop, "default", json_integer(dflt)) != 0) {
+            free(text);
+            json_decref(schema);
+            return NULL;
+        }
         free(text);
+    }
+    if (tools_advertise(schema) != 0) {
         json_decref(schema);
         return NULL;
     }
-    free(text);
     return schema;
 }
 

@@ -356,16 +356,45 @@ static const hint_t hints_table[] = {
     },
 };
 
-#define HINTS_MAIN_N      (sizeof hints_table / sizeof hints_table[0])
-#define HINTS_CAP         (HINTS_HABITS_MAX + HINTS_MAIN_N)
-/* Entries of every table, habits.c first (hints_table.h says why). */
-#define HINTS_HABITS_USED (hints_habits_n < HINTS_HABITS_MAX ? hints_habits_n : HINTS_HABITS_MAX)
-#define HINTS_N           (HINTS_HABITS_USED + HINTS_MAIN_N)
+#define HINTS_MAIN_N (sizeof hints_table / sizeof hints_table[0])
+
+/* Every table in reading order (table.h says why this order): a table's
+ * entries speak before those of the tables after it. */
+static const struct {
+    const hint_t *t;
+    const size_t *n;
+} tables[] = {
+    { hints_tasks, &hints_tasks_n },
+    { hints_habits, &hints_habits_n },
+    { hints_table, NULL },
+    { hints_codes, &hints_codes_n },
+};
+
+static size_t table_len(size_t k)
+{
+    return tables[k].n ? *tables[k].n : HINTS_MAIN_N;
+}
+
+/* Entries of all tables, at most HINTS_MAX (checked by hints_check). */
+static size_t hints_count(void)
+{
+    size_t n = 0;
+    for (size_t k = 0; k < sizeof tables / sizeof tables[0]; k++)
+        n += table_len(k);
+    return n < HINTS_MAX ? n : HINTS_MAX;
+}
+#define HINTS_N   hints_count()
+#define HINTS_CAP HINTS_MAX
 
 /* Entry i of all tables in reading order. */
 static const hint_t *hint_at(size_t i)
 {
-    return i < HINTS_HABITS_USED ? &hints_habits[i] : &hints_table[i - HINTS_HABITS_USED];
+    for (size_t k = 0; k < sizeof tables / sizeof tables[0]; k++) {
+        if (i < table_len(k))
+            return &tables[k].t[i];
+        i -= table_len(k);
+    }
+    return NULL;
 }
 #define NGROUPS         10 /* regex groups kept per match: \0 and {c1}..{c9} */
 #define PROBE_OUT_TAIL  4096
@@ -541,6 +570,7 @@ typedef struct {
     const char *probe_out;     /* NULL before the probe ran */
     const hints_limits_t *lim; /* the sandbox's limits; NULL: the configured ones */
     const hints_limits_t *cfg; /* the configured template (hints.h); may be NULL */
+    int exit_code;
 } expand_ctx_t;
 
 static void put_quoted(textbuf_t *t, const char *s, size_t n)
@@ -586,8 +616,8 @@ static bool nth_line(const char *s, int k, const char **start, size_t *len)
 
 static bool is_known_name(const char *name, size_t n)
 {
-    static const char *const names[] = { "cmd",  "out",  "probe",    "memory",
-                                         "cpus", "pids", "disk_cap", "limits" };
+    static const char *const names[] = { "cmd",  "out",  "probe",    "memory", "cpus",
+                                         "pids", "exit", "disk_cap", "limits" };
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         if (strlen(names[i]) == n && memcmp(names[i], name, n) == 0)
             return true;
@@ -602,6 +632,8 @@ static bool expand_name(const expand_ctx_t *x, const char *name, size_t n, bool 
         return false;
     if (n == 3 && memcmp(name, "cmd", 3) == 0) {
         put_value(t, x->cmd, strlen(x->cmd), quote);
+    } else if (n == 4 && memcmp(name, "exit", 4) == 0) {
+        textbuf_printf(t, "%d", x->exit_code);
     } else if (n == 3 && memcmp(name, "out", 3) == 0) {
         size_t off = x->out_len > PROBE_OUT_TAIL ? x->out_len - PROBE_OUT_TAIL : 0;
         put_quoted(t, x->outp + off, x->out_len - off);
@@ -718,9 +750,12 @@ static int check_template(const char *name, const char *tmpl, bool is_say, char 
 int hints_check(char *err, size_t errlen)
 {
     ensure_compiled();
-    if (hints_habits_n > HINTS_HABITS_MAX) {
-        snprintf(err, errlen, "hints_habits has %zu entries, over HINTS_HABITS_MAX (%d)",
-                 hints_habits_n, HINTS_HABITS_MAX);
+    size_t all = 0;
+    for (size_t k = 0; k < sizeof tables / sizeof tables[0]; k++)
+        all += table_len(k);
+    if (all > HINTS_MAX) {
+        snprintf(err, errlen, "the hint tables have %zu entries, over HINTS_MAX (%d)", all,
+                 HINTS_MAX);
         return -1;
     }
     for (size_t i = 0; i < HINTS_N; i++) {
@@ -813,6 +848,8 @@ static void apply(hint_on_t on, const char *command, const char *output, size_t 
             continue;
         if (h->group && group_fired(fired, nfired, h->group))
             continue;
+        if (h->alone && out->len > start)
+            continue;
         if (!exit_matches(h, exit_code))
             continue;
         regmatch_t cm[NGROUPS], om[NGROUPS];
@@ -831,6 +868,7 @@ static void apply(hint_on_t on, const char *command, const char *output, size_t 
             .out_len = output_len,
             .om = c->has_out ? om : NULL,
             .cfg = cfg,
+            .exit_code = exit_code,
         };
         textbuf_t pout;
         textbuf_init(&pout);

@@ -27,6 +27,8 @@
  *             exit code picks the text: 0 -> say[0], 1 -> say[1],
  *             2 -> say[2]; any other code, or a NULL text, says nothing
  *   say       the line(s), "[...]"; without a probe, say[0]
+ *   alone     speaks only when no entry before it said anything about
+ *             this result (a last word: "the program printed nothing")
  *
  * Regexes are POSIX extended as glibc implements them (with \< \> \`),
  * compiled once, with REG_NEWLINE: ^ and $ match at every line of the
@@ -36,6 +38,7 @@
  *   {cmd}            the command (for a write: the path)
  *   {out}            the last 4 KiB of the output (probes only)
  *   {c1}..{c9}       groups of the cmd regex;  {o1}..{o9} of the out regex
+ *   {exit}           the exit code
  *   {probe}          the probe's output, trailing blank space trimmed
  *   {p1}..{p9}       its lines
  *   {memory} {cpus} {pids} {disk_cap} {limits}
@@ -57,6 +60,7 @@
 #ifndef TALKBACK_HINTS_TABLE_H
 #define TALKBACK_HINTS_TABLE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 /* What an entry looks at: a run that ended by itself, a write_file, or a
@@ -74,13 +78,29 @@ typedef struct {
     int code;
     const char *probe;
     const char *say[3];
+    bool alone;
 } hint_t;
 
-/* The habits table (habits.c), read before hints.c's own. */
+/* The tables, in the order the engine reads them:
+ *
+ *   tasks.c   everyday work whose tool's own words mislead (git, data
+ *             files, files from other systems, text bash read that is
+ *             not a command): first, so "nothing was cloned" speaks
+ *             before a general word on DNS, and a CR or a line of Python
+ *             is never "not installed"
+ *   habits.c  what a model believes about a real machine
+ *   hints.c   the first table
+ *   codes.c   exit codes that are not errors, signals, and output that
+ *             is not there: last, as a general word after the specific
+ */
+extern const hint_t hints_tasks[];
+extern const size_t hints_tasks_n;
 extern const hint_t hints_habits[];
 extern const size_t hints_habits_n;
-/* Room the engine keeps for it (checked by hints_check). */
-#define HINTS_HABITS_MAX 64
+extern const hint_t hints_codes[];
+extern const size_t hints_codes_n;
+/* Room the engine keeps for all of them (checked by hints_check). */
+#define HINTS_MAX 256
 
 /* ---- building blocks of the table ------------------------------------------- */
 
@@ -106,6 +126,19 @@ extern const size_t hints_habits_n;
  * command is in c after it. */
 #define CD_GUARD(n) "cd_exit=" #n "; " PROBE_CD_GUARD
 
+/* ---- the command's last part --------------------------------------------------
+ *
+ * What decides a result's exit code is the last command of the line (no
+ * pipefail here).  LAST_CMD matches where that command may start, like
+ * AT_CMD; LAST_TAIL, after its name, matches the rest of the line when
+ * no ; & | or newline follows (2>&1 and &> are no such break, nor any of
+ * them inside quotes). */
+#define LAST_TAIL "('[^']*'|\"[^\"]*\"|[0-9]?>&[0-9]?|&>|[^;&|\n'\"])*\\'"
+
+/* The command sends its standard output to a file, or runs in the
+ * background: what it printed is not in the result by its own choice. */
+#define OUT_ELSEWHERE "(^|[^0-9&>])>>?[[:space:]]*[^&[:space:]]|&>|&[[:space:]]*\\'"
+
 /* The first source file of the command that is missing (when missing is
  * "1") or empty: missing-file.sh. */
 #define MISSING_FILE_PROBE(missing) CD_GUARD(3) "missing=" missing "; " PROBE_MISSING_FILE
@@ -121,7 +154,7 @@ extern const size_t hints_habits_n;
 
 /* Which Debian package (or other install line) gives a missing command:
  * command-package.sh. */
-#define COMMAND_PROBE(var) "c=" var "; " PROBE_COMMAND_PACKAGE
+#define COMMAND_PROBE(var) "c=" var "; cmd={cmd}; " PROBE_COMMAND_PACKAGE
 
 #define NOT_INSTALLED_SAY(o)                                                                       \
     {                                                                                              \
@@ -138,6 +171,9 @@ extern const size_t hints_habits_n;
     {                                                                                              \
         [0] = "[Killed for lack of memory: this sandbox has {memory}, and the program needed "     \
               "more. Make it use less memory; running it again as is ends the same way.]",         \
+        [1] = "[Killed with SIGKILL (exit 137), and not for lack of memory (this sandbox counts "  \
+              "no out-of-memory kill): something sent it kill -9 (a kill or pkill, or timeout "    \
+              "-s KILL). It did not finish; run it again without whatever killed it.]",            \
         [2] = "[Killed (SIGKILL), most likely for lack of memory: this sandbox has {memory}. "     \
               "Make the program use less memory.]",                                                \
     }

@@ -9,8 +9,10 @@
 
 #include "judge/calls.h"
 #include "judge/compare.h"
+#include "judge/form.h"
 #include "judge/judge.h"
 #include "judge/stats.h"
+#include "hints/output.h"
 #include "proto/ops.h"
 
 /* Shown of one input or output in a tests call, and of the output of a
@@ -36,12 +38,18 @@
     "done 2>/dev/null; [ $__new = 0 ] && break; done; "                                            \
     "for __p in $__all; do kill -KILL \"$__p\" 2>/dev/null; done; exit $__tb_rc"
 
-/* label + block; at most max bytes (cut at a line end) when max > 0. */
+/* label + block; at most max bytes (cut at a line end) when max > 0.
+ * Binary bytes are described, never pasted (hints/output.h). */
 static void show_block(textbuf_t *t, const char *label, const char *s, size_t len,
                        const char *empty, size_t max)
 {
     if (len == 0) {
         textbuf_printf(t, "%s %s\n", label, empty);
+        return;
+    }
+    if (hints_output_is_binary(s, len)) {
+        textbuf_printf(t, "%s\n", label);
+        hints_output_render_bytes(s, len, t);
         return;
     }
     size_t keep = len;
@@ -79,21 +87,63 @@ static const char *say_crash(const ops_exec_t *x, const judge_case_t *c, int rc,
     return "crash";
 }
 
+/* The FAIL of an answer right in all but form (form.h): its own first
+ * line, then the detail lines of the plain FAIL in failed.  False when the
+ * answer is not one of those. */
+static bool say_form(const judge_runner_t *jr, const ops_exec_t *x, const judge_case_t *c,
+                     const char *out, size_t olen, const compare_result_t *cr,
+                     const textbuf_t *failed, textbuf_t *v)
+{
+    textbuf_t head;
+    textbuf_init(&head);
+    compare_result_t er;
+    compare_outputs(c->expected, c->elen, x->err, x->err ? x->err_len : 0, c->input ? c->input : "",
+                    c->input ? c->ilen : 0, &er);
+    if (x->err && x->err_len && compare_passed(er.verdict)) {
+        form_render_stderr(cr->verdict == COMPARE_FAIL_EMPTY, &head);
+    } else if (cr->verdict == COMPARE_FAIL_EMPTY) {
+        char *name = form_uncalled(jr->code, jr->code_len);
+        if (name)
+            form_render_uncalled(name, &head);
+        free(name);
+    } else {
+        form_t f;
+        form_check(c->expected, c->elen, out, olen, &f);
+        form_render(&f, &head);
+    }
+    compare_result_free(&er);
+    bool said = head.len > 0;
+    if (said) {
+        textbuf_append(v, head.buf, head.len);
+        const char *nl = failed->buf ? memchr(failed->buf, '\n', failed->len) : NULL;
+        if (nl)
+            textbuf_append(v, nl + 1, failed->len - (size_t)(nl + 1 - failed->buf));
+    }
+    textbuf_free(&head);
+    return said;
+}
+
 /* Compare what it printed with what was expected. */
-static const char *say_compared(const ops_exec_t *x, const judge_case_t *c, const char *out,
-                                size_t olen, textbuf_t *v)
+static const char *say_compared(const judge_runner_t *jr, const ops_exec_t *x,
+                                const judge_case_t *c, const char *out, size_t olen, textbuf_t *v)
 {
     compare_result_t cr;
     compare_outputs(c->expected, c->elen, out, olen, c->input ? c->input : "",
                     c->input ? c->ilen : 0, &cr);
-    compare_render(&cr, v);
+    textbuf_t plain;
+    textbuf_init(&plain);
+    compare_render(&cr, &plain);
+    bool passed = compare_passed(cr.verdict);
+    if (passed || cr.verdict == COMPARE_FAIL_PROMPT ||
+        !say_form(jr, x, c, out, olen, &cr, &plain, v))
+        textbuf_append(v, plain.buf, plain.len);
+    textbuf_free(&plain);
     int64_t cut = x->cut;
-    if (cut && !compare_passed(cr.verdict))
+    if (cut && !passed)
         textbuf_printf(
             v, "(the output was %" PRId64 " bytes longer than shown: its middle was cut)\n", cut);
-    const char *word = compare_passed(cr.verdict) ? "pass" : "fail";
     compare_result_free(&cr);
-    return word;
+    return passed ? "pass" : "fail";
 }
 
 /* The verdict lines of a finished run, into v; the verdict word. */
@@ -127,7 +177,7 @@ static const char *judge_verdict(const judge_runner_t *jr, const ops_exec_t *x,
         return say_crash(x, c, rc, jr->opts->memory, v);
     if (!c->expected)
         return "ran";
-    return say_compared(x, c, out, olen, v);
+    return say_compared(jr, x, c, out, olen, v);
 }
 
 /* The stats line of a run, from the sandbox's reply. */

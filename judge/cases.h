@@ -29,6 +29,8 @@ typedef struct {
     bool *noticed;        /* the resume notice was said */
     proto_msg_t *images;  /* holds the images a run drew, for the reply */
     const judge_opts_t *opts;
+    const char *code; /* the program, to tell a function nothing calls */
+    size_t code_len;
 } judge_runner_t;
 
 typedef struct {

@@ -35,6 +35,7 @@
 #include "judge/build.h"
 #include "judge/calls.h"
 #include "judge/cases.h"
+#include "judge/others.h"
 #include "judge/languages.h"
 #include "proto/ops.h"
 
@@ -161,12 +162,16 @@ static proto_msg_t *check_args(const proto_msg_t *req, const language_t *lang, c
                                const char *code, size_t clen, int64_t ntests)
 {
     if (!lang) {
-        char list[512], text[800];
+        char list[512], text[1024];
         languages_list(list, sizeof list);
-        snprintf(text, sizeof text,
-                 "[talkback: run_code does not know the language `%s`. Use one of: %s. "
-                 "Nothing ran.]",
-                 lname ? lname : "", list);
+        const other_lang_t *other = others_find(lname);
+        if (other)
+            others_say(other, list, text, sizeof text);
+        else
+            snprintf(text, sizeof text,
+                     "[talkback: run_code does not know the language `%s`. Use one of: %s. "
+                     "Nothing ran.]",
+                     lname ? lname : "", list);
         return refuse(req, text);
     }
     if (!code || clen == 0 || memchr(code, '\0', clen))
@@ -266,6 +271,8 @@ static proto_msg_t *run_program(worker_job_t *job, const judge_opts_t *o, const 
         .timeout_s = (int)proto_map_int(&req->args, ARG_TIMEOUT, o->code_run_timeout),
         .output_limit = o->code_output_limit,
         .opts = o,
+        .code = code,
+        .code_len = clen,
     };
     if (jr.timeout_s < 1)
         jr.timeout_s = 1;

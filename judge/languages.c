@@ -39,6 +39,8 @@ static const language_t languages[] = {
     { "Haskell", "haskell", "haskell hs ghc", "main.hs", "ghc -O1 -o main {file} +RTS -M200m -RTS",
       "./main", "main", true },
     { "Lua", "lua", "lua lua5.4", "main.lua", NULL, "lua5.4 {file}", NULL, false },
+    { "Perl", "perl", "perl pl perl5", "main.pl", NULL, "perl {file}", NULL, false },
+    { "AWK", "awk", "awk gawk mawk", "main.awk", NULL, "awk -f {file}", NULL, false },
 };
 
 #define LANGUAGES_N (sizeof languages / sizeof languages[0])

@@ -28,6 +28,7 @@
 #include "sandbox/cache.h"
 #include "sandbox/disk.h"
 #include "hints/hints.h"
+#include "hints/output.h"
 #include "sandbox/hostops.h"
 #include "sandbox/inotify_cap.h"
 #include "sandbox/notices.h"
@@ -178,7 +179,10 @@ static void render_run(const manager_opts_t *o, const run_arg_t *a, textbuf_t *t
     if (with_command)
         textbuf_printf(t, "$ %s\n", a->command);
     size_t before = t->len;
-    capbuf_render(&a->res.out, t);
+    if (with_command)
+        hints_output_render(&a->res.out, t); /* the model's run: binary described */
+    else
+        capbuf_render(&a->res.out, t);
     if (t->len > before && t->buf[t->len - 1] != '\n')
         textbuf_puts(t, "\n");
     if (a->res.disk_capped)

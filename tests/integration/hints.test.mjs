@@ -288,11 +288,13 @@ test('exit 137: out of memory at the sandbox\'s limit (the limit said)', withLog
   const ok = await run(c, 'python3 -c "x = b\'x\' * (10 * 1024 * 1024); print(len(x))"');
   assert.equal(ok.text, '$ python3 -c "x = b\'x\' * (10 * 1024 * 1024); print(len(x))"\n10485760\n');
 
-  // A SIGKILL that was not the memory limit (a fresh sandbox, no OOM kill yet).
+  // A SIGKILL that was not the memory limit (a fresh sandbox, no OOM kill
+  // yet): said so (issue 25), never "lack of memory".
   const c2 = await chat('kill9', small);
   const k = await run(c2, 'sleep 30 & kill -9 $!; wait $!');
   assert.match(k.text, /\[exit code 137\]/);
-  noHint(k);
+  oneHint(k, '[Killed with SIGKILL (exit 137), and not for lack of memory (this sandbox counts no '
+    + 'out-of-memory kill): something sent it kill -9');
 }));
 
 test('command not found: which Debian package has it', withLogs(tb, async () => {

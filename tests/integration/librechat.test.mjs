@@ -20,6 +20,8 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 
+import Ajv from 'ajv';
+
 import { Talkback, withLogs, connect, call } from './harness.mjs';
 
 // ---- LibreChat's formatter, reimplemented -------------------------------------------------
@@ -159,6 +161,82 @@ test('a call without a conversation id: talkback\'s refusal is text too', withLo
   assert.match(text, /Nothing ran\.\]$/);
 }));
 
+// ---- LibreChat's schema check, before a call is sent ------------------------------------
+
+// LibreChat's agents check every call against the advertised inputSchema
+// before sending it (LangChain's tool(): the JSON schema validated as it
+// is, or LibreChat's own JSON-schema-to-zod conversion, whose objects drop
+// names they do not list unless additionalProperties says otherwise), and
+// a call that does not fit never reaches the server: the model reads this
+// text and nothing else.
+const SCHEMA_ERROR = 'Error: Received tool input did not match expected schema\n Please fix your mistakes.';
+const ajv = new Ajv({ strict: false, allErrors: false });
+
+/** The text the model reads for a call: LibreChat's schema error, or
+ *  talkback's result as LibreChat renders it; and whether it was sent. */
+async function throughLibreChat(c, tool, args) {
+  if (!ajv.validate(tool.inputSchema, args)) return { sent: false, text: SCHEMA_ERROR };
+  // Names the schema does not list reach the server only with
+  // additionalProperties (LibreChat's zod conversion strips them otherwise).
+  const listed = Object.keys(tool.inputSchema.properties ?? {});
+  const kept = tool.inputSchema.additionalProperties === true ? args
+    : Object.fromEntries(Object.entries(args).filter(([k]) => listed.includes(k)));
+  const r = await call(c, tool.name, kept, { timeout: 180000 });
+  return { sent: true, text: rendered(r) };
+}
+
+/** The largest timeout a property's description states ("at most N."). */
+function advertisedMax(prop) {
+  assert.equal(prop.maximum, undefined, 'no maximum a client would refuse a call on');
+  const m = /at most (\d+)\./.exec(prop.description);
+  assert.ok(m, prop.description);
+  return Number(m[1]);
+}
+
+test('LibreChat\'s schema check lets every mistake through to talkback\'s own words', withLogs(tb, async () => {
+  const c = await chat(tb, 'schema');
+  const { tools } = await c.listTools();
+  const tool = (n) => tools.find((t) => t.name === n);
+  const max = advertisedMax(tool('run').inputSchema.properties.timeout);
+  const cases = [
+    // a wrong name
+    ['run', { cmd: 'ls' }, /\[talkback: run has no argument `cmd`: it is called `command`\. Nothing ran/],
+    ['write_file', { filename: 'a.py', content: 'x' }, /it is called `path`/],
+    ['run_code', { language: 'python', code: 'print(1)', stdin: '1\n' }, /it is called `input`\. Nothing ran/],
+    // a missing argument
+    ['run', {}, /\[talkback: argument `command` is required and must be a string\. Nothing ran\.\]/],
+    ['write_file', { path: 'a.txt' }, /argument `content` is required/],
+    ['run_code', { language: 'python', code: 'print(1)', tests: [{ input: '1\n' }] }, /item 1 of `tests` has no `expected`/],
+    // a wrong type
+    ['run', { command: ['ls', '-la'] }, /argument `command` must be a string, not an array\. Nothing ran/],
+    ['run', { command: 'ls', timeout: '30' }, /argument `timeout` must be an integer, not a string\. Nothing ran/],
+    // a timeout too long, and one too short
+    ['run', { command: 'true', timeout: max + 1000 }, new RegExp(`argument \`timeout\` must be between 1 and ${max} seconds.*Nothing ran`)],
+    ['run', { command: 'true', timeout: 0 }, /argument `timeout` must be between 1 and/],
+  ];
+  for (const [name, args, want] of cases) {
+    const r = await throughLibreChat(c, tool(name), args);
+    assert.ok(r.sent, `${name} ${JSON.stringify(args)}: LibreChat would refuse it with its schema error`);
+    assert.match(r.text, want, `${name} ${JSON.stringify(args)}: ${r.text}`);
+    assert.doesNotMatch(r.text, /did not match expected schema/);
+  }
+  // The check is real: the same calls against a schema with `required` and
+  // a `maximum`, as talkback advertised before, never reach talkback.
+  const strict = structuredClone(tool('run').inputSchema);
+  strict.required = ['command'];
+  strict.properties.command.type = 'string';
+  strict.properties.timeout = { ...strict.properties.timeout, type: 'integer', maximum: max };
+  delete strict.additionalProperties;
+  for (const args of [{ cmd: 'ls' }, {}, { command: ['ls'] }, { command: 'true', timeout: max + 1 }]) {
+    const r = await throughLibreChat(c, { ...tool('run'), inputSchema: strict }, args);
+    assert.deepEqual(r, { sent: false, text: SCHEMA_ERROR }, JSON.stringify(args));
+  }
+  // Right calls pass both and run.
+  const ok = await throughLibreChat(c, tool('run'), { command: 'echo fine', timeout: 10 });
+  assert.deepEqual(ok, { sent: true, text: '$ echo fine\nfine\n' });
+  assert.ok(ajv.validate(strict, { command: 'echo fine', timeout: 10 }));
+}));
+
 // ---- the client's own timeout --------------------------------------------------------------
 
 test('client_timeout: advertised timeouts leave room below it, and talkback\'s text comes first', withLogs(short, async () => {
@@ -167,10 +245,11 @@ test('client_timeout: advertised timeouts leave room below it, and talkback\'s t
   for (const t of tools) {
     const to = t.inputSchema.properties?.timeout;
     if (!to) continue;
-    assert.ok(to.maximum >= 1 && to.maximum < SHORT, `${t.name}: maximum ${to.maximum}`);
-    assert.ok(to.default >= 1 && to.default <= to.maximum, `${t.name}: default ${to.default}`);
+    const max = advertisedMax(to);
+    assert.ok(max >= 1 && max < SHORT, `${t.name}: at most ${max}`);
+    assert.ok(to.default >= 1 && to.default <= max, `${t.name}: default ${to.default}`);
   }
-  const run = tools.find((t) => t.name === 'run').inputSchema.properties.timeout;
+  const run = { maximum: advertisedMax(tools.find((t) => t.name === 'run').inputSchema.properties.timeout) };
   // The longest run the client allows, over-running: talkback ends it
   // itself, before the client (waiting SHORT s, like LibreChat's timeout)
   // would throw "Request timed out".

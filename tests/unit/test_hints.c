@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "hints/hints.h"
+#include "hints/output.h"
 
 /* The sandbox template as the configuration's defaults set it: what the
  * limit phrases say when a sandbox cannot tell its own. */
@@ -262,7 +263,7 @@ static const hcase_t cases[] = {
       .probe_out = "apt-get update && apt-get install -y python3-tk",
       .expect = "[tkinter comes from Debian, not pip: apt-get update && apt-get install -y "
                 "python3-tk]\n" },
-    { QUIET("python-module"), .cmd = "python3 -c 'import cv2'", .out = "", .exit_code = 0 },
+    { QUIET("python-module"), .cmd = "python3 -c 'import cv2'", .out = "ok\n", .exit_code = 0 },
     { QUIET("python-module"), .cmd = "python3 app.py",
       .out = "ModuleNotFoundError: No module named 'helpers'\n", .exit_code = 1, .probe_rc = 3 },
     { FIRE("pip-externally-managed"), .cmd = "pip install requests",
@@ -318,9 +319,7 @@ static const hcase_t cases[] = {
       .out = "env: \xe2\x80\x98"
              "foo\xe2\x80\x99: No such "
              "file or directory\n",
-      .exit_code = 127, .probe_rc = 1,
-      .expect = "[foo is not installed in this "
-                "sandbox." },
+      .exit_code = 127, .probe_rc = 1, .expect = "[foo is not installed in this sandbox." },
     { QUIET("command-not-found-env"), .cmd = "sudo true", .out = "", .exit_code = 0 },
 
     /* servers and ports */
@@ -460,8 +459,12 @@ static const hcase_t cases[] = {
                 "swap, and the "
                 "program needed more. Make it use less memory; running it again as is ends the "
                 "same way.]\n" },
+    { FIRE("killed-137"), .cmd = "sleep 100 & kill -9 $!; wait $!", .out = "", .exit_code = 137,
+      .probe_rc = 1,
+      .expect = "[Killed with SIGKILL (exit 137), and not for lack of memory (this sandbox counts "
+                "no out-of-memory kill): something sent it kill -9" },
     { QUIET("killed-137"), .cmd = "sleep 100 & kill -9 $!; wait", .out = "", .exit_code = 137,
-      .probe_rc = 1 },
+      .probe_rc = 3 },
     { QUIET("killed-137"), .cmd = "python3 big.py", .out = "done\n", .exit_code = 0 },
     { FIRE("killed-line"), .cmd = "python3 big.py | head",
       .out = "bash: line 1:    52 Killed                  "
@@ -472,7 +475,7 @@ static const hcase_t cases[] = {
     { FIRE("segfault"), .cmd = "./a.out", .out = "", .exit_code = 139,
       .expect = "[Segmentation fault: the "
                 "program read or wrote memory it does not own" },
-    { QUIET("segfault"), .cmd = "./a.out", .out = "", .exit_code = 0 },
+    { QUIET("segfault"), .cmd = "./a.out", .out = "42\n", .exit_code = 0 },
     { FIRE("sigfpe"), .cmd = "./div", .out = "", .exit_code = 136,
       .expect = "[Floating point exception: the "
                 "program divided an integer by zero" },
@@ -661,7 +664,7 @@ static const hcase_t cases[] = {
       .exit_code = 1,
       .expect = "[This sandbox's limits are "
                 "fixed from outside" },
-    { QUIET("ulimit-raise"), .cmd = "ulimit -n 256 && ./server", .out = "", .exit_code = 0 },
+    { QUIET("ulimit-raise"), .cmd = "ulimit -n 256 && ./server", .out = "up\n", .exit_code = 0 },
 
     /* habits: programs that want a terminal */
     { FIRE("screen-monitor"), .cmd = "top", .out = "", .exit_code = 1,
@@ -806,6 +809,432 @@ static const hcase_t cases[] = {
       .probe_out = "0.0.0.0:8000 (python3, pid 12)\n" },
     { QUIET("server-background"), .cmd = "sleep 20 & echo gone", .out = "gone\n", .exit_code = 0,
       .probe_rc = 1 },
+
+    /* round 3, tasks.c: git says what did not happen */
+    { FIRE("git-identity"), .cmd = "git commit -m first",
+      .out = "Author identity unknown\n\n*** Please tell me who you are.\n", .exit_code = 128,
+      .expect = "[Nothing was committed: git does not know who you are yet" },
+    { QUIET("git-identity"), .cmd = "git commit -m first",
+      .out = "[master (root-commit) 1a2b3c4] first\n 1 file changed\n", .exit_code = 0 },
+    { FIRE("git-nothing-staged"), .cmd = "git commit -m 'add app'",
+      .out = "On branch master\n\nInitial commit\n\nUntracked files:\n\tapp.py\n\nnothing added to "
+             "commit but untracked files present (use \"git add\" to track)\n",
+      .exit_code = 1,
+      .expect = "[Nothing was committed: no change was staged (git commit takes only what git add "
+                "staged). Stage the files, then commit: git add -A && git commit -m 'MESSAGE']\n" },
+    { FIRE("git-nothing-staged"), .cmd = "cd repo && git commit -m fix",
+      .out =
+          "Changes not staged for commit:\n\tmodified:   a.py\n\nno changes added to commit (use "
+          "\"git add\" and/or \"git commit -a\")\n",
+      .exit_code = 1, .expect = "[Nothing was committed: no change was staged" },
+    { QUIET("git-nothing-staged"), .cmd = "git add -A && git commit -m 'add app'",
+      .out = "[master (root-commit) 5d6e7f8] add app\n 1 file changed, 3 insertions(+)\n",
+      .exit_code = 0 },
+    { FIRE("git-no-files"), .cmd = "git commit -m x",
+      .out = "On branch master\n\nInitial commit\n\nnothing to commit (create/copy files and use "
+             "\"git add\" to track)\n",
+      .exit_code = 1, .expect = "[Nothing was committed: the repository has no file yet." },
+    { QUIET("git-no-files"), .cmd = "git status", .out = "nothing to commit (create/copy files\n",
+      .exit_code = 0 },
+    { FIRE("git-nothing-to-commit"), .cmd = "git commit -am again",
+      .out = "On branch master\nnothing to commit, working tree clean\n", .exit_code = 1,
+      .expect = "[Nothing was committed, because nothing changed since the last commit" },
+    { QUIET("git-nothing-to-commit"), .cmd = "git status",
+      .out = "On branch master\nnothing to commit, working tree clean\n", .exit_code = 0 },
+    { FIRE("git-not-a-repo"), .cmd = "git log",
+      .out = "fatal: not a git repository (or any of the parent directories): .git\n",
+      .exit_code = 128,
+      .expect = "[Nothing happened: the folder git ran in is not inside a repository" },
+    { QUIET("git-not-a-repo"), .cmd = "git log --oneline", .out = "1a2b3c4 first\n",
+      .exit_code = 0 },
+    { FIRE("git-dns-clone"), .cmd = "git clone https://github.invalid/me/repo.git",
+      .out = "Cloning into 'repo'...\nfatal: unable to access "
+             "'https://github.invalid/me/repo.git/': Could not resolve host: github.invalid\n",
+      .exit_code = 128,
+      .expect = "[Nothing was cloned: the host github.invalid does not resolve from this sandbox, "
+                "so git reached no server. Check the URL's spelling" },
+    { FIRE("git-dns-clone"), .cmd = "git clone git@gitlab.invalid:me/repo.git",
+      .out = "Cloning into 'repo'...\nssh: Could not resolve hostname gitlab.invalid: Name or "
+             "service not known\nfatal: Could not read from remote repository.\n",
+      .exit_code = 128, .expect = "[Nothing was cloned: the host gitlab.invalid does not resolve" },
+    { QUIET("git-dns-clone"), .cmd = "git clone /srv/repo.git",
+      .out = "Cloning into 'repo'...\ndone.\n", .exit_code = 0 },
+    { FIRE("git-dns-push"), .cmd = "git push origin main",
+      .out = "fatal: unable to access 'https://git.invalid/r.git/': Could not resolve host: "
+             "git.invalid\n",
+      .exit_code = 128, .expect = "[Nothing was pushed: the host git.invalid does not resolve" },
+    { QUIET("git-dns-push"), .cmd = "git push origin main", .out = "Everything up-to-date\n",
+      .exit_code = 0 },
+    { FIRE("git-dns-fetch"), .cmd = "git pull",
+      .out = "fatal: unable to access 'https://git.invalid/r.git/': Could not resolve host: "
+             "git.invalid\n",
+      .exit_code = 1, .expect = "[Nothing was fetched: the host git.invalid does not resolve" },
+    { QUIET("git-dns-fetch"), .cmd = "git pull", .out = "Already up to date.\n", .exit_code = 0 },
+    { FIRE("git-push-no-remote"), .cmd = "git push",
+      .out = "fatal: No configured push destination.\nEither specify the URL from the "
+             "command-line or configure a remote repository using\n",
+      .exit_code = 128,
+      .expect = "[Nothing was pushed or fetched: this repository has no remote to talk to" },
+    { FIRE("git-push-no-remote"), .cmd = "git push origin master",
+      .out = "fatal: 'origin' does not appear to be a git repository\nfatal: Could not read from "
+             "remote repository.\n",
+      .exit_code = 128, .expect = "[Nothing was pushed or fetched: this repository has no remote" },
+    { QUIET("git-push-no-remote"), .cmd = "git push", .out = "Everything up-to-date\n",
+      .exit_code = 0 },
+    { FIRE("git-push-no-upstream"), .cmd = "git push",
+      .out = "fatal: The current branch feature has no upstream branch.\n", .exit_code = 128,
+      .expect = "[Nothing was pushed: branch feature has no upstream yet. Push it and set one: git "
+                "push -u origin feature]\n" },
+    { QUIET("git-push-no-upstream"), .cmd = "git push -u origin feature",
+      .out = "branch 'feature' set up to track 'origin/feature'.\n", .exit_code = 0 },
+    { FIRE("git-no-such-ref"), .cmd = "git push origin main",
+      .out = "error: src refspec main does not match any\n", .exit_code = 1,
+      .expect = "[Nothing was pushed: there is no local branch main with a commit" },
+    { QUIET("git-no-such-ref"), .cmd = "git push origin main", .out = " * [new branch] main\n",
+      .exit_code = 0 },
+    { FIRE("git-push-rejected"), .cmd = "git push",
+      .out = " ! [rejected]        main -> main (fetch first)\nerror: failed to push some refs\n",
+      .exit_code = 1, .expect = "[Nothing was pushed: the remote has commits this copy lacks." },
+    { QUIET("git-push-rejected"), .cmd = "git push", .out = "   1a2b..3c4d  main -> main\n",
+      .exit_code = 0 },
+    { FIRE("git-clone-exists"), .cmd = "git clone /srv/app.git",
+      .out = "fatal: destination path 'app' already exists and is not an empty directory.\n",
+      .exit_code = 128,
+      .expect = "[Nothing was cloned: the folder app exists already (an earlier clone?). Use it "
+                "(cd app && git pull)" },
+    { QUIET("git-clone-exists"), .cmd = "git clone /srv/app.git app2",
+      .out = "Cloning into 'app2'...\n", .exit_code = 0 },
+    { FIRE("git-repo-not-found"), .cmd = "git clone https://github.com/me/nope.git",
+      .out = "remote: Repository not found.\nfatal: repository 'https://github.com/me/nope.git/' "
+             "not found\n",
+      .exit_code = 128,
+      .expect = "[Nothing was transferred: the server has no repository at that URL" },
+    { QUIET("git-repo-not-found"), .cmd = "git ls-remote /srv/app.git", .out = "1a2b\tHEAD\n",
+      .exit_code = 0 },
+    { FIRE("git-pathspec"), .cmd = "git add mian.py",
+      .out = "fatal: pathspec 'mian.py' did not match any files\n", .exit_code = 128,
+      .expect = "[Nothing changed: git knows no file or branch mian.py here." },
+    { QUIET("git-pathspec"), .cmd = "git add main.py", .out = "", .exit_code = 0 },
+    { FIRE("git-no-commits"), .cmd = "git log",
+      .out = "fatal: your current branch 'master' does not have any commits yet\n",
+      .exit_code = 128,
+      .expect = "[This repository has no commit yet, so there is nothing to show." },
+    { QUIET("git-no-commits"), .cmd = "git log -1", .out = "commit 1a2b3c\n", .exit_code = 0 },
+    { FIRE("git-dubious"), .cmd = "git status",
+      .out = "fatal: detected dubious ownership in repository at '/work/app'\n", .exit_code = 128,
+      .expect = "[git did nothing: the files of /work/app belong to another user than the one "
+                "running git. Allow it once: git config --global --add safe.directory "
+                "/work/app]\n" },
+    { QUIET("git-dubious"), .cmd = "git status", .out = "On branch master\n", .exit_code = 0 },
+    { FIRE("git-conflict"), .cmd = "git merge feature",
+      .out = "Auto-merging a.py\nCONFLICT (content): Merge conflict in a.py\nAutomatic merge "
+             "failed; fix conflicts and then commit the result.\n",
+      .exit_code = 1, .expect = "[The merge stopped half-way" },
+    { QUIET("git-conflict"), .cmd = "git merge feature", .out = "Fast-forward\n a.py | 2 +-\n",
+      .exit_code = 0 },
+    { FIRE("git-local-changes"), .cmd = "git pull",
+      .out = "error: Your local changes to the following files would be overwritten by merge:\n"
+             "\ta.py\nPlease commit your changes or stash them before you merge.\nAborting\n",
+      .exit_code = 1, .expect = "[Nothing changed: git would have overwritten changes" },
+    { QUIET("git-local-changes"), .cmd = "git stash", .out = "Saved working directory\n",
+      .exit_code = 0 },
+
+    /* round 3, tasks.c: data files and tables */
+    { FIRE("data-file-missing"), .cmd = "python3 report.py",
+      .out = "Traceback (most recent call last):\n  File \"/work/report.py\", line 2, in <module>\n"
+             "FileNotFoundError: [Errno 2] No such file or directory: 'sales.csv'\n",
+      .exit_code = 1, .probe_rc = 0, .probe_out = "/work/data/sales.csv\n",
+      .expect = "[sales.csv is not where the program looked: a relative path is read from the "
+                "folder the program runs in (/work, unless it changes folder). A file of that name "
+                "is at /work/data/sales.csv: use that path.]\n",
+      .probe_for = "b=${f##*/}" },
+    { QUIET("data-file-missing"), .cmd = "node load.js",
+      .out = "Error: ENOENT: no such file or directory, open 'data.json'\n", .exit_code = 1,
+      .probe_rc = 1, .probe_for = "b=${f##*/}" },
+    { FIRE("data-file-missing"), .cmd = "python3 a.py",
+      .out = "FileNotFoundError: [Errno 2] No such file or directory: 'in.csv'\n", .exit_code = 1,
+      .probe_rc = 2, .probe_out = "/work/in.csv\n", .probe_for = "b=${f##*/}",
+      .expect = "[in.csv is at /work/in.csv, but the program ran in another folder" },
+    { QUIET("data-file-missing"), .cmd = "python3 report.py", .out = "total 42\n", .exit_code = 0,
+      .probe_rc = 0, .probe_out = "/work/data/sales.csv\n" },
+    { FIRE("pandas-column"), .cmd = "python3 report.py",
+      .out = "  File \"/usr/lib/python3/dist-packages/pandas/core/indexes/base.py\", line 3812, "
+             "in get_loc\n    raise KeyError(key) from err\nKeyError: 'Revenue'\n",
+      .exit_code = 1, .probe_out = "sales.csv: 'region', 'revenue'\n",
+      .expect = "[The table has no column 'Revenue': column names must match exactly (case and "
+                "spaces count). The columns of sales.csv: 'region', 'revenue'. Use one of those "
+                "as written.]\n" },
+    { FIRE("pandas-column"),
+      .cmd =
+          "python3 -c \"import pandas as pd; df = pd.read_csv('s.csv'); print(df[['Revenue']])\"",
+      .out = "KeyError: \"None of [Index(['Revenue'], dtype='object')] are in the [columns]\"\n",
+      .exit_code = 1, .probe_rc = 1,
+      .expect = "[The table has no column 'Revenue': column names must match exactly (case and "
+                "spaces count). Print the real ones first: print(df.columns.tolist())" },
+    { QUIET("pandas-column"), .cmd = "python3 -c \"d = {}; d['x']\"",
+      .out = "Traceback (most recent call last):\nKeyError: 'x'\n", .exit_code = 1 },
+    { FIRE("pandas-empty-file"), .cmd = "python3 a.py",
+      .out = "pandas.errors.EmptyDataError: No columns to parse from file\n", .exit_code = 1,
+      .expect = "[The file pandas read is empty" },
+    { QUIET("pandas-empty-file"), .cmd = "python3 a.py", .out = "   a  b\n0  1  2\n",
+      .exit_code = 0 },
+    { FIRE("csv-fields"), .cmd = "python3 a.py",
+      .out = "pandas.errors.ParserError: Error tokenizing data. C error: Expected 3 fields in "
+             "line 5, saw 4\n",
+      .exit_code = 1,
+      .expect = "[Line 5 of the file has 4 fields where the header has 3: the separator or the "
+                "quoting is not what pandas assumed. Look at it (sed -n '5p' FILE)" },
+    { QUIET("csv-fields"), .cmd = "python3 a.py", .out = "ok\n", .exit_code = 0 },
+    { FIRE("not-utf8"), .cmd = "python3 a.py",
+      .out = "UnicodeDecodeError: 'utf-8' codec can't decode byte 0xe9 in position 12: invalid "
+             "continuation byte\n",
+      .exit_code = 1, .expect = "[The file is not UTF-8 text (byte 0xe9 cannot start" },
+    { QUIET("not-utf8"), .cmd = "python3 a.py", .out = "caf\xc3\xa9\n", .exit_code = 0 },
+    { FIRE("json-not-json"), .cmd = "python3 fetch.py",
+      .out = "json.decoder.JSONDecodeError: Expecting value: line 1 column 1 (char 0)\n",
+      .exit_code = 1, .expect = "[What was parsed as JSON is not JSON from its first character" },
+    { QUIET("json-not-json"), .cmd = "python3 fetch.py", .out = "{'a': 1}\n", .exit_code = 0 },
+    { FIRE("sqlite-no-table"), .cmd = "sqlite3 app.db 'select * from users'",
+      .out = "Parse error: no such table: users\n", .exit_code = 1,
+      .expect = "[The database has no table users: the file opened is not the one that has it" },
+    { QUIET("sqlite-no-table"), .cmd = "sqlite3 app.db 'select count(*) from users'", .out = "3\n",
+      .exit_code = 0 },
+    { FIRE("number-with-text"), .cmd = "python3 a.py",
+      .out = "ValueError: could not convert string to float: '1,234'\n", .exit_code = 1,
+      .expect = "[A value is not a plain number: '1,234'." },
+    { QUIET("number-with-text"), .cmd = "python3 a.py", .out = "1234.0\n", .exit_code = 0 },
+
+    { FIRE("windows-path"), .cmd = "python3 load.py",
+      .out = "FileNotFoundError: [Errno 2] No such file or directory: "
+             "'C:\\\\Users\\\\me\\\\sales.csv'\n",
+      .exit_code = 1, .probe_rc = 0, .probe_out = "/work/data/sales.csv\n",
+      .probe_for = "b=${f##*/}",
+      .expect = "[C:\\\\Users\\\\me\\\\sales.csv is a Windows path, and this sandbox is Linux: no "
+                "drive letters, and / between folders. A file of that name is at "
+                "/work/data/sales.csv: use that path.]\n" },
+    { FIRE("windows-path"), .cmd = "node load.js",
+      .out = "Error: ENOENT: no such file or directory, open 'D:\\data\\x.json'\n", .exit_code = 1,
+      .probe_rc = 1, .probe_for = "b=${f##*/}",
+      .expect = "[D:\\data\\x.json is a Windows path, and this sandbox is Linux" },
+    { QUIET("windows-path"), .cmd = "python3 load.py", .out = "loaded\n", .exit_code = 0 },
+    { FIRE("pandas-column"), .cmd = "python3 a.py",
+      .out = "AttributeError: 'DataFrame' object has no attribute 'Revenue'\n", .exit_code = 1,
+      .probe_rc = 1, .expect = "[The table has no column 'Revenue': column names must match" },
+    { FIRE("table-key"), .cmd = "python3 totals.py",
+      .out = "Traceback (most recent call last):\n  File \"/work/totals.py\", line 5, in <module>\n"
+             "    total += float(row['Revenue'])\nKeyError: 'Revenue'\n",
+      .exit_code = 1, .probe_out = "sales.csv: 'region', 'revenue'\n",
+      .expect = "[The table has no column 'Revenue': column names must match exactly (case and "
+                "spaces count). The columns of sales.csv: 'region', 'revenue'. Use one of those as "
+                "written.]\n" },
+    { QUIET("table-key"), .cmd = "python3 a.py", .out = "KeyError: 'x'\n", .exit_code = 1,
+      .probe_rc = 1 },
+    { FIRE("git-divergent"), .cmd = "git pull",
+      .out = "hint: You have divergent branches and need to specify how to reconcile them.\n"
+             "fatal: Need to specify how to reconcile divergent branches.\n",
+      .exit_code = 128, .expect = "[Nothing was pulled: this copy and the remote both have new" },
+    { QUIET("git-divergent"), .cmd = "git pull --rebase", .out = "Successfully rebased\n",
+      .exit_code = 0 },
+    { FIRE("git-remote-exists"), .cmd = "git remote add origin /srv/r.git",
+      .out = "error: remote origin already exists.\n", .exit_code = 3,
+      .expect = "[Nothing changed: the remote origin exists already (git remote -v shows its "
+                "URL). Point it elsewhere with git remote set-url origin URL.]\n" },
+    { QUIET("git-remote-exists"), .cmd = "git remote add origin /srv/r.git", .out = "",
+      .exit_code = 0 },
+    { FIRE("git-no-branch"), .cmd = "git switch develop",
+      .out = "fatal: invalid reference: develop\n", .exit_code = 128,
+      .expect = "[Nothing changed: there is no branch develop here." },
+    { FIRE("git-no-branch"), .cmd = "git merge feature",
+      .out = "merge: feature - not something we can merge\n", .exit_code = 1,
+      .expect = "[Nothing changed: there is no branch feature here." },
+    { QUIET("git-no-branch"), .cmd = "git switch develop", .out = "Switched to branch 'develop'\n",
+      .exit_code = 0 },
+
+    /* round 3, tasks.c: files from other systems, text that is no command */
+    { FIRE("crlf-script"), .cmd = "bash deploy.sh",
+      .out = "deploy.sh: line 2: $'\\r': command not found\n", .exit_code = 127, .probe_rc = 0,
+      .probe_out = "deploy.sh\n", .probe_for = "grep -q $'\\r$'",
+      .expect = "[deploy.sh has Windows line endings (CR LF), and bash takes each CR as part of "
+                "the line: $'\\r' is that CR, not a program, so nothing needs installing. Remove "
+                "them: sed -i 's/\\r$//' deploy.sh, then run it again.]\n" },
+    { FIRE("crlf-script"), .cmd = "./run.sh",
+      .out = "./run.sh: line 3: cd: $'build\\r': No such file or directory\n", .exit_code = 1,
+      .probe_rc = 1, .expect = "[The script has Windows line endings (CR LF)" },
+    { FIRE("crlf-script"), .cmd = "./tool.py",
+      .out = "/usr/bin/env: 'python3\r': No such file or directory\n", .exit_code = 127,
+      .probe_rc = 1, .expect = "[The script has Windows line endings (CR LF)" },
+    { QUIET("crlf-script"), .cmd = "bash deploy.sh", .out = "deployed\n", .exit_code = 0 },
+    { FIRE("byte-order-mark"), .cmd = "python3 a.py",
+      .out = "SyntaxError: invalid non-printable character U+FEFF\n", .exit_code = 1,
+      .expect = "[The file starts with a byte order mark" },
+    { FIRE("byte-order-mark"), .cmd = "bash a.sh",
+      .out = "a.sh: line 1: $'\\357\\273\\277echo': command not found\n", .exit_code = 127,
+      .expect = "[The file starts with a byte order mark" },
+    { QUIET("byte-order-mark"), .cmd = "python3 a.py", .out = "ok\n", .exit_code = 0 },
+    { FIRE("foreign-code"), .cmd = "bash solve.py",
+      .out = "solve.py: line 1: import: command not found\nsolve.py: line 3: syntax error near "
+             "unexpected token `('\n",
+      .exit_code = 2, .probe_out = "solve.py\npython3 solve.py\n", .probe_for = "*.kt) r=",
+      .expect = "[solve.py is not a shell script, but bash ran it line by line, so its code made "
+                "no sense as commands (nothing needs installing). Run it with its interpreter: "
+                "python3 solve.py]\n" },
+    { FIRE("foreign-code"), .cmd = "./solve.py",
+      .out = "./solve.py: line 1: import: command not found\n", .exit_code = 127,
+      .probe_out = "./solve.py\npython3 ./solve.py\n",
+      .probe_for = "*.kt) r=", .expect = "[./solve.py is not a shell script" },
+    { QUIET("foreign-code"), .cmd = "python3 solve.py", .out = "42\n", .exit_code = 0 },
+    { FIRE("bsd-sed"), .cmd = "sed -i '' 's/a/b/' f.txt",
+      .out = "sed: can't read : No such file or directory\n", .exit_code = 2,
+      .expect = "[sed -i '' is the macOS way" },
+    { QUIET("bsd-sed"), .cmd = "sed -i 's/a/b/' f.txt", .out = "", .exit_code = 0 },
+
+    /* round 3, codes.c: exit codes that are answers */
+    { FIRE("grep-no-match"), .cmd = "grep -n TODO main.py", .out = "", .exit_code = 1,
+      .expect = "[No line matched, so grep printed nothing and exited with 1: that is grep's "
+                "answer \"not found\", not an error" },
+    { FIRE("grep-no-match"), .cmd = "ps aux | grep -c '[n]ginx'", .out = "0\n", .exit_code = 1,
+      .expect = "[No line matched" },
+    { FIRE("grep-no-match"), .cmd = "cd src && grep -rq main . 2>&1", .out = "", .exit_code = 1,
+      .expect = "[No line matched" },
+    { QUIET("grep-no-match"), .cmd = "grep -n TODO main.py", .out = "3:# TODO\n", .exit_code = 0 },
+    { QUIET("grep-no-match"), .cmd = "grep -q x f || echo none", .out = "", .exit_code = 1 },
+    { QUIET("grep-no-match"), .cmd = "grep x nofile",
+      .out = "grep: nofile: No such file or directory\n", .exit_code = 2 },
+    { FIRE("diff-differs"), .cmd = "diff a.txt b.txt", .out = "1c1\n< a\n---\n> b\n",
+      .exit_code = 1,
+      .expect = "[Exit code 1 from diff means the files differ (0: they are the same, 2: "
+                "trouble), not that it failed: what it printed above are the differences.]\n" },
+    { FIRE("diff-differs"), .cmd = "cmp a.bin b.bin", .out = "a.bin b.bin differ: byte 1, line 1\n",
+      .exit_code = 1, .expect = "[Exit code 1 from cmp means the files differ" },
+    { QUIET("diff-differs"), .cmd = "diff a.txt b.txt", .out = "", .exit_code = 0 },
+    { QUIET("diff-differs"), .cmd = "diff a.txt nofile",
+      .out = "diff: nofile: No such file or directory\n", .exit_code = 2 },
+    { FIRE("pgrep-none"), .cmd = "pgrep -f 'python3 app.py'", .out = "", .exit_code = 1,
+      .expect = "[No process matched, so pgrep printed nothing" },
+    { QUIET("pgrep-none"), .cmd = "pgrep -f app.py", .out = "12\n", .exit_code = 0 },
+    { FIRE("timeout-124"), .cmd = "timeout 3 python3 solve.py < in.txt", .out = "",
+      .exit_code = 124,
+      .expect = "[timeout stopped the command after 3 (exit code 124 is timeout's own" },
+    { FIRE("timeout-124"), .cmd = "timeout -s INT 10s ./server", .out = "started\n",
+      .exit_code = 124, .expect = "[timeout stopped the command after 10s" },
+    { QUIET("timeout-124"), .cmd = "timeout 3 python3 solve.py < in.txt", .out = "42\n",
+      .exit_code = 0 },
+
+    { FIRE("which-none"), .cmd = "which node", .out = "", .exit_code = 1, .probe_rc = 0,
+      .probe_out = "apt-get update && apt-get install -y nodejs\n",
+      .expect = "[No program node is installed here (which found none: that is its answer, not an "
+                "error). Install it: apt-get update && apt-get install -y nodejs]\n",
+      .probe_has = "c='node'" },
+    { FIRE("which-none"), .cmd = "command -v frob", .out = "", .exit_code = 1, .probe_rc = 1,
+      .expect = "[No program frob is installed here (command -v found none" },
+    { QUIET("which-none"), .cmd = "which node", .out = "/usr/bin/node\n", .exit_code = 0 },
+    { FIRE("pytest-no-tests"), .cmd = "python3 -m pytest -q", .out = "no tests ran in 0.01s\n",
+      .exit_code = 5, .expect = "[pytest found no tests, so none ran" },
+    { QUIET("pytest-no-tests"), .cmd = "pytest -q", .out = "1 passed\n", .exit_code = 0 },
+    { FIRE("make-no-makefile"), .cmd = "make",
+      .out = "make: *** No targets specified and no makefile found.  Stop.\n", .exit_code = 2,
+      .expect = "[make built nothing: there is no Makefile here" },
+    { QUIET("make-no-makefile"), .cmd = "make", .out = "gcc -o main main.c\n", .exit_code = 0 },
+
+    /* round 3, codes.c: signals */
+    { FIRE("abort-uncaught"), .cmd = "./a.out",
+      .out = "terminate called after throwing an instance of 'std::out_of_range'\n  what():  "
+             "vector::_M_range_check\n",
+      .exit_code = 134,
+      .expect = "[The C++ program threw std::out_of_range and nothing caught it, so it aborted "
+                "(SIGABRT, exit code 134)" },
+    { QUIET("abort-uncaught"), .cmd = "./a.out", .out = "3\n", .exit_code = 0 },
+    { FIRE("abort-assert"), .cmd = "./a.out",
+      .out = "a.out: t.c:5: main: Assertion `n > 0' failed.\n", .exit_code = 134,
+      .expect = "[The assert(n > 0) was false, so the program aborted itself (SIGABRT, exit code "
+                "134)" },
+    { QUIET("abort-assert"), .cmd = "./a.out", .out = "ok\n", .exit_code = 0 },
+    { FIRE("abort-heap"), .cmd = "gcc -o t t.c && ./t",
+      .out = "free(): double free detected in tcache 2\n", .exit_code = 134,
+      .expect = "[The C library found the program's memory corrupted" },
+    { FIRE("abort-heap"), .cmd = "./t", .out = "*** stack smashing detected ***: terminated\n",
+      .exit_code = 134, .expect = "[The C library found the program's memory corrupted" },
+    { QUIET("abort-heap"), .cmd = "./t", .out = "done\n", .exit_code = 0 },
+    { FIRE("abort"), .cmd = "./t", .out = "", .exit_code = 134,
+      .expect = "[Aborted (SIGABRT, exit code 134)" },
+    { QUIET("abort"), .cmd = "./t", .out = "fine\n", .exit_code = 0 },
+    { FIRE("sigbus"), .cmd = "./mapper", .out = "", .exit_code = 135,
+      .expect = "[Bus error (SIGBUS, exit code 135)" },
+    { QUIET("sigbus"), .cmd = "./mapper", .out = "ok\n", .exit_code = 0 },
+    { FIRE("sigpipe"), .cmd = "set -o pipefail; yes | head -n 2", .out = "y\ny\n", .exit_code = 141,
+      .expect = "[SIGPIPE (exit code 141)" },
+    { QUIET("sigpipe"), .cmd = "yes | head -n 2", .out = "y\ny\n", .exit_code = 0 },
+    { FIRE("sigterm"), .cmd = "python3 worker.py", .out = "working\n", .exit_code = 143,
+      .expect = "[Terminated (SIGTERM, exit code 143)" },
+    { QUIET("sigterm"), .cmd = "python3 worker.py", .out = "done\n", .exit_code = 0 },
+    { FIRE("sigint"), .cmd = "./a.out", .out = "", .exit_code = 130,
+      .expect = "[Interrupted (SIGINT, exit code 130)" },
+    { QUIET("sigint"), .cmd = "./a.out", .out = "1\n", .exit_code = 0 },
+    { FIRE("sighup"), .cmd = "./a.out", .out = "", .exit_code = 129,
+      .expect = "[Hung up (SIGHUP, exit code 129)" },
+    { QUIET("sighup"), .cmd = "./a.out", .out = "1\n", .exit_code = 0 },
+    { FIRE("sigquit"), .cmd = "./a.out", .out = "", .exit_code = 131,
+      .expect = "[Quit (SIGQUIT, exit code 131)" },
+    { QUIET("sigquit"), .cmd = "./a.out", .out = "1\n", .exit_code = 0 },
+    { FIRE("sigill"), .cmd = "./a.out", .out = "", .exit_code = 132,
+      .expect = "[Illegal instruction (SIGILL, exit code 132)" },
+    { QUIET("sigill"), .cmd = "./a.out", .out = "1\n", .exit_code = 0 },
+    { FIRE("sigtrap"), .cmd = "./a.out", .out = "", .exit_code = 133,
+      .expect = "[Trace trap (SIGTRAP, exit code 133)" },
+    { QUIET("sigtrap"), .cmd = "./a.out", .out = "1\n", .exit_code = 0 },
+    { FIRE("sigusr"), .cmd = "./a.out", .out = "", .exit_code = 138,
+      .expect = "[Killed by SIGUSR1 (exit code 138)" },
+    { QUIET("sigusr"), .cmd = "./a.out", .out = "1\n", .exit_code = 0 },
+    { FIRE("sigalrm"), .cmd = "./a.out", .out = "", .exit_code = 142,
+      .expect = "[Alarm clock (SIGALRM, exit code 142)" },
+    { QUIET("sigalrm"), .cmd = "./a.out", .out = "1\n", .exit_code = 0 },
+    { FIRE("sigxcpu"), .cmd = "./a.out", .out = "", .exit_code = 152,
+      .expect = "[CPU time limit exceeded (SIGXCPU, exit code 152)" },
+    { QUIET("sigxcpu"), .cmd = "./a.out", .out = "1\n", .exit_code = 0 },
+    { FIRE("sigxfsz"), .cmd = "./a.out", .out = "", .exit_code = 153,
+      .expect = "[File size limit exceeded (SIGXFSZ, exit code 153)" },
+    { QUIET("sigxfsz"), .cmd = "./a.out", .out = "1\n", .exit_code = 0 },
+    { FIRE("sigsys"), .cmd = "./a.out", .out = "", .exit_code = 159,
+      .expect = "[Bad system call (SIGSYS, exit code 159)" },
+    { QUIET("sigsys"), .cmd = "./a.out", .out = "1\n", .exit_code = 0 },
+
+    /* round 3, codes.c: output that is not there */
+    { FIRE("no-output-program"), .cmd = "python3 solution.py", .out = "", .exit_code = 0,
+      .expect = "[No output: the program ran and ended (exit code 0) without printing anything." },
+    { FIRE("no-output-program"), .cmd = "g++ -O2 -o sol sol.cpp && ./sol < in.txt 2>&1",
+      .out = "\n", .exit_code = 0, .expect = "[No output: the program ran and ended" },
+    { FIRE("no-output-program"), .cmd = "node -e 'let x = 1'", .out = "", .exit_code = 0,
+      .expect = "[No output: the program ran and ended" },
+    { QUIET("no-output-program"), .cmd = "python3 solution.py", .out = "42\n", .exit_code = 0 },
+    { QUIET("no-output-program"), .cmd = "python3 gen.py > data.txt", .out = "", .exit_code = 0 },
+    { QUIET("no-output-program"), .cmd = "python3 -m http.server 8000 &", .out = "",
+      .exit_code = 0 },
+    { QUIET("no-output-program"), .cmd = "python3 a.py; mkdir out", .out = "", .exit_code = 0 },
+    { QUIET("no-output-program"), .cmd = "mkdir -p app && touch app/x", .out = "", .exit_code = 0 },
+    { QUIET("no-output-program"), .cmd = "ls /work", .out = "", .exit_code = 0 },
+    { QUIET("no-output-program"), .cmd = "sleep 2", .out = "", .exit_code = 0 },
+    { QUIET("no-output-program"), .cmd = "python3 -m venv --without-pip venv", .out = "",
+      .exit_code = 0 },
+    { QUIET("no-output-program"), .cmd = "bash -n deploy.sh && node --check app.js", .out = "",
+      .exit_code = 0 },
+    { FIRE("no-output-failed"), .cmd = "./check", .out = "", .exit_code = 3,
+      .expect = "[No output, and exit code 3: the program ended with a failure status without "
+                "printing why (an exit(3) or a return from main on some path)." },
+    { QUIET("no-output-failed"), .cmd = "ls -A /work; test -e /work/secret.txt", .out = "",
+      .exit_code = 1 },
+    { QUIET("no-output-failed"), .cmd = "./check", .out = "bad input\n", .exit_code = 3 },
+    { FIRE("no-output-failed"), .cmd = "python3 -c \"import sys; sys.exit(3)\"", .out = "",
+      .exit_code = 3, .expect = "[No output, and exit code 3" },
+    { FIRE("grep-no-match"), .cmd = "grep -E 'a|b;c' f.txt", .out = "", .exit_code = 1,
+      .expect = "[No line matched" },
+    { FIRE("no-output-file"), .cmd = "cat results.txt", .out = "", .exit_code = 0, .probe_rc = 0,
+      .expect = "[No output: results.txt is empty (0 bytes)." },
+    { QUIET("no-output-file"), .cmd = "cat results.txt", .out = "", .exit_code = 0, .probe_rc = 1 },
+    { QUIET("no-output-file"), .cmd = "cat results.txt", .out = "7\n", .exit_code = 0 },
+    { FIRE("find-nothing"), .cmd = "find / -name 'sales*.csv' 2>/dev/null", .out = "",
+      .exit_code = 0, .expect = "[No output: find found no file that matches" },
+    { QUIET("find-nothing"), .cmd = "find . -name '*.pyc' -delete", .out = "", .exit_code = 0 },
+    { QUIET("find-nothing"), .cmd = "find . -name '*.csv'", .out = "./a.csv\n", .exit_code = 0 },
 };
 
 #define NCASES (sizeof cases / sizeof cases[0])
@@ -1180,6 +1609,38 @@ static void probes_for_real(void **state)
         got, "[full.py is a file here, not an installed command: run it as ./full.py.]\n");
     free(got);
 
+    /* npm's and pip's command-line tools come from npm and pip, not apt. */
+    got = run_real("ng new app", "bash: line 1: ng: command not found\n", 127);
+    assert_string_equal(got, "[ng is not installed in this sandbox. Install it: npm install -g "
+                             "@angular/cli]\n");
+    free(got);
+    got = run_real("flask run", "bash: line 1: flask: command not found\n", 127);
+    assert_string_equal(got, "[flask is not installed in this sandbox. Install it: pip install "
+                             "flask]\n");
+    free(got);
+    /* Words that are no program's name never reach apt. */
+    static const struct {
+        const char *cmd, *out, *says;
+    } notcmd[] = {
+        { "x = 5", "bash: line 1: x: command not found\n", "in bash an assignment has no spaces" },
+        { "total += 1", "bash: line 1: total: command not found\n", "an assignment has no spaces" },
+        { "bash run.sh", "run.sh: line 4: import: command not found\n", "a word of program code" },
+        { "brew install jq", "bash: line 1: brew: command not found\n",
+          "another system's package manager" },
+        { "ipconfig", "bash: line 1: ipconfig: command not found\n", "ip addr" },
+        { "open index.html", "bash: line 1: open: command not found\n", "has none" },
+        { "./go.sh", "./go.sh: line 2: [[x: command not found\n", "not a program's name" },
+    };
+    for (size_t i = 0; i < sizeof notcmd / sizeof notcmd[0]; i++) {
+        got = run_real(notcmd[i].cmd, notcmd[i].out, 127);
+        /* (brew's text names apt-get itself: Debian's packages, not brew's) */
+        if (!strstr(got, notcmd[i].says) || strstr(got, "apt-cache search") ||
+            strstr(got, "not installed") ||
+            (strstr(got, "apt-get install") && strncmp(notcmd[i].cmd, "brew", 4) != 0))
+            fail_msg("%s: %s", notcmd[i].cmd, got);
+        free(got);
+    }
+
     /* Python import names that differ from pip names. */
     got = run_real("python3 -c 'import sklearn'",
                    "ModuleNotFoundError: No module named 'sklearn'\n", 1);
@@ -1316,6 +1777,102 @@ static void never_install_what_cannot_work(void **state)
     }
 }
 
+/* ---- output that is not text (output.c) ---------------------------------------------- */
+
+static char *render_bytes(const char *data, size_t len, size_t cap)
+{
+    capbuf_t c;
+    assert_int_equal(capbuf_init(&c, cap), 0);
+    capbuf_append(&c, data, len);
+    textbuf_t t;
+    textbuf_init(&t);
+    hints_output_render(&c, &t);
+    capbuf_free(&c);
+    if (!t.buf)
+        textbuf_puts(&t, "");
+    return textbuf_take(&t, NULL);
+}
+
+/* No byte the model reads is a control byte other than a newline. */
+static void assert_no_control(const char *s)
+{
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+        if ((*p < 0x20 && *p != '\n') || *p == 0x7f)
+            fail_msg("control byte 0x%02x in: %s", *p, s);
+}
+
+static void binary_output(void **state)
+{
+    (void)state;
+    /* A compiled program: kind, size, a hex preview, no raw bytes. */
+    char elf[20000];
+    for (size_t i = 0; i < sizeof elf; i++)
+        elf[i] = (char)(i * 7 % 256);
+    memcpy(elf,
+           "\x7f"
+           "ELF\x02\x01\x01\0\0\0\0\0\0\0\0\0",
+           16);
+    char *got = render_bytes(elf, sizeof elf, 4096);
+    const char *head = "[The output is binary, not text: 20000 bytes of an ELF program or "
+                       "library (a compiled Linux binary: run it, do not print it). Its raw "
+                       "bytes are not shown; the first 64 in hex:]\n"
+                       "00000000: 7f45 4c46 0201 0100 0000 0000 0000 0000  .ELF............\n";
+    if (strncmp(got, head, strlen(head)) != 0)
+        fail_msg("%s", got);
+    assert_non_null(strstr(got, "[To look inside, use a tool that prints text: file FILE, xxd "
+                                "FILE | head, strings FILE | head."));
+    assert_no_control(got);
+    assert_int_equal(strlen(got) < 1200, 1);
+    free(got);
+    /* Random bytes without a NUL: invalid UTF-8 makes them binary too. */
+    char rnd[300];
+    unsigned x = 12345;
+    for (size_t i = 0; i < sizeof rnd; i++) {
+        x = x * 1103515245u + 12345u;
+        rnd[i] = (char)(0x80 | (x >> 16));
+    }
+    got = render_bytes(rnd, sizeof rnd, 65536);
+    assert_true(strncmp(got, "[The output is binary, not text: 300 bytes of binary data.", 58) ==
+                0);
+    assert_no_control(got);
+    free(got);
+    /* Text from Windows: UTF-16 without a byte order mark, and a PNG. */
+    const char u16[] = "h\0e\0l\0l\0o\0 \0w\0o\0r\0l\0d\0\r\0\n\0";
+    got = render_bytes(u16, sizeof u16 - 1, 65536);
+    assert_non_null(strstr(got, "bytes of UTF-16 text without a byte order mark, from Windows "
+                                "(iconv -f UTF-16LE -t UTF-8 FILE turns it into text)"));
+    free(got);
+    got = render_bytes("\x89PNG\r\n\x1a\n\0\0\0\rIHDR", 16, 65536);
+    assert_non_null(strstr(got, "16 bytes of a PNG image."));
+    free(got);
+    /* Text stays as it is: UTF-8, CR LF line ends. */
+    const char *plain = "hello\nw\xc3\xb6rld\r\nline\r\n";
+    got = render_bytes(plain, strlen(plain), 65536);
+    assert_string_equal(got, plain);
+    free(got);
+    /* Colours are taken out, a redrawn progress line keeps its last state,
+     * another control byte is shown as ^X. */
+    const char *tty = "\x1b[1;31mred\x1b[0m ok\n10%\r50%\r100%\ndone\x07\n\x1b]0;title\x07x\n";
+    got = render_bytes(tty, strlen(tty), 65536);
+    assert_string_equal(got, "red ok\n100%\ndone^G\nx\n");
+    free(got);
+    assert_false(hints_output_is_binary("caf\xc3\xa9 au lait\n", 14));
+    assert_true(hints_output_is_binary("a\0b", 3));
+    got = render_bytes("", 0, 64);
+    assert_string_equal(got, "");
+    free(got);
+    /* Bytes held whole (run_code's output): the same description. */
+    textbuf_t b;
+    textbuf_init(&b);
+    hints_output_render_bytes("\x1f\x8b\x08\0\0\0", 6, &b);
+    assert_true(strncmp(b.buf, "[The output is binary, not text: 6 bytes of gzip-compressed data",
+                        64) == 0);
+    textbuf_free(&b);
+    hints_output_render_bytes("ok\x1b[0m\n", 7, &b);
+    assert_string_equal(b.buf, "ok\n");
+    textbuf_free(&b);
+}
+
 /* ---- retry memory ------------------------------------------------------------------ */
 
 static void retry_memory(void **state)
@@ -1367,7 +1924,7 @@ int main(void)
         cmocka_unit_test(limits_from_config), cmocka_unit_test(limits_from_sandbox),
         cmocka_unit_test(write_hints),        cmocka_unit_test(probes_for_real),
         cmocka_unit_test(habits_for_real),    cmocka_unit_test(never_install_what_cannot_work),
-        cmocka_unit_test(retry_memory),
+        cmocka_unit_test(retry_memory),       cmocka_unit_test(binary_output),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     hints_shutdown();

@@ -112,6 +112,74 @@ static void descriptions_carry_the_facts(void **state)
     json_decref(tools);
 }
 
+/* What tools/list advertises has nothing a client would refuse a call on
+ * (types, required, bounds): those are said in the descriptions, and
+ * talkback's own checks refuse with words. */
+static void schemas_let_clients_pass(void **state)
+{
+    (void)state;
+    static const char *const checks[] = { "type",    "required", "minimum",
+                                          "maximum", "minItems", "maxItems" };
+    json_t *tools = tools_list_json(&opts.limits);
+    size_t i;
+    json_t *t;
+    json_array_foreach(tools, i, t)
+    {
+        json_t *schema = json_object_get(t, "inputSchema");
+        assert_string_equal(json_string_value(json_object_get(schema, "type")), "object");
+        assert_null(json_object_get(schema, "required"));
+        assert_true(json_is_true(json_object_get(schema, "additionalProperties")));
+        const char *name;
+        json_t *prop;
+        json_object_foreach(json_object_get(schema, "properties"), name, prop)
+        {
+            for (size_t k = 0; k < sizeof checks / sizeof checks[0]; k++)
+                if (json_object_get(prop, checks[k]))
+                    fail_msg("%s.%s advertises %s", json_string_value(json_object_get(t, "name")),
+                             name, checks[k]);
+            const char *d = json_string_value(json_object_get(prop, "description"));
+            assert_true(strstr(d, "Required, ") || strstr(d, "Optional, "));
+            json_t *items = json_object_get(prop, "items");
+            if (items) {
+                assert_null(json_object_get(items, "required"));
+                const char *iname;
+                json_t *iprop;
+                json_object_foreach(json_object_get(items, "properties"), iname, iprop)
+                    assert_null(json_object_get(iprop, "type"));
+            }
+        }
+    }
+    const char *d = json_string_value(json_object_get(
+        json_object_get(
+            json_object_get(json_object_get(json_array_get(tools, 0), "inputSchema"), "properties"),
+            "command"),
+        "description"));
+    assert_non_null(strstr(d, "python3 main.py\". Required, a string."));
+    json_decref(tools);
+    /* Talkback's own checks still hold, with the argument named. */
+    expect_refusal(CALL("{\"name\":\"run\",\"arguments\":{}}"),
+                   "[talkback: argument `command` is required and must be a string. Nothing ran.]");
+    expect_refusal(CALL("{\"name\":\"run\",\"arguments\":{\"command\":[\"ls\"]}}"),
+                   "[talkback: argument `command` must be a string, not an array. Nothing ran.]");
+    expect_refusal(CALL("{\"name\":\"run\",\"arguments\":{\"command\":\"ls\",\"timeout\":\"30\"}}"),
+                   "[talkback: argument `timeout` must be an integer, not a string. Nothing ran.]");
+    expect_refusal(CALL("{\"name\":\"run_code\",\"arguments\":{\"language\":\"python\",\"code\":"
+                        "\"print(1)\",\"tests\":[{\"input\":\"1\"}]}}"),
+                   "[talkback: item 1 of `tests` has no `expected`. Nothing ran.]");
+}
+
+/* The largest timeout a timeout property's description states ("... at
+ * most N."): the schema itself has no maximum a client would check. */
+static json_int_t adv_max(const json_t *to)
+{
+    assert_null(json_object_get(to, "maximum"));
+    const char *d = json_string_value(json_object_get(to, "description"));
+    assert_non_null(d);
+    const char *at = strstr(d, "at most ");
+    assert_non_null(at);
+    return (json_int_t)strtoll(at + 8, NULL, 10);
+}
+
 /* Every advertised maximum and default leaves room for set-up below the
  * client's limit. */
 static void timeouts_fit_the_client(void **state)
@@ -128,7 +196,7 @@ static void timeouts_fit_the_client(void **state)
         if (!to)
             continue;
         seen++;
-        json_int_t max = json_integer_value(json_object_get(to, "maximum"));
+        json_int_t max = adv_max(to);
         json_int_t dflt = json_integer_value(json_object_get(to, "default"));
         const char *name = json_string_value(json_object_get(t, "name"));
         int64_t setup = opts.limits.call_grace +
@@ -165,7 +233,7 @@ static void timeouts_fit_the_client(void **state)
     json_t *to = json_object_get(
         json_object_get(json_object_get(json_array_get(tools, 0), "inputSchema"), "properties"),
         "timeout");
-    assert_int_equal(json_integer_value(json_object_get(to, "maximum")), 80);
+    assert_int_equal(adv_max(to), 80);
     assert_int_equal(json_integer_value(json_object_get(to, "default")), 80);
     json_decref(tools);
     handle(CALL("{\"name\":\"reset\"}"), &o, &out);
@@ -179,7 +247,7 @@ static void timeouts_fit_the_client(void **state)
     to = json_object_get(
         json_object_get(json_object_get(json_array_get(tools, 0), "inputSchema"), "properties"),
         "timeout");
-    assert_int_equal(json_integer_value(json_object_get(to, "maximum")), 1800);
+    assert_int_equal(adv_max(to), 1800);
     json_decref(tools);
 }
 
@@ -332,8 +400,11 @@ static void schemas_name_queue_keys(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(descriptions_carry_the_facts), cmocka_unit_test(timeouts_fit_the_client),
-        cmocka_unit_test(wrong_names_refused),          cmocka_unit_test(wrong_names_noted),
+        cmocka_unit_test(descriptions_carry_the_facts),
+        cmocka_unit_test(timeouts_fit_the_client),
+        cmocka_unit_test(schemas_let_clients_pass),
+        cmocka_unit_test(wrong_names_refused),
+        cmocka_unit_test(wrong_names_noted),
         cmocka_unit_test(schemas_name_queue_keys),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,99 @@
+/* others.c -- languages run_code does not run itself, and the run lines
+ * that do here (see others.h).  Every package name was checked against
+ * Debian 13's archive; TypeScript comes from npm (tsx), as Debian's tsc
+ * is old and slow.
+ */
+#include "judge/others.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+#define APT(p) "apt-get update && apt-get install -y " p
+
+static const other_lang_t others[] = {
+    { "TypeScript", "typescript ts tsx", "npm install -g tsx", "main.ts", "tsx main.ts", NULL },
+    { "Ruby", "ruby rb", APT("ruby"), "main.rb", "ruby main.rb", NULL },
+    { "PHP", "php", APT("php-cli"), "main.php", "php main.php", NULL },
+    { "R", "r rscript", APT("r-base-core"), "main.R", "Rscript main.R", NULL },
+    { "Scala", "scala", APT("scala"), "main.scala", "scala -J-Xmx160m main.scala", NULL },
+    { "Swift", "swift", APT("swiftlang"), "main.swift", "swiftc -O -o main main.swift && ./main",
+      NULL },
+    { "OCaml", "ocaml ml", APT("ocaml-nox"), "main.ml", "ocaml main.ml", NULL },
+    { "Elixir", "elixir ex exs", APT("elixir"), "main.exs", "elixir main.exs", NULL },
+    { "Erlang", "erlang erl", APT("erlang-nox"), "main.erl", "escript main.erl",
+      "escript runs main(_) of the file" },
+    { "Clojure", "clojure clj", APT("clojure"), "main.clj", "clojure main.clj", NULL },
+    { "Racket", "racket rkt", APT("racket"), "main.rkt", "racket main.rkt", NULL },
+    { "Fortran", "fortran f90 f95 gfortran", APT("gfortran"), "main.f90",
+      "gfortran -O2 -o main main.f90 && ./main", NULL },
+    { "Pascal", "pascal pas fpc freepascal delphi", APT("fp-compiler"), "main.pas",
+      "fpc -O2 -omain main.pas && ./main", NULL },
+    { "D", "d dlang gdc", APT("gdc"), "main.d", "gdc -O2 -o main main.d && ./main", NULL },
+    { "SQL", "sql sqlite sqlite3", APT("sqlite3"), "main.sql", "sqlite3 :memory: < main.sql",
+      "the statements are the program; there is no separate input" },
+    { "Common Lisp", "lisp common-lisp commonlisp sbcl cl", APT("sbcl"), "main.lisp",
+      "sbcl --script main.lisp", NULL },
+    { "Scheme", "scheme guile", APT("guile-3.0"), "main.scm", "guile main.scm", NULL },
+    { "Prolog", "prolog swipl swi-prolog", APT("swi-prolog-nox"), "main.pl",
+      "swipl -q -g main -t halt main.pl", "the program's entry point is main/0" },
+    { "Tcl", "tcl tclsh", APT("tcl"), "main.tcl", "tclsh main.tcl", NULL },
+    { "Groovy", "groovy", APT("groovy"), "main.groovy", "groovy main.groovy", NULL },
+    { "Ada", "ada gnat", APT("gnat"), "main.adb", "gnatmake -q -O2 main.adb && ./main", NULL },
+    { "Objective-C", "objective-c objc objectivec", APT("gobjc"), "main.m",
+      "gcc -O2 -o main main.m -lobjc && ./main", NULL },
+    /* Not in Debian 13. */
+    { "Zig", "zig", NULL, NULL, NULL, NULL },
+    { "Julia", "julia jl", NULL, NULL, NULL, NULL },
+    { "Dart", "dart", NULL, NULL, NULL, NULL },
+    { "Nim", "nim", NULL, NULL, NULL, NULL },
+};
+
+#define OTHERS_N (sizeof others / sizeof others[0])
+
+const other_lang_t *others_at(size_t i)
+{
+    return i < OTHERS_N ? &others[i] : NULL;
+}
+
+const other_lang_t *others_find(const char *name)
+{
+    if (!name)
+        return NULL;
+    while (isspace((unsigned char)*name))
+        name++;
+    size_t n = strlen(name);
+    while (n && isspace((unsigned char)name[n - 1]))
+        n--;
+    if (n == 0 || n > 32)
+        return NULL;
+    for (size_t i = 0; i < OTHERS_N; i++)
+        for (const char *a = others[i].aliases; *a;) {
+            size_t al = strcspn(a, " ");
+            if (al == n && strncasecmp(a, name, n) == 0)
+                return &others[i];
+            a += al;
+            a += strspn(a, " ");
+        }
+    return NULL;
+}
+
+void others_say(const other_lang_t *o, const char *known, char *out, size_t outlen)
+{
+    if (!o->install) {
+        snprintf(out, outlen,
+                 "[talkback: run_code does not run %s, and Debian 13 has no package for it, so "
+                 "it cannot be installed in this sandbox with apt either. Write the program in a "
+                 "language run_code knows: %s. Nothing ran.]",
+                 o->name, known);
+        return;
+    }
+    snprintf(out, outlen,
+             "[talkback: run_code does not run %s itself, but this sandbox can, with the run "
+             "tool. Write the program to %s with write_file (its input to input.txt), then run: "
+             "%s && %s < input.txt (the install is needed once per chat; after it: %s < "
+             "input.txt)%s%s. Nothing ran.]",
+             o->name, o->file, o->install, o->run, o->run, o->note ? "; " : "",
+             o->note ? o->note : "");
+}

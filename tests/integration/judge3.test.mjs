@@ -1,0 +1,110 @@
+// judge3.test.mjs -- run_code's FAIL for answers right in all but form
+// (judge/form.c), against real sandboxes: rounding, line breaks, the
+// answer on stderr, a LeetCode-style class that nothing calls; and the
+// right answer, which still passes.
+
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+
+import { Talkback, withLogs, connect, call } from './harness.mjs';
+
+const tb = new Talkback({ name: 'judge3', judges: 1 });
+let c;
+
+before(async () => {
+  await tb.start();
+  c = await connect(tb, { conv: tb.chat('form'), user: 'user-judge3' });
+});
+
+after(async () => {
+  await c?.close().catch(() => {});
+  await tb.cleanup();
+});
+
+const runCode = (args) => call(c, 'run_code', { language: 'python', ...args }, { timeout: 300000 });
+
+/** The verdict line: the first line starting with PASS or FAIL. */
+function verdict(r) {
+  const l = r.text.split('\n').find((x) => /^(PASS|FAIL)/.test(x));
+  assert.ok(l, r.text);
+  return l;
+}
+
+test('rounding: the values agree to the expected precision, only the rounding differs', withLogs(tb, async () => {
+  const r = await runCode({ code: 'print(1/3)\n', expected: '0.33\n' });
+  assert.equal(r.isError, true);
+  assert.equal(verdict(r), 'FAIL: the values are right, only the rounding differs: they agree with the expected '
+    + 'ones to the expected precision (2 decimal places). Print them rounded to 2 decimal places, as expected '
+    + '(Python: f"{x:.2f}"; C, C++: printf("%.2f", x)).');
+  assert.match(r.text, /expected: 0\.33\n {2}got: {6}0\.333333/);
+  assert.match(verdict(await runCode({ code: 'print(f"{1/3:.2f}")\n', expected: '0.33\n' })), /^PASS/);
+  // A wrong value is a plain FAIL.
+  assert.equal(verdict(await runCode({ code: 'print(0.4)\n', expected: '0.33\n' })), 'FAIL: line 1 differs.');
+}));
+
+test('line breaks: the values are right, only the line breaks differ', withLogs(tb, async () => {
+  const r = await runCode({ code: 'for x in input().split():\n    print(x)\n', input: '1 2 3\n', expected: '1 2 3\n' });
+  assert.equal(verdict(r), 'FAIL: the values are right and in the right order, only the line breaks differ: '
+    + '1 line was expected, the program printed 3. Print them all on one line, separated by spaces '
+    + '(Python: print(*values)); C++: a space between values, one newline at the end).');
+  assert.match(verdict(await runCode({ code: 'print(*input().split())\n', input: '1 2 3\n', expected: '1 2 3\n' })), /^PASS/);
+}));
+
+test('the answer on stderr: stderr is not compared, print to stdout', withLogs(tb, async () => {
+  const r = await runCode({ code: 'import sys\nprint(int(input()) * 2, file=sys.stderr)\n', input: '21\n', expected: '42\n' });
+  assert.equal(verdict(r), 'FAIL: stdout was empty, and the answer went to stderr, which is not compared. '
+    + 'Print the answer to stdout (Python: print(x), not print(x, file=sys.stderr); C++: cout, not cerr; '
+    + 'Java: System.out, not System.err).');
+}));
+
+test('a class Solution nothing calls: it defines twoSum but never calls it', withLogs(tb, async () => {
+  const code = 'from typing import List\n\nclass Solution:\n    def twoSum(self, nums: List[int], target: int) -> List[int]:\n'
+    + '        seen = {}\n        for i, x in enumerate(nums):\n            if target - x in seen:\n'
+    + '                return [seen[target - x], i]\n            seen[x] = i\n        return []\n';
+  const r = await runCode({ code, input: '2 7 11 15\n9\n', expected: '0 1\n' });
+  assert.equal(verdict(r), 'FAIL: the program printed nothing: the code defines `twoSum` but never calls it. '
+    + 'run_code runs the code as a whole program: it must read the input from stdin, call `twoSum` with it, '
+    + 'and print the answer (LeetCode-style code needs that part added).');
+  const called = `${code}\nnums = list(map(int, input().split()))\nt = int(input())\nprint(*Solution().twoSum(nums, t))\n`;
+  assert.match(verdict(await runCode({ code: called, input: '2 7 11 15\n9\n', expected: '0 1\n' })), /^PASS/);
+  // A program that prints nothing and calls what it defines: the plain FAIL.
+  const quiet = await runCode({ code: 'def f():\n    pass\n\nf()\n', expected: '1\n' });
+  assert.match(verdict(quiet), /^FAIL: the program printed nothing, but output was expected/);
+}));
+
+test('a language run_code does not run: the install and run lines for the run tool; none in Debian: said', withLogs(tb, async () => {
+  const r = await runCode({ language: 'ruby', code: 'puts gets.to_i * 2\n', input: '21\n', expected: '42\n' });
+  assert.equal(r.isError, true);
+  assert.equal(r.text, '[talkback: run_code does not run Ruby itself, but this sandbox can, with the run tool. '
+    + 'Write the program to main.rb with write_file (its input to input.txt), then run: apt-get update && '
+    + 'apt-get install -y ruby && ruby main.rb < input.txt (the install is needed once per chat; after it: '
+    + 'ruby main.rb < input.txt). Nothing ran.]');
+  const ts = await runCode({ language: 'TypeScript', code: 'console.log(1)\n' });
+  assert.match(ts.text, /npm install -g tsx && tsx main\.ts < input\.txt/);
+  const zig = await runCode({ language: 'zig', code: 'x' });
+  assert.match(zig.text, /^\[talkback: run_code does not run Zig, and Debian 13 has no package for it.* Write the program in a language run_code knows: C \(c\), C\+\+ \(cpp\)/);
+  // A name nobody knows keeps the list.
+  assert.match((await runCode({ language: 'cobol', code: 'x' })).text, /^\[talkback: run_code does not know the language `cobol`\. Use one of: /);
+}));
+
+test('Perl and AWK, in the image: a PASS and a run error each', withLogs(tb, async () => {
+  const pl = await runCode({ language: 'perl', code: 'my @a = split " ", <STDIN>; my $s = 0; $s += $_ for @a; print "$s\\n";\n',
+    input: '1 2 3\n', expected: '6\n' });
+  assert.match(verdict(pl), /^PASS/, pl.text);
+  assert.match(pl.text, /\$ perl main\.pl < main\.in/);
+  const ple = await runCode({ language: 'pl', code: 'print "x\n"\nmy $ = ;\n', expected: 'x\n' });
+  assert.match(ple.text, /^CRASH: the program exited with code 255/m, ple.text);
+  const awk = await runCode({ language: 'awk', code: '{ s += $1 } END { print s }\n', input: '4\n5\n', expected: '9\n' });
+  assert.match(verdict(awk), /^PASS/, awk.text);
+  assert.match(awk.text, /\$ awk -f main\.awk < main\.in/);
+  const awe = await runCode({ language: 'awk', code: '{ print $1 \n', input: '1\n', expected: '1\n' });
+  assert.match(awe.text, /^CRASH: the program exited with code 2/m, awe.text);
+}));
+
+test('a program whose output is binary: described in run_code too, never pasted', withLogs(tb, async () => {
+  const r = await runCode({ language: 'python', code: 'import sys\nsys.stdout.buffer.write(bytes(range(256)) * 4)\n', expected: '1\n' });
+  assert.match(r.text, /\noutput:\n\[The output is binary, not text: 1024 bytes of binary data\. /, r.text);
+  // eslint-disable-next-line no-control-regex
+  assert.doesNotMatch(r.text, /[\x00-\x09\x0b-\x1f\x7f]/);
+  assert.match(r.text, /^FAIL/m);
+}));

@@ -1,0 +1,68 @@
+/* test_others.c -- languages run_code does not run itself (judge/others.c):
+ * each says how to run it with the run tool here, or that Debian 13 has no
+ * package; no name is both run_code's and another's; the old text stays
+ * for a name nobody knows.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "judge/languages.h"
+#include "judge/others.h"
+
+static void table(void **state)
+{
+    (void)state;
+    char known[512];
+    languages_list(known, sizeof known);
+    size_t n = 0;
+    for (size_t i = 0; others_at(i); i++, n++) {
+        const other_lang_t *o = others_at(i);
+        /* Every alias finds this entry, and none is run_code's own. */
+        for (const char *a = o->aliases; *a;) {
+            char name[40];
+            size_t al = strcspn(a, " ");
+            snprintf(name, sizeof name, "%.*s", (int)al, a);
+            assert_ptr_equal(others_find(name), o);
+            if (languages_find(name))
+                fail_msg("%s is run_code's own language too", name);
+            a += al + strspn(a + al, " ");
+        }
+        char text[1024];
+        others_say(o, known, text, sizeof text);
+        size_t len = strlen(text);
+        assert_true(len < sizeof text - 1);
+        assert_true(text[0] == '[' && len > 13 && strcmp(text + len - 13, "Nothing ran.]") == 0);
+        assert_null(strchr(text, '\n'));
+        if (o->install) {
+            assert_non_null(strstr(text, o->install));
+            assert_non_null(strstr(text, o->file));
+            assert_non_null(strstr(text, o->run));
+        } else {
+            assert_non_null(strstr(text, "Debian 13 has no package for it"));
+            assert_non_null(strstr(text, known));
+        }
+    }
+    assert_true(n >= 20);
+    assert_null(others_find("cobol"));
+    assert_null(others_find(NULL));
+    assert_null(others_find(""));
+    assert_non_null(others_find("  Ruby "));
+    char text[1024];
+    others_say(others_find("ruby"), known, text, sizeof text);
+    assert_string_equal(text, "[talkback: run_code does not run Ruby itself, but this sandbox can, "
+                              "with the run tool. Write the program to main.rb with write_file "
+                              "(its input to input.txt), then run: apt-get update && apt-get "
+                              "install -y ruby && ruby main.rb < input.txt (the install is needed "
+                              "once per chat; after it: ruby main.rb < input.txt). Nothing ran.]");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = { cmocka_unit_test(table) };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
