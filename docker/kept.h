@@ -19,6 +19,9 @@
  *   agent       <state_dir>/<container id>.agent: the version of the agent
  *               last copied into the sandbox, so a resume copies it only
  *               when it changed;
+ *   background  <state_dir>/<container id>.background: the programs it
+ *               ran in the background after its last call that changed
+ *               them, for the resume notice after a stop;
  *   orphan      <state_dir>/<container id>.orphan: its mtime is when the
  *               reaper first saw a claimed spare whose claim record is
  *               gone (claim.h), for the grace before it is removed;
@@ -34,18 +37,20 @@
 #include <stdint.h>
 #include "docker/docker.h"
 
-#define KEPT_LABEL_CONV    "talkback.conversation"
-#define KEPT_LABEL_USER    "talkback.user"
-#define KEPT_LABEL_CREATED "talkback.created"
-#define KEPT_LABEL_TOMB    "talkback.tombstone"
-#define KEPT_LABEL_REASON  "talkback.gone.reason"
-#define KEPT_LABEL_GONE_AT "talkback.gone.at"
-#define KEPT_STAMP_SUFFIX  ".last-call"
-#define KEPT_REASON_SUFFIX ".stop-reason"
-#define KEPT_REASON_MAX    64
-#define KEPT_CLAIM_SUFFIX  ".claim"  /* a claimed spare's chat (claim.h) */
-#define KEPT_AGENT_SUFFIX  ".agent"  /* the agent version copied in (sandbox/pool.h) */
-#define KEPT_ORPHAN_SUFFIX ".orphan" /* when it was first seen as an orphan (claim.h) */
+#define KEPT_LABEL_CONV        "talkback.conversation"
+#define KEPT_LABEL_USER        "talkback.user"
+#define KEPT_LABEL_CREATED     "talkback.created"
+#define KEPT_LABEL_TOMB        "talkback.tombstone"
+#define KEPT_LABEL_REASON      "talkback.gone.reason"
+#define KEPT_LABEL_GONE_AT     "talkback.gone.at"
+#define KEPT_STAMP_SUFFIX      ".last-call"
+#define KEPT_REASON_SUFFIX     ".stop-reason"
+#define KEPT_REASON_MAX        64
+#define KEPT_CLAIM_SUFFIX      ".claim"      /* a claimed spare's chat (claim.h) */
+#define KEPT_AGENT_SUFFIX      ".agent"      /* the agent version copied in (sandbox/pool.h) */
+#define KEPT_ORPHAN_SUFFIX     ".orphan"     /* when it was first seen as an orphan (claim.h) */
+#define KEPT_BACKGROUND_SUFFIX ".background" /* what ran in the background (sandbox/background.h) */
+#define KEPT_BACKGROUND_MAX    4096
 
 /* ---- records in state_dir (file names are the container id, checked to
  * be hex, so no id can name a path outside the folder) ---- */
@@ -79,6 +84,13 @@ char *kept_reason_take(const char *id, int64_t finished_at);
  * whether the record says version (a short printable string). */
 int kept_agent_set(const char *id, const char *version);
 bool kept_agent_is(const char *id, const char *version);
+
+/* What container id last ran in the background (sandbox/background.h):
+ * set to text (at most KEPT_BACKGROUND_MAX bytes; "" drops the record),
+ * 0 or -1; and taken (malloc'ed, NUL-terminated; the record goes), NULL
+ * when there is none. */
+int kept_background_set(const char *id, const char *text);
+char *kept_background_take(const char *id);
 
 /* When container id was first seen as an orphan: that time from its
  * record, made now (with mtime now) when it has none; 0 when the record

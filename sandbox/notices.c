@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "docker/kept.h"
+#include "sandbox/background.h"
 
 /* The line that tells the model its sandbox was stopped and is back. */
 void notice_resumed(const char *id, int64_t finished, textbuf_t *notice)
@@ -40,8 +41,15 @@ void notice_resumed(const char *id, int64_t finished, textbuf_t *notice)
     else
         textbuf_printf(notice, "[Resumed this chat's sandbox (%s): ", why.buf);
     textbuf_puts(notice,
-                 "its files and installs are as they were, but nothing it ran is running now. "
-                 "Start servers and background jobs again.]\n");
+                 "its files and installs are as they were, but nothing it ran is running now. ");
+    /* What ran in the background before the stop: the manager's record
+     * in state_dir, bounded and cleaned (background.h). */
+    textbuf_t before;
+    textbuf_init(&before);
+    bg_resume_words(id, &before);
+    textbuf_puts(notice, before.len ? before.buf : "Start servers and background jobs again.");
+    textbuf_puts(notice, "]\n");
+    textbuf_free(&before);
     textbuf_free(&why);
     free(reason);
 }
