@@ -580,7 +580,8 @@ static void finish_jobs(void)
             shep_release(j->pid);
             j->drain_until = now + AGENT_VERDICT_MS;
         }
-        if ((j->held || (j->bg.watch && !j->bg.watched)) && j->alive && now < j->drain_until) {
+        /* A watch's BG_WATCHED comes after the verdict on a bomb. */
+        if ((j->bg.watch ? !j->bg.watched : j->held) && j->alive && now < j->drain_until) {
             pp = &j->next;
             continue;
         }

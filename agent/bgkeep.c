@@ -76,6 +76,19 @@ bool bgk_rec(bgk_job_t *b, const shep_rec_t *r, const char *item)
         ended(item_pid(item, &state), item);
         return true;
     }
+    if (r->kind == SHEP_BG_PORTS) {
+        pid_t pid = item_pid(item, &state);
+        for (size_t i = 0; i < n_alive; i++)
+            if (alive[i].pid == pid && state == 'r') {
+                char *copy = strdup(item);
+                if (copy) {
+                    free(alive[i].item);
+                    alive[i].item = copy;
+                    alive_changed = true;
+                }
+            }
+        return true;
+    }
     if (r->kind == SHEP_BG_WATCHED) {
         if (b)
             b->watched = true;

@@ -19,11 +19,14 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 /* One process of the table. */
 typedef struct {
     pid_t pid, ppid;
+    unsigned long cpu; /* utime + stime, ticks */
+    char state;        /* R runnable, D in the disk, S asleep, ... */
     char comm[20];
 } pent_t;
 
@@ -97,8 +100,10 @@ static pent_t *ptable(size_t *n)
         char *open_p = strchr(buf, '('), *close_p = strrchr(buf, ')');
         long ppid;
         char st;
+        unsigned long ut, stime;
         if (!open_p || !close_p || close_p < open_p ||
-            sscanf(close_p + 1, " %c %ld", &st, &ppid) != 2)
+            sscanf(close_p + 1, " %c %ld %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu", &st, &ppid,
+                   &ut, &stime) != 4)
             continue;
         if (*n == cap) {
             pent_t *nt = realloc(t, cap * 2 * sizeof *t);
@@ -110,6 +115,8 @@ static pent_t *ptable(size_t *n)
         pent_t *x = &t[(*n)++];
         x->pid = (pid_t)pid;
         x->ppid = (pid_t)ppid;
+        x->cpu = ut + stime;
+        x->state = st;
         snprintf(x->comm, sizeof x->comm, "%.*s", (int)(close_p - open_p - 1), open_p + 1);
     }
     closedir(d);
@@ -169,13 +176,10 @@ static void name_it(const bg_set_t *s, bg_proc_t *p, const pent_t *t, size_t n)
     pid_t who = p->pid;
     char own[BG_LABEL_MAX];
     bool fork_of_cmd = cmdline(p->pid, own, sizeof own) && !strcmp(own, s->cmd);
-    for (size_t i = 0; i < n && fork_of_cmd; i++)
-        if (t[i].pid == p->pid && is_shell(t[i].comm))
-            for (size_t j = 0; j < n; j++)
-                if (t[j].ppid == p->pid && !is_shell(t[j].comm)) {
-                    who = t[j].pid;
-                    break;
-                }
+    /* Its child that is no shell, else any child (sh -c '...'). */
+    for (size_t j = 0; j < n && fork_of_cmd; j++)
+        if (t[j].ppid == p->pid && (who == p->pid || !is_shell(t[j].comm)))
+            who = t[j].pid;
     char label[BG_LABEL_MAX];
     if (cmdline(who, label, sizeof label))
         memcpy(p->label, label, sizeof label);
@@ -292,20 +296,41 @@ static void ports_of(const pent_t *x, const listen_t *l, size_t nl, char *ports,
         closedir(d);
 }
 
-/* The ports the living programs' trees listen on. */
+static int64_t mono_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* The ports the living programs' trees listen on; whether one that does
+ * not listen is busy (used CPU lately: still starting, or computing). */
 static void scan_ports(bg_set_t *s, const pent_t *t, size_t n)
 {
+    int64_t now = mono_ms();
     size_t nl;
     listen_t *l = listeners(&nl);
+    s->busy = false;
     for (size_t k = 0; k < s->n; k++) {
         bg_proc_t *p = &s->p[k];
         if (p->dead)
             continue;
         p->ports[0] = '\0';
-        for (size_t i = 0; nl && i < n; i++)
-            if (under(t[i].pid, p->pid, t, n))
+        unsigned long cpu = 0;
+        bool runnable = false; /* waiting for a CPU counts as using one */
+        for (size_t i = 0; i < n; i++) {
+            if (!under(t[i].pid, p->pid, t, n))
+                continue;
+            cpu += t[i].cpu;
+            runnable |= t[i].state == 'R' || t[i].state == 'D';
+            if (nl)
                 ports_of(&t[i], l, nl, p->ports, sizeof p->ports);
+        }
         clean(p->ports, false);
+        if (!p->grew || cpu != p->cpu || runnable)
+            p->grew = now;
+        p->cpu = cpu;
+        s->busy |= !p->ports[0] && now - p->grew < BG_BUSY_MS;
     }
     free(l);
 }
@@ -316,7 +341,7 @@ void bg_scan(bg_set_t *s)
     pent_t *t = ptable(&n);
     if (!t)
         return;
-    for (size_t i = 0; i < n && s->n < BG_PROCS_MAX; i++) {
+    for (size_t i = 0; s->until && i < n && s->n < BG_PROCS_MAX; i++) {
         if (t[i].ppid != s->self)
             continue;
         bool known = false;
@@ -337,10 +362,16 @@ void bg_scan(bg_set_t *s)
     free(t);
 }
 
-void bg_start(bg_set_t *s, int64_t until)
+void bg_start(bg_set_t *s, int64_t now, int64_t ms)
 {
-    s->until = until;
+    s->until = now + ms;
+    s->hard = now + 2 * ms;
     bg_scan(s);
+}
+
+bool bg_open(const bg_set_t *s, int64_t now)
+{
+    return s->until && (now < s->until || (s->busy && now < s->hard));
 }
 
 void bg_ended(bg_set_t *s, pid_t pid, int st)

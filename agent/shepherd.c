@@ -391,9 +391,13 @@ static int reap_bg(bg_set_t *bg)
 static void keep(bg_set_t *bg, int ctl, const sigset_t *set)
 {
     prctl(PR_SET_PDEATHSIG, 0); /* a worker's restart leaves servers alone */
-    bool told[BG_PROCS_MAX] = { false };
-    for (size_t k = 0; k < bg->n; k++)
+    bool told[BG_PROCS_MAX] = { false }, ports[BG_PROCS_MAX] = { false };
+    for (size_t k = 0; k < bg->n; k++) {
         told[k] = bg->p[k].dead;
+        ports[k] = bg->p[k].ports[0] != '\0';
+    }
+    bg->until = 0; /* no program joins any more */
+    int64_t late_until = shep_mono_ms() + BG_LATE_MS;
     for (;;) {
         int gone = reap_bg(bg);
         for (size_t k = 0; k < bg->n; k++)
@@ -403,9 +407,24 @@ static void keep(bg_set_t *bg, int ctl, const sigset_t *set)
             }
         if (gone < 0 || !bg_any_alive(bg))
             _exit(0);
+        /* A server slow to start: its ports, once it listens. */
+        bool waiting = false;
+        for (size_t k = 0; k < bg->n; k++)
+            waiting |= !bg->p[k].dead && !ports[k];
         siginfo_t si;
-        if (sigwaitinfo(set, &si) == SIGTERM)
+        struct timespec ts = { 0, BG_LATE_EVERY_MS * 1000000L };
+        int sig = waiting && shep_mono_ms() < late_until ? sigtimedwait(set, &si, &ts)
+                                                         : sigwaitinfo(set, &si);
+        if (sig == SIGTERM)
             _exit(0);
+        if (sig >= 0 || !waiting)
+            continue;
+        bg_scan(bg);
+        for (size_t k = 0; k < bg->n; k++)
+            if (!bg->p[k].dead && !ports[k] && bg->p[k].ports[0]) {
+                ports[k] = true;
+                send_item(ctl, SHEP_BG_PORTS, &bg->p[k]);
+            }
     }
 }
 
@@ -414,6 +433,7 @@ static void keep(bg_set_t *bg, int ctl, const sigset_t *set)
 static void leave(bg_set_t *bg, int ctl, const sigset_t *set)
 {
     reap_bg(bg);
+    bg_scan(bg); /* a last look: the output's drain may have outlasted the window */
     for (size_t k = 0; k < bg->n; k++)
         send_item(ctl, SHEP_BG_LEFT, &bg->p[k]);
     shep_rec_t x = { .kind = SHEP_BG_WATCHED, .cpu_ms = -1, .rss_kb = -1 };
@@ -426,7 +446,7 @@ static void leave(bg_set_t *bg, int ctl, const sigset_t *set)
 static int shep_wait(const sigset_t *set, const bg_set_t *bg)
 {
     siginfo_t si;
-    if (!bg->until || shep_mono_ms() >= bg->until)
+    if (!bg_open(bg, shep_mono_ms()))
         return sigwaitinfo(set, &si);
     struct timespec ts = { 0, BG_SCAN_MS * 1000000L };
     int sig = sigtimedwait(set, &si, &ts);
@@ -442,8 +462,7 @@ static void cmd_ended(const shep_cmd_t *c, int ctl, pid_t cmd, int status, bg_se
     if (tree_empty())
         _exit(0); /* the usual case: nothing to watch over */
     if (c->watch_ms > 0)
-        bg_start(bg,
-                 shep_mono_ms() + (c->watch_ms < BG_WATCH_MAX_MS ? c->watch_ms : BG_WATCH_MAX_MS));
+        bg_start(bg, shep_mono_ms(), c->watch_ms < BG_WATCH_MAX_MS ? c->watch_ms : BG_WATCH_MAX_MS);
 }
 
 /* The shepherd's life: never returns.  The worker does not wait for the
@@ -486,7 +505,7 @@ static void shepherd(const shep_cmd_t *c, int ctl, pid_t worker)
                 cmd_ended(c, ctl, cmd, status, &bg);
         } else if (sig == SIGCHLD || sig == 0) {
             reap_bg(&bg); /* what it left, ending on its own */
-            if (bg.until && shep_mono_ms() < bg.until)
+            if (bg_open(&bg, shep_mono_ms()))
                 bg_scan(&bg);
         } else if (sig == SIGTERM || (sig == SIGUSR1 && done && runaway(self))) {
             kill_tree(self, cmd, &status, &done);
@@ -500,7 +519,7 @@ static void shepherd(const shep_cmd_t *c, int ctl, pid_t worker)
                 _exit(0); /* what is left keeps running, re-parented to init */
             released = true;
         }
-        if (released && (shep_mono_ms() >= bg.until || bg_settled(&bg)))
+        if (released && (!bg_open(&bg, shep_mono_ms()) || bg_settled(&bg)))
             leave(&bg, ctl, &set);
     }
 }
@@ -611,7 +630,7 @@ int shep_read(int ctl, shep_rec_t *rec, char *item, size_t cap)
         return 0;
     if (n != (ssize_t)sizeof *rec)
         return -1; /* the end, or a short record (never written so) */
-    if (rec->kind != SHEP_BG_LEFT && rec->kind != SHEP_BG_DIED)
+    if (rec->kind != SHEP_BG_LEFT && rec->kind != SHEP_BG_DIED && rec->kind != SHEP_BG_PORTS)
         return 1;
     if (rec->err < 0 || (size_t)rec->err >= cap)
         return -1;

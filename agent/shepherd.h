@@ -17,10 +17,11 @@
  *            process of it that ended so far (getrusage RUSAGE_CHILDREN).
  *            When nothing of it is left the shepherd exits at once;
  *   ENDED    the shepherd killed what was left and is about to exit;
- *   BG_LEFT, BG_WATCHED, BG_DIED  what the command left running, watched
- *            when the RUN asked for it (bgwatch.h): one BG_LEFT per
- *            program at the end of the watch window, then BG_WATCHED;
- *            later one BG_DIED per program that ends.  Their item
+ *   BG_LEFT, BG_WATCHED, BG_DIED, BG_PORTS  what the command left
+ *            running, watched when the RUN asked for it (bgwatch.h): one
+ *            BG_LEFT per program at the end of the watch window, then
+ *            BG_WATCHED; later one BG_DIED per program that ends, one
+ *            BG_PORTS per program that started listening late.  Their item
  *            (bgwatch.h) follows the record in the same write.
  * SIGTERM (shep_stop: timeout, cancel, output limit, or the worker's
  * death) freezes the whole tree with SIGSTOP, walking it again while new
@@ -49,7 +50,9 @@ typedef enum {
     SHEP_FAILED,     /* err: why the command could not be exec'd */
     SHEP_BG_LEFT,    /* err: length of the item that follows */
     SHEP_BG_WATCHED, /* the window is over: no more BG_LEFT */
-    SHEP_BG_DIED     /* err: length of the item that follows */
+    SHEP_BG_DIED,    /* err: length of the item that follows */
+    SHEP_BG_PORTS    /* err: the item of a program, running, that listens
+                        now (it did not yet when it was said running) */
 } shep_kind_t;
 
 /* One record, written in one write (atomic: smaller than PIPE_BUF). */
