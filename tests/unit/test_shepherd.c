@@ -21,6 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "agent/bgkeep.h"
 #include "agent/bgwatch.h"
 #include "agent/shepherd.h"
 
@@ -237,6 +238,81 @@ static void watch_keeps_and_tells_the_end(void **state)
     close(ctl);
 }
 
+/* The worker's side (bgkeep.h): a job's items go into its EXIT; ends
+ * wait for the next watched EXIT and are said once; the running set goes
+ * only when it changed; at most BGK_DIED_MAX ends wait, the oldest go. */
+static void keep_says_ends_once(void **state)
+{
+    (void)state;
+    bgk_job_t a = { .watch = true };
+    shep_rec_t left = { .kind = SHEP_BG_LEFT }, watched = { .kind = SHEP_BG_WATCHED };
+    shep_rec_t died = { .kind = SHEP_BG_DIED }, ports = { .kind = SHEP_BG_PORTS };
+    shep_rec_t exited = { .kind = SHEP_EXITED };
+    assert_false(bgk_rec(&a, &exited, ""));
+    assert_true(bgk_rec(&a, &left,
+                        "700\x1fr\x1f"
+                        "0\x1f\x1fsrv\x1f\x1f"));
+    assert_true(bgk_rec(&a, &left,
+                        "701\x1fx\x1f"
+                        "3\x1f\x1f"
+                        "crash\x1f\x1f"));
+    assert_true(bgk_rec(&a, &watched, ""));
+    assert_true(a.watched);
+    frame_msg_t m = { .type = FRAME_EXIT };
+    bgk_attach(&m, &a);
+    assert_true(frame_has_str(&m, FS_BG_LEFT));
+    assert_int_equal(m.str_len[FS_BG_LEFT], a.left_len);
+    assert_false(frame_has_str(&m, FS_BG_DIED));
+    assert_true(frame_has_str(&m, FS_BG_ALIVE)); /* srv runs: the set changed */
+    assert_memory_equal(m.str[FS_BG_ALIVE], "700\x1fr\x1f", 6);
+    bgk_sent(&a);
+    bgk_job_free(&a);
+
+    /* Late ports change the set; an end waits for the next EXIT, once. */
+    assert_true(bgk_rec(NULL, &ports,
+                        "700\x1fr\x1f"
+                        "0\x1f:80 (srv, pid 700)\x1fsrv\x1f\x1f"));
+    assert_true(bgk_rec(NULL, &died,
+                        "700\x1fx\x1f"
+                        "1\x1f\x1fsrv\x1f\x1f"));
+    bgk_job_t b = { .watch = true };
+    frame_msg_t m2 = { .type = FRAME_EXIT };
+    bgk_attach(&m2, &b);
+    assert_false(frame_has_str(&m2, FS_BG_LEFT));
+    assert_true(frame_has_str(&m2, FS_BG_DIED));
+    assert_memory_equal(m2.str[FS_BG_DIED],
+                        "700\x1fx\x1f"
+                        "1\x1f",
+                        8);
+    assert_true(frame_has_str(&m2, FS_BG_ALIVE));
+    assert_int_equal(m2.str_len[FS_BG_ALIVE], 0); /* nothing runs now */
+    bgk_sent(&b);
+    frame_msg_t m3 = { .type = FRAME_EXIT };
+    bgk_attach(&m3, &b);
+    assert_false(frame_has_str(&m3, FS_BG_DIED));  /* said once */
+    assert_false(frame_has_str(&m3, FS_BG_ALIVE)); /* unchanged */
+    bgk_sent(&b);
+
+    /* Bounded: the oldest ends go first. */
+    char item[64];
+    for (int i = 0; i < BGK_DIED_MAX + 3; i++) {
+        snprintf(item, sizeof item,
+                 "%d\x1fx\x1f"
+                 "1\x1f\x1fp%d\x1f\x1f",
+                 800 + i, i);
+        bgk_rec(NULL, &died, item);
+    }
+    frame_msg_t m4 = { .type = FRAME_EXIT };
+    bgk_attach(&m4, &b);
+    int n = 0;
+    for (size_t i = 0; i < m4.str_len[FS_BG_DIED]; i++)
+        n += m4.str[FS_BG_DIED][i] == '\0';
+    assert_int_equal(n, BGK_DIED_MAX);
+    assert_memory_equal(m4.str[FS_BG_DIED], "803\x1f", 4);
+    bgk_sent(&b);
+    bgk_job_free(&b);
+}
+
 static void exec_error_is_failed(void **state)
 {
     (void)state;
@@ -265,7 +341,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(stop_kills_escapees),           cmocka_unit_test(normal_end_keeps_servers),
         cmocka_unit_test(exec_error_is_failed),          cmocka_unit_test(watch_says_a_quick_end),
-        cmocka_unit_test(watch_keeps_and_tells_the_end),
+        cmocka_unit_test(watch_keeps_and_tells_the_end), cmocka_unit_test(keep_says_ends_once),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
