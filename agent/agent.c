@@ -63,6 +63,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "agent/bgkeep.h"
+#include "agent/bgwatch.h"
+#include "agent/files.h"
 #include "agent/images.h"
 #include "agent/limits.h"
 #include "agent/shepherd.h"
@@ -119,6 +122,7 @@ typedef struct job {
     int64_t cpu_ms, rss_kb; /* -1: unknown */
     int64_t drain_until;
     uint64_t img_mark; /* images.h: images written since this are its */
+    bgk_job_t bg;      /* what it left running, when watched (bgkeep.h) */
     struct job *next;
 } job_t;
 
@@ -340,6 +344,8 @@ static void do_run(const frame_msg_t *m)
                       .out = pout[1],
                       .err = merge ? pout[1] : perr[1] };
     j->shepherd = frame_num(m, FN_SHEPHERD, 1) != 0;
+    sc.watch_ms = j->shepherd ? frame_num(m, FN_BG_WATCH, 0) : 0;
+    j->bg.watch = sc.watch_ms > 0;
     watchdog_run(m);
     if ((j->pid = shep_spawn(&sc, j->shepherd, &j->ctl, &err)) < 0)
         goto fail;
@@ -428,12 +434,15 @@ static void job_stop(job_t *j)
 static void job_ctl(job_t *j)
 {
     shep_rec_t r;
+    static char item[BG_ITEM_MAX + 1];
     int got;
-    while (j->ctl >= 0 && (got = shep_read(j->ctl, &r)) != 0) {
+    while (j->ctl >= 0 && (got = shep_read(j->ctl, &r, item, sizeof item)) != 0) {
         if (got < 0) {
             close_fd(&j->ctl);
             break;
         }
+        if (bgk_rec(&j->bg, &r, item))
+            continue;
         if (r.kind == SHEP_FAILED && !j->failed) {
             send_fail(j->id, r.err, "spawn");
             j->failed = true;
@@ -588,14 +597,19 @@ static void finish_jobs(void)
             strays_released(j->pid, j->since);
             j->drain_until = now + AGENT_VERDICT_MS;
         }
-        if (j->held && j->alive && now < j->drain_until) {
+        /* A watch's BG_WATCHED comes after the verdict on a bomb. */
+        if ((j->bg.watch ? !j->bg.watched : j->held) && j->alive && now < j->drain_until) {
             pp = &j->next;
             continue;
         }
         close_fd(&j->out);
         close_fd(&j->err);
         close_fd(&j->in);
-        close_fd(&j->ctl);
+        if (j->alive && j->bg.watched && j->ctl >= 0)
+            bgk_adopt(j->pid, j->ctl); /* it keeps what is left running */
+        else
+            close_fd(&j->ctl);
+        j->ctl = -1;
         if (j->failed)
             goto free_job;
         frame_msg_t m = { .type = FRAME_EXIT, .id = j->id };
@@ -614,9 +628,13 @@ static void finish_jobs(void)
             frame_set_num(&m, FN_LIMITED, 1);
         images_attach(&m, j->img_mark);
         watchdog_attach(&m);
+        if (j->bg.watch)
+            bgk_attach(&m, &j->bg);
         send_msg(&m);
+        bgk_sent(&j->bg);
     free_job:
         *pp = j->next;
+        bgk_job_free(&j->bg);
         free(j->in_data);
         free(j->marker);
         free(j);
@@ -627,83 +645,21 @@ static void finish_jobs(void)
 
 /* ---- files ------------------------------------------------------------------ */
 
-/* mkdir -p of path's parent folders, 0755 like Docker's archive API. */
-static void make_parents(char *path)
-{
-    for (char *p = path + 1; *p; p++)
-        if (*p == '/') {
-            *p = '\0';
-            mkdir(path, 0755);
-            *p = '/';
-        }
-}
-
+/* WRITE: files.c writes it atomically; DONE, or FAIL when it did not. */
 static void do_write(const frame_msg_t *m)
 {
     if (!frame_has_str(m, FS_PATH) || !frame_has_str(m, FS_DATA)) {
         send_fail(m->id, EINVAL, "write");
         return;
     }
-    char *path = dup_view(m->str[FS_PATH], m->str_len[FS_PATH]);
-    if (!path) {
-        send_fail(m->id, ENOMEM, "write");
-        return;
-    }
-    if (path[0] != '/' || strlen(path) != m->str_len[FS_PATH] || strlen(path) >= PATH_MAX - 32) {
-        send_fail(m->id, EINVAL, "write");
-        free(path);
-        return;
-    }
-    char tmp[PATH_MAX];
-    const char *slash = strrchr(path, '/');
-    snprintf(tmp, sizeof tmp, "%.*s/.talkback-write-XXXXXX", (int)(slash - path), path);
-    make_parents(path);
-    struct stat st;
-    int fd = -1, err = 0;
     const char *what = "write";
-    /* A folder (or anything else that is not a file or a link) at the
-     * path is Docker's call: refuse, the manager falls back. */
-    if (lstat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode)) {
-        err = EISDIR;
-        goto fail;
-    }
-    if ((fd = mkostemp(tmp, O_CLOEXEC)) < 0) {
-        err = errno;
-        what = "create";
-        goto fail;
-    }
-    if (write_all(fd, m->str[FS_DATA], m->str_len[FS_DATA]) != 0 ||
-        fchmod(fd, (mode_t)(frame_num(m, FN_MODE, 0644) & 07777)) != 0) {
-        err = errno;
-        goto fail_unlink;
-    }
-    int64_t mt = frame_num(m, FN_MTIME, 0);
-    if (mt > 0) {
-        struct timespec ts[2] = { { (time_t)mt, 0 }, { (time_t)mt, 0 } };
-        futimens(fd, ts);
-    }
-    if (close(fd) != 0) {
-        fd = -1;
-        err = errno;
-        goto fail_unlink;
-    }
-    fd = -1;
-    if (rename(tmp, path) != 0) {
-        err = errno;
-        what = "rename";
-        goto fail_unlink;
-    }
-    free(path);
-    send_id(FRAME_DONE, m->id);
-    return;
-
-fail_unlink:
-    if (fd >= 0)
-        close(fd);
-    unlink(tmp);
-fail:
-    send_fail(m->id, err ? err : EIO, what);
-    free(path);
+    int err = files_write(m->str[FS_PATH], m->str_len[FS_PATH], m->str[FS_DATA],
+                          m->str_len[FS_DATA], (unsigned)frame_num(m, FN_MODE, 0644),
+                          frame_num(m, FN_MTIME, 0), &what);
+    if (err)
+        send_fail(m->id, err, what);
+    else
+        send_id(FRAME_DONE, m->id);
 }
 
 /* ---- limits ----------------------------------------------------------------- */
@@ -804,6 +760,8 @@ static int worker_pollset(struct pollfd *pf, job_t **owner, size_t *np, bool std
         if (j->kill_at && (wake < 0 || j->kill_at < wake))
             wake = j->kill_at;
     }
+    for (size_t k = bgk_pollset(pf + n); k > 0; k--)
+        owner[n++] = NULL; /* a keeper's records (bgkeep.h) */
     if (partial_since && (wake < 0 || partial_since + AGENT_PARTIAL_MS < wake))
         wake = partial_since + AGENT_PARTIAL_MS;
     *np = n;
@@ -868,7 +826,7 @@ static int worker(void)
     say_ready(0);
 
     for (;;) {
-        size_t need = 3;
+        size_t need = 3 + bgk_count();
         for (job_t *j = jobs; j; j = j->next)
             need += 4;
         if (need > pf_cap) {
@@ -904,7 +862,9 @@ static int worker(void)
             if (!pf[i].revents)
                 continue;
             job_t *j = owner[i];
-            if (pf[i].fd == j->out)
+            if (!j)
+                bgk_read(pf[i].fd);
+            else if (pf[i].fd == j->out)
                 job_read(j, &j->out, 1);
             else if (pf[i].fd == j->err)
                 job_read(j, &j->err, 2);

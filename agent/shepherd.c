@@ -37,6 +37,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "agent/bgwatch.h"
 #include "agent/limits.h"
 
 /* Rounds of the freeze walk (each either finds new processes or ends it):
@@ -362,6 +363,108 @@ static void close_others(int a, int b)
     syscall(SYS_close_range, (unsigned)b + 1, ~0u, 0u);
 }
 
+/* Send one program's item (bgwatch.h) as a record of kind, in one write. */
+static void send_item(int ctl, int kind, const bg_proc_t *p)
+{
+    char buf[sizeof(shep_rec_t) + BG_ITEM_MAX + 1];
+    size_t len = bg_item(p, buf + sizeof(shep_rec_t), sizeof buf - sizeof(shep_rec_t));
+    shep_rec_t r = { .kind = kind, .pid = p->pid, .err = (int32_t)len, .cpu_ms = -1, .rss_kb = -1 };
+    memcpy(buf, &r, sizeof r);
+    ssize_t w;
+    while ((w = write(ctl, buf, sizeof r + len)) < 0 && errno == EINTR)
+        ;
+}
+
+/* Reap every child that ended, noting the programs' ends.  -1 when none
+ * is left. */
+static int reap_bg(bg_set_t *bg)
+{
+    int st;
+    pid_t pid;
+    while ((pid = waitpid(-1, &st, WNOHANG)) > 0)
+        bg_ended(bg, pid, st);
+    return pid < 0 && errno == ECHILD ? -1 : 0;
+}
+
+/* After the window: stay while a program runs, as their subreaper, and
+ * say each one's end.  Never returns. */
+static void keep(bg_set_t *bg, int ctl, const sigset_t *set)
+{
+    prctl(PR_SET_PDEATHSIG, 0); /* a worker's restart leaves servers alone */
+    bool told[BG_PROCS_MAX] = { false }, ports[BG_PROCS_MAX] = { false };
+    for (size_t k = 0; k < bg->n; k++) {
+        told[k] = bg->p[k].dead;
+        ports[k] = bg->p[k].ports[0] != '\0';
+    }
+    bg->until = 0; /* no program joins any more */
+    int64_t late_until = shep_mono_ms() + BG_LATE_MS;
+    for (;;) {
+        int gone = reap_bg(bg);
+        for (size_t k = 0; k < bg->n; k++)
+            if (bg->p[k].dead && !told[k]) {
+                told[k] = true;
+                send_item(ctl, SHEP_BG_DIED, &bg->p[k]);
+            }
+        if (gone < 0 || !bg_any_alive(bg))
+            _exit(0);
+        /* A server slow to start: its ports, once it listens. */
+        bool waiting = false;
+        for (size_t k = 0; k < bg->n; k++)
+            waiting |= !bg->p[k].dead && !ports[k];
+        siginfo_t si;
+        struct timespec ts = { 0, BG_LATE_EVERY_MS * 1000000L };
+        int sig = waiting && shep_mono_ms() < late_until ? sigtimedwait(set, &si, &ts)
+                                                         : sigwaitinfo(set, &si);
+        if (sig == SIGTERM)
+            _exit(0);
+        if (sig >= 0 || !waiting)
+            continue;
+        bg_scan(bg);
+        for (size_t k = 0; k < bg->n; k++)
+            if (!bg->p[k].dead && !ports[k] && bg->p[k].ports[0]) {
+                ports[k] = true;
+                send_item(ctl, SHEP_BG_PORTS, &bg->p[k]);
+            }
+    }
+}
+
+/* The window is over: each program's fate, then BG_WATCHED; then keep
+ * watching those still running.  Never returns. */
+static void leave(bg_set_t *bg, int ctl, const sigset_t *set)
+{
+    reap_bg(bg);
+    bg_scan(bg); /* a last look: the output's drain may have outlasted the window */
+    for (size_t k = 0; k < bg->n; k++)
+        send_item(ctl, SHEP_BG_LEFT, &bg->p[k]);
+    shep_rec_t x = { .kind = SHEP_BG_WATCHED, .cpu_ms = -1, .rss_kb = -1 };
+    ssize_t w = write(ctl, &x, sizeof x);
+    (void)w;
+    keep(bg, ctl, set);
+}
+
+/* The next signal of set; 0 when the watch window wants a look first. */
+static int shep_wait(const sigset_t *set, const bg_set_t *bg)
+{
+    siginfo_t si;
+    if (!bg_open(bg, shep_mono_ms()))
+        return sigwaitinfo(set, &si);
+    struct timespec ts = { 0, BG_SCAN_MS * 1000000L };
+    int sig = sigtimedwait(set, &si, &ts);
+    return sig < 0 ? 0 : sig;
+}
+
+/* The command ended: say so; exit when it left nothing, else open the
+ * watch window when the RUN asked for one. */
+static void cmd_ended(const shep_cmd_t *c, int ctl, pid_t cmd, int status, bg_set_t *bg)
+{
+    shep_rec_t x = { .kind = SHEP_EXITED, .status = status, .pid = cmd };
+    send_rec(ctl, &x);
+    if (tree_empty())
+        _exit(0); /* the usual case: nothing to watch over */
+    if (c->watch_ms > 0)
+        bg_start(bg, shep_mono_ms(), c->watch_ms < BG_WATCH_MAX_MS ? c->watch_ms : BG_WATCH_MAX_MS);
+}
+
 /* The shepherd's life: never returns.  The worker does not wait for the
  * exec: a command that could not be exec'd is told as a FAILED record. */
 static void shepherd(const shep_cmd_t *c, int ctl, pid_t worker)
@@ -391,20 +494,19 @@ static void shepherd(const shep_cmd_t *c, int ctl, pid_t worker)
         kill(self, SIGTERM); /* the worker died before the death signal was set */
 
     int status = 0;
-    bool done = false;
+    bool done = false, released = false;
+    bg_set_t bg;
+    bg_init(&bg, self, c->argv);
     for (;;) {
-        siginfo_t si;
-        int sig = sigwaitinfo(&set, &si);
-        if (sig == SIGCHLD && !done) {
+        int sig = shep_wait(&set, &bg);
+        if ((sig == SIGCHLD || sig == 0) && !done) {
             reap_all(cmd, &status, &done);
-            if (done) {
-                shep_rec_t x = { .kind = SHEP_EXITED, .status = status, .pid = cmd };
-                send_rec(ctl, &x);
-                if (tree_empty())
-                    _exit(0); /* the usual case: nothing to watch over */
-            }
-        } else if (sig == SIGCHLD) {
-            reap_all(cmd, &status, &done); /* what it left, ending on its own */
+            if (done)
+                cmd_ended(c, ctl, cmd, status, &bg);
+        } else if (sig == SIGCHLD || sig == 0) {
+            reap_bg(&bg); /* what it left, ending on its own */
+            if (bg_open(&bg, shep_mono_ms()))
+                bg_scan(&bg);
         } else if (sig == SIGTERM || (sig == SIGUSR1 && done && runaway(self))) {
             kill_tree(self, cmd, &status, &done);
             if (!done)
@@ -413,8 +515,12 @@ static void shepherd(const shep_cmd_t *c, int ctl, pid_t worker)
             send_rec(ctl, &x);
             _exit(0);
         } else if (sig == SIGUSR1 && done) {
-            _exit(0); /* what is left keeps running, re-parented to init */
+            if (!bg.until)
+                _exit(0); /* what is left keeps running, re-parented to init */
+            released = true;
         }
+        if (released && (!bg_open(&bg, shep_mono_ms()) || bg_settled(&bg)))
+            leave(&bg, ctl, &set);
     }
 }
 
@@ -513,17 +619,32 @@ pid_t shep_spawn(const shep_cmd_t *cmd, bool use_shepherd, int *ctl, int *err)
     return pid;
 }
 
-/* Records are written whole (smaller than PIPE_BUF), so a read gets one. */
-int shep_read(int ctl, shep_rec_t *rec)
+/* Records are written whole (smaller than PIPE_BUF), so a read gets one,
+ * and a BG record's item is in the pipe with it. */
+int shep_read(int ctl, shep_rec_t *rec, char *item, size_t cap)
 {
     ssize_t n;
     while ((n = read(ctl, rec, sizeof *rec)) < 0 && errno == EINTR)
         ;
-    if (n == (ssize_t)sizeof *rec)
-        return 1;
     if (n < 0 && errno == EAGAIN)
         return 0;
-    return -1; /* the end, or a short record (never written so) */
+    if (n != (ssize_t)sizeof *rec)
+        return -1; /* the end, or a short record (never written so) */
+    if (rec->kind != SHEP_BG_LEFT && rec->kind != SHEP_BG_DIED && rec->kind != SHEP_BG_PORTS)
+        return 1;
+    if (rec->err < 0 || (size_t)rec->err >= cap)
+        return -1;
+    size_t got = 0;
+    while (got < (size_t)rec->err) {
+        n = read(ctl, item + got, (size_t)rec->err - got);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return -1;
+        got += (size_t)n;
+    }
+    item[got] = '\0';
+    return 1;
 }
 
 /* The shepherd serves SIGTERM with kill_tree. */
@@ -532,7 +653,8 @@ void shep_stop(pid_t shepherd)
     kill(shepherd, SIGTERM);
 }
 
-/* The shepherd serves SIGUSR1 by exiting (or by kill_tree for a bomb). */
+/* The shepherd serves SIGUSR1 by exiting (or by kill_tree for a bomb), or
+ * by watching what the command left (bgwatch.h). */
 void shep_release(pid_t shepherd)
 {
     kill(shepherd, SIGUSR1);

@@ -190,6 +190,12 @@ static config_entry_t config_table[] = {
       "on timeout, cancel or output limit, and reports its CPU time and memory); false only to "
       "measure what it costs",
       NULL },
+    { "background_watch_ms", CT_INT, "1500",
+      "how long in milliseconds after a run's command ended the agent watches what it left running "
+      "in the background (each program that ends in that time is said in the result, with its "
+      "status and last lines; a server, with its ports); over early once each ended or listens; at "
+      "most 1500; 0 = no watch",
+      NULL },
     { "agent_frame_deadline", CT_DURATION, "2s",
       "a frame from the agent whose header came but whose payload does not follow within this long "
       "ends the agent link (the call goes on through exec or ends with a clear text)",

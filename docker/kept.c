@@ -148,27 +148,6 @@ int64_t kept_stamp_get(const char *id)
     return (int64_t)st.st_mtime;
 }
 
-/* Write a short record whole, then rename it into place: a reader sees
- * the old text or the new. */
-static int record_write(const char *id, const char *suffix, const char *text)
-{
-    char path[4200], tmp[4300];
-    if (record_path(id, suffix, path, sizeof path))
-        return -1;
-    snprintf(tmp, sizeof tmp, "%s.%ld.tmp", path, (long)getpid());
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
-    if (fd < 0)
-        return -1;
-    size_t len = strlen(text);
-    bool ok = write(fd, text, len) == (ssize_t)len;
-    ok = close(fd) == 0 && ok;
-    if (!ok || rename(tmp, path)) {
-        unlink(tmp);
-        return -1;
-    }
-    return 0;
-}
-
 /* Read a short record and remove it: its printable text (malloc'ed) and
  * mtime, or NULL. */
 static char *record_take(const char *id, const char *suffix, int64_t *mtime)
@@ -193,14 +172,38 @@ static char *record_take(const char *id, const char *suffix, int64_t *mtime)
     return strdup(buf);
 }
 
+/* Write record <id><suffix> whole (a temporary file, then rename). */
+static int record_write(const char *id, const char *suffix, const char *data, size_t len)
+{
+    char path[4200], tmp[4300];
+    if (record_path(id, suffix, path, sizeof path))
+        return -1;
+    snprintf(tmp, sizeof tmp, "%s.%ld.tmp", path, (long)getpid());
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (fd < 0)
+        return -1;
+    bool ok = write(fd, data, len) == (ssize_t)len;
+    ok = close(fd) == 0 && ok;
+    if (!ok || rename(tmp, path)) {
+        unlink(tmp);
+        return -1;
+    }
+    return 0;
+}
+
+int kept_agent_set(const char *id, const char *version)
+{
+    return record_write(id, KEPT_AGENT_SUFFIX, version, strlen(version));
+}
+
 int kept_reason_set(const char *id, const char *reason)
 {
-    return record_write(id, KEPT_REASON_SUFFIX, reason);
+    return record_write(id, KEPT_REASON_SUFFIX, reason, strlen(reason));
 }
 
 int kept_paused_set(const char *id, const char *reason)
 {
-    return record_write(id, KEPT_PAUSED_SUFFIX, reason);
+    return record_write(id, KEPT_PAUSED_SUFFIX, reason, strlen(reason));
 }
 
 char *kept_paused_take(const char *id, int64_t *since)
@@ -220,23 +223,41 @@ char *kept_reason_take(const char *id, int64_t finished_at)
     return reason;
 }
 
-int kept_agent_set(const char *id, const char *version)
+int kept_background_set(const char *id, const char *text)
 {
-    char path[4200], tmp[4300];
-    if (record_path(id, KEPT_AGENT_SUFFIX, path, sizeof path))
-        return -1;
-    snprintf(tmp, sizeof tmp, "%s.%ld.tmp", path, (long)getpid());
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
-    if (fd < 0)
-        return -1;
-    size_t len = strlen(version);
-    bool ok = write(fd, version, len) == (ssize_t)len;
-    ok = close(fd) == 0 && ok;
-    if (!ok || rename(tmp, path)) {
-        unlink(tmp);
+    size_t len = strlen(text);
+    if (len > KEPT_BACKGROUND_MAX) {
+        errno = EFBIG;
         return -1;
     }
-    return 0;
+    if (len)
+        return record_write(id, KEPT_BACKGROUND_SUFFIX, text, len);
+    char path[4200];
+    if (record_path(id, KEPT_BACKGROUND_SUFFIX, path, sizeof path))
+        return -1;
+    return unlink(path) == 0 || errno == ENOENT ? 0 : -1;
+}
+
+char *kept_background_take(const char *id)
+{
+    char path[4200];
+    if (record_path(id, KEPT_BACKGROUND_SUFFIX, path, sizeof path))
+        return NULL;
+    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0)
+        return NULL;
+    char *buf = malloc(KEPT_BACKGROUND_MAX + 1);
+    struct stat st;
+    ssize_t n =
+        buf && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? read(fd, buf, KEPT_BACKGROUND_MAX) : -1;
+    close(fd);
+    unlink(path); /* used up: what ran before this stop is said once */
+    if (n <= 0) {
+        free(buf);
+        return NULL;
+    }
+    buf[n] = '\0';
+    return buf;
 }
 
 bool kept_agent_is(const char *id, const char *version)
@@ -294,6 +315,8 @@ void kept_record_drop(const char *id)
         unlink(path);
     if (record_path(id, KEPT_PAUSED_SUFFIX, path, sizeof path) == 0)
         unlink(path);
+    if (record_path(id, KEPT_BACKGROUND_SUFFIX, path, sizeof path) == 0)
+        unlink(path);
 }
 
 char **kept_record_ids(void)
@@ -312,9 +335,11 @@ char **kept_record_ids(void)
             continue;
         memcpy(id, de->d_name, len);
         id[len] = '\0';
-        if (!kept_id_ok(id) || (strcmp(dot, KEPT_STAMP_SUFFIX) && strcmp(dot, KEPT_REASON_SUFFIX) &&
-                                strcmp(dot, KEPT_CLAIM_SUFFIX) && strcmp(dot, KEPT_AGENT_SUFFIX) &&
-                                strcmp(dot, KEPT_ORPHAN_SUFFIX) && strcmp(dot, KEPT_PAUSED_SUFFIX)))
+        if (!kept_id_ok(id) ||
+            (strcmp(dot, KEPT_STAMP_SUFFIX) && strcmp(dot, KEPT_REASON_SUFFIX) &&
+             strcmp(dot, KEPT_CLAIM_SUFFIX) && strcmp(dot, KEPT_AGENT_SUFFIX) &&
+             strcmp(dot, KEPT_ORPHAN_SUFFIX) && strcmp(dot, KEPT_PAUSED_SUFFIX) &&
+             strcmp(dot, KEPT_BACKGROUND_SUFFIX)))
             continue;
         if (n == cap) {
             char **more = realloc(ids, (2 * cap + 1) * sizeof *ids);

@@ -23,6 +23,9 @@
  *               manager right before it pauses an idle sandbox ("idle 5":
  *               minutes without calls); its mtime is when, for the notice
  *               of the call that unpauses it;
+ *   background  <state_dir>/<container id>.background: the programs it
+ *               ran in the background after its last call that changed
+ *               them, for the resume notice after a stop;
  *   orphan      <state_dir>/<container id>.orphan: its mtime is when the
  *               reaper first saw a claimed spare whose claim record is
  *               gone (claim.h), for the grace before it is removed;
@@ -50,10 +53,12 @@
 /* The stop reason the reaper leaves when it stops the least recently used
  * paused sandbox past max_paused, followed by the cap ("paused-max 20"). */
 #define KEPT_REASON_PAUSED_MAX "paused-max"
-#define KEPT_CLAIM_SUFFIX      ".claim"  /* a claimed spare's chat (claim.h) */
-#define KEPT_AGENT_SUFFIX      ".agent"  /* the agent version copied in (sandbox/pool.h) */
-#define KEPT_ORPHAN_SUFFIX     ".orphan" /* when it was first seen as an orphan (claim.h) */
 #define KEPT_PAUSED_SUFFIX     ".paused" /* when and why it was paused */
+#define KEPT_CLAIM_SUFFIX      ".claim"      /* a claimed spare's chat (claim.h) */
+#define KEPT_AGENT_SUFFIX      ".agent"      /* the agent version copied in (sandbox/pool.h) */
+#define KEPT_ORPHAN_SUFFIX     ".orphan"     /* when it was first seen as an orphan (claim.h) */
+#define KEPT_BACKGROUND_SUFFIX ".background" /* what ran in the background (sandbox/background.h) */
+#define KEPT_BACKGROUND_MAX    4096
 
 /* ---- records in state_dir (file names are the container id, checked to
  * be hex, so no id can name a path outside the folder) ---- */
@@ -94,6 +99,13 @@ char *kept_paused_take(const char *id, int64_t *since);
  * whether the record says version (a short printable string). */
 int kept_agent_set(const char *id, const char *version);
 bool kept_agent_is(const char *id, const char *version);
+
+/* What container id last ran in the background (sandbox/background.h):
+ * set to text (at most KEPT_BACKGROUND_MAX bytes; "" drops the record),
+ * 0 or -1; and taken (malloc'ed, NUL-terminated; the record goes), NULL
+ * when there is none. */
+int kept_background_set(const char *id, const char *text);
+char *kept_background_take(const char *id);
 
 /* When container id was first seen as an orphan: that time from its
  * record, made now (with mtime now) when it has none; 0 when the record

@@ -383,15 +383,6 @@ const hint_t hints_habits[] = {
                   "2>&1 & then use it in later runs; ss -ltnp shows its port.]",
         },
     },
-    {
-        .name = "server-background",
-        .cmd = "(^|[^&>|])&([^&>]|$)",
-        .exit = HX_ZERO,
-        .probe = PROBE_BACKGROUND_LISTENERS,
-        .say = { "[Listening now, in the background: {p1}. It keeps running after this call: use it in "
-                 "later runs and do not start it again (kill PID stops it). Only this sandbox reaches it, "
-                 "not the user's browser: test it here with curl.]" },
-    },
 };
 
 const size_t hints_habits_n = sizeof hints_habits / sizeof hints_habits[0];

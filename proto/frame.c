@@ -17,11 +17,11 @@ static const char frame_magic[4] = { 'T', 'B', 'A', FRAME_VERSION };
 static const char *const num_keys[FN__COUNT] = {
     "v",    "n",    "pid", "st",  "sig", "err",   "s",   "mode", "mt",  "mem",
     "swap", "pids", "cq",  "cp",  "tmo", "merge", "ol",  "olim", "cpu", "rss",
-    "shep", "iw",   "ii",  "wdn", "wdp", "wdw",   "wdi", "wdr",
+    "shep", "iw",   "ii",  "wdn", "wdp", "wdw",   "wdi", "wdr",  "bgw",
 };
 _Static_assert(FN__COUNT <= 32 && FS__COUNT <= 32, "has_num and has_str are 32-bit masks");
 static const char *const str_keys[FS__COUNT] = {
-    "argv", "env", "cwd", "in", "d", "path", "msg", "mk", "img", "wdc",
+    "argv", "env", "cwd", "in", "d", "path", "msg", "mk", "img", "wdc", "bgl", "bgd", "bga",
 };
 
 /* ---- fields ------------------------------------------------------------- */

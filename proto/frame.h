@@ -61,7 +61,7 @@ typedef enum {
      * never run later by a restarted worker. */
     FRAME_HELLO = 1,  /* n: nonce, iw, ii.  Answer: READY with the same n */
     FRAME_RUN = 2,    /* id, argv, env, cwd, in (absent: stdin closed), mk,
-                            tmo, merge, ol, shep, wdr */
+                            tmo, merge, ol, shep, wdr, bgw */
     FRAME_KILL = 3,   /* id.  Answer: DONE id once everything is killed */
     FRAME_WRITE = 4,  /* id, path, d, mode, mt.  Answer: DONE or FAIL */
     FRAME_LIMITS = 5, /* id.  Answer: LIMITS_OK */
@@ -72,7 +72,8 @@ typedef enum {
     FRAME_EXIT = 19,     /* id, st (exit status; 128+signal), sig (0 or signal),
                             cpu, rss (when known), olim, img (the images the
                             command wrote, if any), wdn, wdp, wdw, wdi, wdc
-                            (what the watchdog killed, if anything) */
+                            (what the watchdog killed, if anything), bgl,
+                            bgd, bga (programs left running: bgw) */
     FRAME_DONE = 20,     /* id: a WRITE or KILL is done (a KILL's: cpu, rss
                             when known) */
     FRAME_FAIL = 21,     /* id, err (errno), msg: nothing was done */
@@ -118,24 +119,34 @@ typedef enum {
     FN_WD_REPORT,         /* "wdr" RUN: 1 = this command's EXIT may carry
                              those fields (the model reads its result; a
                              probe's EXIT does not take them) */
+    FN_BG_WATCH,          /* "bgw" RUN: watch what the command leaves
+                             running this many ms after its end
+                             (agent/bgwatch.h); its EXIT then carries
+                             bgl, bgd and bga.  Absent or 0: no watch */
     FN__COUNT
 } frame_num_t;
 
 /* Byte-string fields, by their key on the wire. */
 typedef enum {
-    FS_ARGV,    /* "argv" NUL-terminated items */
-    FS_ENV,     /* "env"  NUL-terminated K=V items */
-    FS_CWD,     /* "cwd" */
-    FS_STDIN,   /* "in" */
-    FS_DATA,    /* "d" */
-    FS_PATH,    /* "path" */
-    FS_MSG,     /* "msg" */
-    FS_MARKER,  /* "mk"   K=V every process of the command carries */
-    FS_IMAGES,  /* "img"  EXIT: image files the command created or changed
+    FS_ARGV,     /* "argv" NUL-terminated items */
+    FS_ENV,      /* "env"  NUL-terminated K=V items */
+    FS_CWD,      /* "cwd" */
+    FS_STDIN,    /* "in" */
+    FS_DATA,     /* "d" */
+    FS_PATH,     /* "path" */
+    FS_MSG,      /* "msg" */
+    FS_MARKER,   /* "mk"   K=V every process of the command carries */
+    FS_IMAGES,   /* "img"  EXIT: image files the command created or changed
                   under /work, in the order written, as NUL-terminated
                   items "BYTES WIDTHxHEIGHT KIND PATH", KIND one of
                   PNG JPEG GIF WebP (0x0: size unknown) */
-    FS_WD_COMM, /* "wdc"  EXIT: the name (comm) of the process FN_WD_PID */
+    FS_WD_COMM,  /* "wdc"  EXIT: the name (comm) of the process FN_WD_PID */
+    FS_BG_LEFT,  /* "bgl"  EXIT: what this command left running, one
+                  NUL-terminated item per program (agent/bgwatch.h) */
+    FS_BG_DIED,  /* "bgd"  EXIT: programs of earlier commands that ended since
+                  the last EXIT that said so, items as bgl */
+    FS_BG_ALIVE, /* "bga" EXIT: every watched program running now, items as
+                  bgl; present only when that changed since it was last sent */
     FS__COUNT
 } frame_str_t;
 

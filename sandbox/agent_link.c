@@ -22,17 +22,16 @@
  * after it), no answer to a command within AGENT_ACK_MS, or the agent not
  * reading.  Its calls are woken and told: one whose command had started
  * ends with a text saying the link broke, one whose start was not heard
- * of is killed by its marker and run through exec; the sandbox's table entry keeps
- * the link until a later call replaces it.  Attaching again is tried at
- * once, then with a growing delay while it keeps failing, so a sandbox
- * whose agent is gone costs one failed attach per delay, not per call.
+ * of is killed by its marker and run through exec; the sandbox's table
+ * entry keeps the link until a later call replaces it.  Attaching again
+ * is tried at once, then with a growing delay while it keeps failing: a
+ * sandbox whose agent is gone costs one failed attach per delay.
  */
 #include "sandbox/agent_link.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
-#include <limits.h>
 #include <poll.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -85,6 +84,7 @@ typedef struct call {
     int64_t cpu_ms, rss_kb; /* -1: not told */
     bool limited;           /* killed at the output limit */
     icap_report_t wd;       /* what the agent's watchdog killed (EXIT) */
+    bgr_t bg;               /* what it left running (EXIT: background.h) */
     agent_limits_t lim;
     docker_output_fn on_output;
     void *ctx;
@@ -101,10 +101,9 @@ struct agent_link {
     pthread_cond_t cv;
     pthread_mutex_t wmu; /* one frame at a time on the socket */
     int refs;            /* guarded by the pool's lock */
-    bool dead;
-    bool misbehaved; /* restart the worker before attaching again */
-    bool eof;        /* the stream ended */
-    bool ready;
+    bool dead, ready;
+    bool misbehaved;     /* restart the worker before attaching again */
+    bool eof;            /* the stream ended */
     uint64_t frames;     /* frames dispatched so far */
     int64_t deadline_ms; /* agent_frame_deadline */
     int64_t opened_ms;   /* when its attach began (proto_mono_ms) */
@@ -121,8 +120,7 @@ struct agent_link {
 typedef struct entry {
     char id[72];
     agent_link_t *link;
-    bool has_agent;
-    bool attaching;
+    bool has_agent, attaching;
     bool restart; /* kill the worker before attaching */
     int fails;
     int64_t retry_at;
@@ -246,8 +244,7 @@ static call_t *call_find(agent_link_t *l, uint64_t id)
     return NULL;
 }
 
-/* CPU time and peak memory from an EXIT or a KILL's DONE; numbers out of
- * range (the sandbox may write anything) are not taken. */
+/* CPU time and peak memory from an EXIT or a KILL's DONE (not negative). */
 static void take_usage(call_t *c, const frame_msg_t *m)
 {
     int64_t cpu = frame_num(m, FN_CPU_MS, -1), rss = frame_num(m, FN_RSS_KB, -1);
@@ -294,6 +291,7 @@ static bool dispatch(agent_link_t *l, const frame_msg_t *m)
         c->status = (int)frame_num(m, FN_STATUS, -1);
         c->limited = frame_num(m, FN_LIMITED, 0) != 0;
         icap_take(&c->wd, m);
+        bgr_take(&c->bg, m);
         take_usage(c, m);
         if (!c->muted && c->on_output && frame_has_str(m, FS_IMAGES)) /* images.c's list */
             c->on_output(c->ctx, FRAME_STREAM_IMAGES, m->str[FS_IMAGES], m->str_len[FS_IMAGES]);
@@ -900,6 +898,7 @@ agent_err_t agent_run(agent_link_t *l, const agent_run_t *r, agent_exit_t *ex)
     if (r->output_limit > 0)
         frame_set_num(&m, FN_OUTPUT_LIMIT, r->output_limit);
     icap_run(&m, r->watchdog_report);
+    bgr_run(&m, r->bg_watch_ms);
     int sent = link_send(l, &m);
     free(argv);
     free(env);
@@ -949,6 +948,7 @@ agent_err_t agent_run(agent_link_t *l, const agent_run_t *r, agent_exit_t *ex)
 out:
     ex->cpu_ms = c.cpu_ms;
     ex->max_rss_kb = c.rss_kb;
+    ex->bg = c.bg; /* the caller's now */
     call_remove(l, &c);
     pthread_mutex_unlock(&l->mu);
     return rc;

@@ -28,6 +28,7 @@
 
 #include "docker/docker.h"
 #include "spec/sandbox.h" /* AGENT_CMD_PATH */
+#include "sandbox/background.h"
 #include "sandbox/inotify_cap.h"
 
 typedef struct agent_pool agent_pool_t;
@@ -98,6 +99,7 @@ typedef struct {
                                   (agent_shepherd off: for measurements) */
     int64_t output_limit;   /* kill it past this many output bytes; 0: never */
     bool watchdog_report;   /* its EXIT may say what the inotify watchdog killed */
+    int64_t bg_watch_ms;    /* watch what it leaves running (background.h); 0: not */
     size_t stdin_len;
     docker_output_fn on_output; /* streams 1 and 2; FRAME_STREAM_IMAGES: the
                                     images the command wrote (frame.h) */
@@ -112,6 +114,9 @@ typedef struct {
     int64_t max_rss_kb;  /* the largest peak RSS among them; -1: unknown */
     bool output_limited; /* killed at output_limit */
     icap_report_t wd;    /* what the agent's inotify watchdog killed */
+    bgr_t bg;            /* what it left running, and more (background.h); the
+                            caller frees it with bgr_free, whatever agent_run
+                            returned */
 } agent_exit_t;
 
 /* Run a command through the link, streaming its output. */

@@ -44,6 +44,7 @@ static manager_t *manager_from_config(docker_t *d)
         .agent_path = config_str("agent_path"),
         .agent_shepherd = config_bool("agent_shepherd"),
         .agent_frame_deadline = config_int("agent_frame_deadline"),
+        .background_watch_ms = config_int("background_watch_ms"),
         .warm_pool = config_int("warm_pool"),
         .warm_pool_check = config_int("warm_pool_check"),
         .running = {

@@ -31,6 +31,7 @@
 #include "hints/output.h"
 #include "sandbox/hostops.h"
 #include "sandbox/inotify_cap.h"
+#include "sandbox/background.h"
 #include "sandbox/notices.h"
 #include "sandbox/pictures.h"
 #include "sandbox/run.h"
@@ -121,6 +122,7 @@ typedef struct {
     const char *stdin_data;
     size_t stdin_len;
     int64_t output_limit; /* exec: kill past this many output bytes; 0: none */
+    bool watch_bg;        /* the model's run: watch what it leaves (background.h) */
     run_result_t res;
     bool ran;
     char id[72];          /* the container it ran in, for hint probes */
@@ -152,6 +154,7 @@ static docker_err_t do_run(manager_t *m, const char *id, void *arg)
         .capped = run_capped,
         .capped_ctx = a,
         .watchdog_report = true,
+        .bg_watch_ms = a->watch_bg ? m->o.background_watch_ms : 0,
     };
     a->ran = true;
     a->disk = m->disk;
@@ -270,6 +273,21 @@ static void run_hints(manager_t *m, worker_job_t *job, const run_arg_t *a, textb
     if (!a->res.timed_out &&
         hints_retry_note(m->retry, job->req->conv, a->command, a->res.exit_code, out.buf, out.len))
         textbuf_puts(t, HINTS_RETRY_LINE "\n");
+    textbuf_free(&out);
+}
+
+/* After a model's run: what it left in the background that ended or
+ * listens, and the record of what runs now (background.h). */
+static void run_background(manager_t *m, worker_job_t *job, const run_arg_t *a, textbuf_t *t)
+{
+    bg_record(a->id, &a->res.bg);
+    if (a->res.cancelled || a->res.agent_lost || a->res.disk_capped || a->res.timed_out)
+        return;
+    textbuf_t out;
+    textbuf_init(&out);
+    capbuf_render(&a->res.out, &out);
+    hint_probe_ctx_t pc = { .m = m, .id = a->id, .job = job };
+    bg_left_lines(&a->res.bg, out.buf, out.len, hint_probe, &pc, t);
     textbuf_free(&out);
 }
 
@@ -399,7 +417,7 @@ static proto_msg_t *run_finish(proto_msg_t *r, textbuf_t *t, proto_msg_t *pics, 
  * the images it drew and the hints for what went wrong, in the text. */
 static proto_msg_t *tool_run(manager_t *m, worker_job_t *job)
 {
-    run_arg_t a = { 0 };
+    run_arg_t a = { .watch_bg = true };
     textbuf_t notice, t;
     proto_msg_t *r = run_in_sandbox(m, job, &a, &notice);
     if (r)
@@ -410,6 +428,7 @@ static proto_msg_t *tool_run(manager_t *m, worker_job_t *job)
         return run_finish(run_not_started(job->req, &a, &notice, &t), &t, NULL, &notice, &a);
     if (notice.len)
         textbuf_append(&t, notice.buf, notice.len);
+    bg_died_lines(&a.res.bg, &t); /* what ended between calls, said once */
     render_run(&m->o, &a, &t, true);
     /* The images it drew (pictures.h): named in the text, sent along (not
      * from a sandbox removed for its disk cap). */
@@ -418,6 +437,7 @@ static proto_msg_t *tool_run(manager_t *m, worker_job_t *job)
     if (pics)
         textbuf_append(&t, pics->text, pics->text_len);
     run_hints(m, job, &a, &t);
+    run_background(m, job, &a, &t);
     r = proto_reply_new(job->req, PROTO_ST_OK, run_failed(&a), NULL);
     if (r)
         run_data(&a, r);

@@ -46,6 +46,7 @@ typedef struct {
     const char *agent_path;
     bool agent_shepherd;
     int64_t agent_frame_deadline; /* s */
+    int64_t background_watch_ms;  /* background.h: the watch after a run; 0: none */
     /* the warm pool (pool.h) */
     int64_t warm_pool;       /* spares kept ready; 0 = none */
     int64_t warm_pool_check; /* s between checks of the spares */

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "docker/kept.h"
+#include "sandbox/background.h"
 #include "sandbox/running.h"
 
 /* The words for a stop that made room for another chat ("room-user 20",
@@ -71,8 +72,15 @@ void notice_resumed(const char *id, int64_t finished, textbuf_t *notice)
     else
         textbuf_printf(notice, "[Resumed this chat's sandbox (%s): ", why.buf);
     textbuf_puts(notice,
-                 "its files and installs are as they were, but nothing it ran is running now. "
-                 "Start servers and background jobs again.]\n");
+                 "its files and installs are as they were, but nothing it ran is running now. ");
+    /* What ran in the background before the stop: the manager's record
+     * in state_dir, bounded and cleaned (background.h). */
+    textbuf_t before;
+    textbuf_init(&before);
+    bg_resume_words(id, &before);
+    textbuf_puts(notice, before.len ? before.buf : "Start servers and background jobs again.");
+    textbuf_puts(notice, "]\n");
+    textbuf_free(&before);
     textbuf_free(&why);
     free(reason);
 }

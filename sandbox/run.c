@@ -169,6 +169,7 @@ static bool run_via_agent(const run_via_t *v, const char *id, const run_opts_t *
         .no_shepherd = !v->shepherd,
         .output_limit = o->output_limit,
         .watchdog_report = o->watchdog_report,
+        .bg_watch_ms = o->bg_watch_ms,
         .on_output = on_output,
         .cancelled = should_stop,
         .ctx = ctx,
@@ -180,6 +181,8 @@ static bool run_via_agent(const run_via_t *v, const char *id, const run_opts_t *
     res->max_rss_kb = ax.max_rss_kb;
     res->output_limited |= ax.output_limited;
     res->watchdog = ax.wd;
+    bgr_free(&res->bg);
+    res->bg = ax.bg;
     if (res->cancelled || res->timed_out || res->disk_capped ||
         (res->output_limited && ae != AGENT_OK)) {
         /* The agent's kill pass ran unless it said otherwise. */
@@ -362,4 +365,5 @@ void run_result_free(run_result_t *res)
     capbuf_free(&res->errout);
     free(res->images);
     res->images = NULL;
+    bgr_free(&res->bg);
 }

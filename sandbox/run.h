@@ -40,6 +40,8 @@ typedef struct {
                                (inotify_cap.h); killed 0: nothing */
     bool disk_capped;       /* stopped because the sandbox passed disk_cap
                                while it ran (disk.h) */
+    bgr_t bg;               /* what it left running, what ended since, what
+                               runs now (background.h); agent path only */
     char *images;           /* the agent's list of images the command wrote
                             (frame.h FS_IMAGES), or NULL: see pictures.h */
     size_t images_len;
@@ -74,6 +76,8 @@ typedef struct {
     void *capped_ctx;
     bool watchdog_report; /* the result is read: it may say what the agent's
                              inotify watchdog killed (res->watchdog) */
+    int64_t bg_watch_ms;  /* watch what it leaves running this long
+                             (background.h, res->bg); 0: not */
 } run_opts_t;
 
 /* Run a command in container id, through its agent when v has a live

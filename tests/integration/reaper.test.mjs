@@ -90,9 +90,11 @@ test('idle stop, then resume: files and installs kept, processes gone, the notic
 
   const r = await run(c, 'cat /work/kept.txt; test -x /usr/games/sl && echo installed; ps -eo args');
   assert.equal(r.isError, false, r.text);
-  assert.match(r.text, RESUMED);
+  // What ran in the background before the stop is named (issue 24).
+  assert.match(r.text, new RegExp(RESUMED.source.replace('Start servers and background jobs again\\.',
+    'Running before the stop, in the background: `sleep 4242`\\. Start them again if they are still needed \\(CMD > server\\.log 2>&1 &\\)\\.')));
   assert.match(r.text, /\nkept\ninstalled\n/);
-  assert.doesNotMatch(r.text, /sleep 4242/);
+  assert.doesNotMatch(r.text.slice(r.text.indexOf('\n$ ')), /sleep 4242/);
   assert.equal(await state(conv), 'running');
   // Told once: the next call has no notice.
   const again = await run(c, 'true');

@@ -800,16 +800,6 @@ static const hcase_t cases[] = {
                 "by itself" },
     { QUIET("server-foreground-cmd"), .cmd = "python3 -m http.server 8000 &", .out = "",
       .exit_code = 0, .probe_rc = 1 },
-    { FIRE("server-background"), .cmd = "python3 -m http.server 8000 > server.log 2>&1 &",
-      .out = "", .exit_code = 0, .probe_out = "0.0.0.0:8000 (python3, pid 12)\n",
-      .probe_for = "sleep 0.25",
-      .expect = "[Listening now, in the "
-                "background: 0.0.0.0:8000 (python3, pid 12). It keeps running after this call" },
-    { QUIET("server-background"), .cmd = "make 2>&1 && ./a.out", .out = "ok\n", .exit_code = 0,
-      .probe_out = "0.0.0.0:8000 (python3, pid 12)\n" },
-    { QUIET("server-background"), .cmd = "sleep 20 & echo gone", .out = "gone\n", .exit_code = 0,
-      .probe_rc = 1 },
-
     /* round 3, tasks.c: git says what did not happen */
     { FIRE("git-identity"), .cmd = "git commit -m first",
       .out = "Author identity unknown\n\n*** Please tell me who you are.\n", .exit_code = 128,
