@@ -14,7 +14,9 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 
-import { Talkback, withLogs, connect, run, runOk, containersOf, docker, randomTag, call, waitFor } from './harness.mjs';
+import {
+  Talkback, withLogs, connect, run, runOk, containersOf, docker, randomTag, call, waitFor, sleep,
+} from './harness.mjs';
 
 const net = `talkback-it-caps-${randomTag()}`;
 const nets = [net];
@@ -71,11 +73,16 @@ test('at a cap a new chat stops the least recently used idle sandbox and runs; t
     const b = [tb.chat('b1'), tb.chat('b2')];
     const cb = await Promise.all(b.map((conv) => connect(tb, { conv, user: 'bob' })));
     try {
+      // (Last-call records count whole seconds: a second apart, the
+      // order of use is certain.)
       await runOk(ca[0], 'echo one > /work/f; echo a1');
+      await sleep(1100);
       await runOk(ca[1], 'echo a2');
+      await sleep(1100);
       // Alice's third: her cap is 2, so a1 (the least recently used) is
       // stopped, kept, and a3 runs.
       assert.equal(await runOk(ca[2], 'echo a3'), 'a3\n');
+      await sleep(1100);
       await waitState(a[0], 'exited');
       assert.equal(await state(a[1]), 'running');
       // a1's next call: resumed, its files kept, told why; a2 makes room.
@@ -86,9 +93,11 @@ test('at a cap a new chat stops the least recently used idle sandbox and runs; t
       await waitState(a[1], 'exited');
       // Told once.
       assert.equal((await run(ca[0], 'true')).text, '$ true\n');
+      await sleep(1100);
 
       // Bob is not alice: his first sandbox is the third in all.
       await runOk(cb[0], 'echo b1');
+      await sleep(1100);
       assert.equal(await state(a[2]), 'running');
       // His second: the host's cap of 3 -- the least recently used of
       // anyone's (alice's a3) is stopped.
