@@ -406,8 +406,11 @@ static json_t *least_used(running_t *c, json_t *list, const char *self)
     {
         const char *conv = conv_of(x);
         const char *state = json_string_value(json_object_get(x, "State")) ?: "";
-        /* A created one is about to be started by its chat's call. */
-        if (!*conv || strcmp(conv, self) == 0 || strcmp(state, "created") == 0 ||
+        /* A created one is about to be started by its chat's call; one
+         * stopped to make room already (this list may be older than that
+         * stop) counts no more, and cannot make room twice. */
+        park_t *p = *park_find(c, id_of(x));
+        if (!*conv || strcmp(conv, self) == 0 || strcmp(state, "created") == 0 || (p && p->stop) ||
             busy(c, conv, id_of(x)))
             continue;
         /* No last-call record in this state_dir: not this manager's to

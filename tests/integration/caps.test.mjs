@@ -14,7 +14,9 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 
-import { Talkback, withLogs, connect, run, runOk, containersOf, docker, randomTag, call, waitFor } from './harness.mjs';
+import {
+  Talkback, withLogs, connect, run, runOk, containersOf, docker, randomTag, call, waitFor, sleep,
+} from './harness.mjs';
 
 const net = `talkback-it-caps-${randomTag()}`;
 const nets = [net];
@@ -62,7 +64,7 @@ async function state(conv) {
 }
 
 const waitState = (conv, want) => waitFor(async () => (await state(conv)) === want,
-  { what: `${conv} ${want}`, timeoutMs: 20000, intervalMs: 200 });
+  { what: `${conv} ${want}`, timeoutMs: 60000, intervalMs: 200 });
 
 test('at a cap a new chat stops the least recently used idle sandbox and runs; that chat is told why',
   withLogs(tb, async () => {
@@ -71,11 +73,16 @@ test('at a cap a new chat stops the least recently used idle sandbox and runs; t
     const b = [tb.chat('b1'), tb.chat('b2')];
     const cb = await Promise.all(b.map((conv) => connect(tb, { conv, user: 'bob' })));
     try {
+      // (Last-call records count whole seconds: a second apart, the
+      // order of use is certain.)
       await runOk(ca[0], 'echo one > /work/f; echo a1');
+      await sleep(1100);
       await runOk(ca[1], 'echo a2');
+      await sleep(1100);
       // Alice's third: her cap is 2, so a1 (the least recently used) is
       // stopped, kept, and a3 runs.
       assert.equal(await runOk(ca[2], 'echo a3'), 'a3\n');
+      await sleep(1100);
       await waitState(a[0], 'exited');
       assert.equal(await state(a[1]), 'running');
       // a1's next call: resumed, its files kept, told why; a2 makes room.
@@ -86,9 +93,11 @@ test('at a cap a new chat stops the least recently used idle sandbox and runs; t
       await waitState(a[1], 'exited');
       // Told once.
       assert.equal((await run(ca[0], 'true')).text, '$ true\n');
+      await sleep(1100);
 
       // Bob is not alice: his first sandbox is the third in all.
       await runOk(cb[0], 'echo b1');
+      await sleep(1100);
       assert.equal(await state(a[2]), 'running');
       // His second: the host's cap of 3 -- the least recently used of
       // anyone's (alice's a3) is stopped.
@@ -116,7 +125,8 @@ test('every sandbox busy: refused with the cap\'s text, nothing made; a reset fr
     try {
       await runOk(cc[0], 'true');
       await runOk(cc[1], 'true');
-      const slow = [run(cc[0], 'sleep 8; echo done'), run(cc[1], 'sleep 8; echo done')];
+      // Long enough to outlast the rest of this test on a loaded machine.
+      const slow = [run(cc[0], 'sleep 40; echo done'), run(cc[1], 'sleep 40; echo done')];
       await new Promise((res) => setTimeout(res, 1500));
       let r = await run(cc[2], 'echo c3');
       assert.equal(r.isError, true);
@@ -128,7 +138,7 @@ test('every sandbox busy: refused with the cap\'s text, nothing made; a reset fr
       // Dan's first is the third in all; his second meets the host's cap
       // with all three busy.
       await runOk(cd[0], 'true');
-      const slowD = run(cd[0], 'sleep 6; echo done');
+      const slowD = run(cd[0], 'sleep 30; echo done');
       await new Promise((res) => setTimeout(res, 1000));
       r = await run(cd[1], 'echo d2');
       assert.equal(r.text, total(3));
@@ -176,12 +186,12 @@ test('six first calls of one user at once, all busy, cannot pass a per-user cap 
   try {
     const convs = Array.from({ length: 6 }, (_, i) => t.chat(`r${i}`));
     const clients = await Promise.all(convs.map((conv) => connect(t, { conv, user: 'dave' })));
-    const results = await Promise.all(clients.map((c) => run(c, 'sleep 5; echo in')));
+    const results = await Promise.all(clients.map((c) => run(c, 'sleep 15; echo in')));
     await Promise.all(clients.map((c) => c.close()));
     const ok = results.filter((r) => !r.isError);
     const refused = results.filter((r) => r.isError);
     assert.equal(ok.length, 2, results.map((r) => r.text).join('\n'));
-    for (const r of ok) assert.equal(r.text, '$ sleep 5; echo in\nin\n');
+    for (const r of ok) assert.equal(r.text, '$ sleep 15; echo in\nin\n');
     for (const r of refused) assert.equal(r.text, perUser(2));
     let made = 0;
     for (const conv of convs) made += (await containersOf(conv)).length;
@@ -206,7 +216,7 @@ test('four new chats racing to make room from two idle sandboxes: two run, two r
     }
     const convs = Array.from({ length: 4 }, (_, i) => t.chat(`new${i}`));
     const clients = await Promise.all(convs.map((conv) => connect(t, { conv, user: 'gina' })));
-    const calls = clients.map((c) => run(c, 'sleep 5; echo in'));
+    const calls = clients.map((c) => run(c, 'sleep 15; echo in'));
     // While they run: never more than two of hers running.
     let most = 0;
     const until = Date.now() + 4000;

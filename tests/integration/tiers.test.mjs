@@ -90,14 +90,15 @@ test('a call in flight is never paused', withLogs(tb, async () => {
   const conv = tb.chat('busy');
   const c = await connect(tb, { conv });
   await runOk(c, 'true');
-  const slow = run(c, 'sleep 6; echo done');
+  const slow = run(c, 'sleep 15; echo done');
   await new Promise((res) => setTimeout(res, 1500));
   await setLastCall(tb, conv, minutesAgo(10));
   const out = await reap('busy-');
+  assert.match(out, /keep talkback-.* \(its stamp is old, but 1 call\(s\) of it are running\)/);
   assert.doesNotMatch(out, /1 paused/);
   assert.equal(await state(conv), 'running');
   const r = await slow;
-  assert.equal(r.text, '$ sleep 6; echo done\ndone\n');
+  assert.equal(r.text, '$ sleep 15; echo done\ndone\n');
   await c.close();
 }));
 
