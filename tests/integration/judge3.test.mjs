@@ -33,9 +33,9 @@ function verdict(r) {
 test('rounding: the values agree to the expected precision, only the rounding differs', withLogs(tb, async () => {
   const r = await runCode({ code: 'print(1/3)\n', expected: '0.33\n' });
   assert.equal(r.isError, true);
-  assert.equal(verdict(r), 'FAIL: the values are right, only the rounding differs: they agree with the expected '
-    + 'ones to the expected precision (2 decimal places). Print them rounded to 2 decimal places, as expected '
-    + '(Python: f"{x:.2f}"; C, C++: printf("%.2f", x)).');
+  assert.equal(verdict(r), 'FAIL: the values agree to the expected precision (2 decimal places), so only the '
+    + 'rounding differs. Print them rounded to 2 decimal places, as expected (Python: f"{x:.2f}"; C, C++: '
+    + 'printf("%.2f", x)).');
   assert.match(r.text, /expected: 0\.33\n {2}got: {6}0\.333333/);
   assert.match(verdict(await runCode({ code: 'print(f"{1/3:.2f}")\n', expected: '0.33\n' })), /^PASS/);
   // A wrong value is a plain FAIL.
@@ -44,7 +44,7 @@ test('rounding: the values agree to the expected precision, only the rounding di
 
 test('line breaks: the values are right, only the line breaks differ', withLogs(tb, async () => {
   const r = await runCode({ code: 'for x in input().split():\n    print(x)\n', input: '1 2 3\n', expected: '1 2 3\n' });
-  assert.equal(verdict(r), 'FAIL: the values are right and in the right order, only the line breaks differ: '
+  assert.equal(verdict(r), 'FAIL: the values are right and only the line breaks differ: '
     + '1 line was expected, the program printed 3. Print them all on one line, separated by spaces '
     + '(Python: print(*values)); C++: a space between values, one newline at the end).');
   assert.match(verdict(await runCode({ code: 'print(*input().split())\n', input: '1 2 3\n', expected: '1 2 3\n' })), /^PASS/);
@@ -52,8 +52,8 @@ test('line breaks: the values are right, only the line breaks differ', withLogs(
 
 test('the answer on stderr: stderr is not compared, print to stdout', withLogs(tb, async () => {
   const r = await runCode({ code: 'import sys\nprint(int(input()) * 2, file=sys.stderr)\n', input: '21\n', expected: '42\n' });
-  assert.equal(verdict(r), 'FAIL: stdout was empty, and the answer went to stderr, which is not compared. '
-    + 'Print the answer to stdout (Python: print(x), not print(x, file=sys.stderr); C++: cout, not cerr; '
+  assert.equal(verdict(r), 'FAIL: stdout was empty, and the answer went to stderr: stderr is not compared, and '
+    + 'the answer must go to stdout (Python: print(x), not print(x, file=sys.stderr); C++: cout, not cerr; '
     + 'Java: System.out, not System.err).');
 }));
 
@@ -63,8 +63,8 @@ test('a class Solution nothing calls: it defines twoSum but never calls it', wit
     + '                return [seen[target - x], i]\n            seen[x] = i\n        return []\n';
   const r = await runCode({ code, input: '2 7 11 15\n9\n', expected: '0 1\n' });
   assert.equal(verdict(r), 'FAIL: the program printed nothing: the code defines `twoSum` but never calls it. '
-    + 'run_code runs the code as a whole program: it must read the input from stdin, call `twoSum` with it, '
-    + 'and print the answer (LeetCode-style code needs that part added).');
+    + 'The program must read the input and print the answer: add the lines that read stdin, call `twoSum` '
+    + 'with it and print the result (run_code runs the code as a whole program).');
   const called = `${code}\nnums = list(map(int, input().split()))\nt = int(input())\nprint(*Solution().twoSum(nums, t))\n`;
   assert.match(verdict(await runCode({ code: called, input: '2 7 11 15\n9\n', expected: '0 1\n' })), /^PASS/);
   // A program that prints nothing and calls what it defines: the plain FAIL.

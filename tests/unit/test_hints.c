@@ -813,102 +813,116 @@ static const hcase_t cases[] = {
     /* round 3, tasks.c: git says what did not happen */
     { FIRE("git-identity"), .cmd = "git commit -m first",
       .out = "Author identity unknown\n\n*** Please tell me who you are.\n", .exit_code = 128,
-      .expect = "[Nothing was committed: git does not know who you are yet" },
+      .expect = "[git does not know who you are yet (a new sandbox has no name or email set), so "
+                "nothing was committed." },
     { QUIET("git-identity"), .cmd = "git commit -m first",
       .out = "[master (root-commit) 1a2b3c4] first\n 1 file changed\n", .exit_code = 0 },
     { FIRE("git-nothing-staged"), .cmd = "git commit -m 'add app'",
       .out = "On branch master\n\nInitial commit\n\nUntracked files:\n\tapp.py\n\nnothing added to "
              "commit but untracked files present (use \"git add\" to track)\n",
       .exit_code = 1,
-      .expect = "[Nothing was committed: no change was staged (git commit takes only what git add "
-                "staged). Stage the files, then commit: git add -A && git commit -m 'MESSAGE']\n" },
+      .expect =
+          "[No change was staged (git commit takes only what git add staged), so nothing was "
+          "committed. Stage the files, then commit: git add -A && git commit -m 'MESSAGE']\n" },
     { FIRE("git-nothing-staged"), .cmd = "cd repo && git commit -m fix",
       .out =
           "Changes not staged for commit:\n\tmodified:   a.py\n\nno changes added to commit (use "
           "\"git add\" and/or \"git commit -a\")\n",
-      .exit_code = 1, .expect = "[Nothing was committed: no change was staged" },
+      .exit_code = 1,
+      .expect = "[No change was staged (git commit takes only what git add staged), so nothing was "
+                "committed." },
     { QUIET("git-nothing-staged"), .cmd = "git add -A && git commit -m 'add app'",
       .out = "[master (root-commit) 5d6e7f8] add app\n 1 file changed, 3 insertions(+)\n",
       .exit_code = 0 },
     { FIRE("git-no-files"), .cmd = "git commit -m x",
       .out = "On branch master\n\nInitial commit\n\nnothing to commit (create/copy files and use "
              "\"git add\" to track)\n",
-      .exit_code = 1, .expect = "[Nothing was committed: the repository has no file yet." },
+      .exit_code = 1, .expect = "[The repository has no file yet, so nothing was committed." },
     { QUIET("git-no-files"), .cmd = "git status", .out = "nothing to commit (create/copy files\n",
       .exit_code = 0 },
     { FIRE("git-nothing-to-commit"), .cmd = "git commit -am again",
       .out = "On branch master\nnothing to commit, working tree clean\n", .exit_code = 1,
-      .expect = "[Nothing was committed, because nothing changed since the last commit" },
+      .expect = "[Nothing changed since the last commit, so nothing was committed" },
     { QUIET("git-nothing-to-commit"), .cmd = "git status",
       .out = "On branch master\nnothing to commit, working tree clean\n", .exit_code = 0 },
     { FIRE("git-not-a-repo"), .cmd = "git log",
       .out = "fatal: not a git repository (or any of the parent directories): .git\n",
       .exit_code = 128,
-      .expect = "[Nothing happened: the folder git ran in is not inside a repository" },
+      .expect = "[The folder git ran in is not inside a repository (each run starts in /work), so "
+                "nothing happened." },
     { QUIET("git-not-a-repo"), .cmd = "git log --oneline", .out = "1a2b3c4 first\n",
       .exit_code = 0 },
     { FIRE("git-dns-clone"), .cmd = "git clone https://github.invalid/me/repo.git",
       .out = "Cloning into 'repo'...\nfatal: unable to access "
              "'https://github.invalid/me/repo.git/': Could not resolve host: github.invalid\n",
       .exit_code = 128,
-      .expect = "[Nothing was cloned: the host github.invalid does not resolve from this sandbox, "
-                "so git reached no server. Check the URL's spelling" },
+      .expect = "[The host github.invalid does not resolve from this sandbox, so git reached no "
+                "server: nothing was cloned. Check the URL's spelling" },
     { FIRE("git-dns-clone"), .cmd = "git clone git@gitlab.invalid:me/repo.git",
       .out = "Cloning into 'repo'...\nssh: Could not resolve hostname gitlab.invalid: Name or "
              "service not known\nfatal: Could not read from remote repository.\n",
-      .exit_code = 128, .expect = "[Nothing was cloned: the host gitlab.invalid does not resolve" },
+      .exit_code = 128,
+      .expect = "[The host gitlab.invalid does not resolve from this sandbox, so git reached no "
+                "server: nothing was cloned." },
     { QUIET("git-dns-clone"), .cmd = "git clone /srv/repo.git",
       .out = "Cloning into 'repo'...\ndone.\n", .exit_code = 0 },
     { FIRE("git-dns-push"), .cmd = "git push origin main",
       .out = "fatal: unable to access 'https://git.invalid/r.git/': Could not resolve host: "
              "git.invalid\n",
-      .exit_code = 128, .expect = "[Nothing was pushed: the host git.invalid does not resolve" },
+      .exit_code = 128,
+      .expect = "[The host git.invalid does not resolve from this sandbox, so git reached no "
+                "server: nothing was pushed." },
     { QUIET("git-dns-push"), .cmd = "git push origin main", .out = "Everything up-to-date\n",
       .exit_code = 0 },
     { FIRE("git-dns-fetch"), .cmd = "git pull",
       .out = "fatal: unable to access 'https://git.invalid/r.git/': Could not resolve host: "
              "git.invalid\n",
-      .exit_code = 1, .expect = "[Nothing was fetched: the host git.invalid does not resolve" },
+      .exit_code = 1,
+      .expect = "[The host git.invalid does not resolve from this sandbox, so git reached no "
+                "server: nothing was fetched." },
     { QUIET("git-dns-fetch"), .cmd = "git pull", .out = "Already up to date.\n", .exit_code = 0 },
     { FIRE("git-push-no-remote"), .cmd = "git push",
       .out = "fatal: No configured push destination.\nEither specify the URL from the "
              "command-line or configure a remote repository using\n",
       .exit_code = 128,
-      .expect = "[Nothing was pushed or fetched: this repository has no remote to talk to" },
+      .expect = "[This repository has no remote to talk to (git remote -v lists none), so nothing "
+                "was pushed or fetched." },
     { FIRE("git-push-no-remote"), .cmd = "git push origin master",
       .out = "fatal: 'origin' does not appear to be a git repository\nfatal: Could not read from "
              "remote repository.\n",
-      .exit_code = 128, .expect = "[Nothing was pushed or fetched: this repository has no remote" },
+      .exit_code = 128,
+      .expect = "[This repository has no remote to talk to (git remote -v lists none), so nothing "
+                "was pushed or fetched." },
     { QUIET("git-push-no-remote"), .cmd = "git push", .out = "Everything up-to-date\n",
       .exit_code = 0 },
     { FIRE("git-push-no-upstream"), .cmd = "git push",
       .out = "fatal: The current branch feature has no upstream branch.\n", .exit_code = 128,
-      .expect = "[Nothing was pushed: branch feature has no upstream yet. Push it and set one: git "
-                "push -u origin feature]\n" },
+      .expect =
+          "[Branch feature has no upstream yet, so nothing was pushed. Push it and set one: git "
+          "push -u origin feature]\n" },
     { QUIET("git-push-no-upstream"), .cmd = "git push -u origin feature",
       .out = "branch 'feature' set up to track 'origin/feature'.\n", .exit_code = 0 },
     { FIRE("git-no-such-ref"), .cmd = "git push origin main",
       .out = "error: src refspec main does not match any\n", .exit_code = 1,
-      .expect = "[Nothing was pushed: there is no local branch main with a commit" },
+      .expect = "[There is no local branch main with a commit" },
     { QUIET("git-no-such-ref"), .cmd = "git push origin main", .out = " * [new branch] main\n",
       .exit_code = 0 },
     { FIRE("git-push-rejected"), .cmd = "git push",
       .out = " ! [rejected]        main -> main (fetch first)\nerror: failed to push some refs\n",
-      .exit_code = 1, .expect = "[Nothing was pushed: the remote has commits this copy lacks." },
+      .exit_code = 1, .expect = "[The remote has commits this copy lacks, so nothing was pushed." },
     { QUIET("git-push-rejected"), .cmd = "git push", .out = "   1a2b..3c4d  main -> main\n",
       .exit_code = 0 },
     { FIRE("git-clone-exists"), .cmd = "git clone /srv/app.git",
       .out = "fatal: destination path 'app' already exists and is not an empty directory.\n",
       .exit_code = 128,
-      .expect = "[Nothing was cloned: the folder app exists already (an earlier clone?). Use it "
+      .expect = "[The folder app exists already (an earlier clone?), so nothing was cloned. Use it "
                 "(cd app && git pull)" },
     { QUIET("git-clone-exists"), .cmd = "git clone /srv/app.git app2",
       .out = "Cloning into 'app2'...\n", .exit_code = 0 },
     { FIRE("git-repo-not-found"), .cmd = "git clone https://github.com/me/nope.git",
       .out = "remote: Repository not found.\nfatal: repository 'https://github.com/me/nope.git/' "
              "not found\n",
-      .exit_code = 128,
-      .expect = "[Nothing was transferred: the server has no repository at that URL" },
+      .exit_code = 128, .expect = "[The server has no repository at that URL" },
     { QUIET("git-repo-not-found"), .cmd = "git ls-remote /srv/app.git", .out = "1a2b\tHEAD\n",
       .exit_code = 0 },
     { FIRE("git-pathspec"), .cmd = "git add mian.py",
@@ -1032,7 +1046,9 @@ static const hcase_t cases[] = {
     { FIRE("git-divergent"), .cmd = "git pull",
       .out = "hint: You have divergent branches and need to specify how to reconcile them.\n"
              "fatal: Need to specify how to reconcile divergent branches.\n",
-      .exit_code = 128, .expect = "[Nothing was pulled: this copy and the remote both have new" },
+      .exit_code = 128,
+      .expect = "[This copy and the remote both have new commits, and git will not choose how to "
+                "join them, so nothing was pulled." },
     { QUIET("git-divergent"), .cmd = "git pull --rebase", .out = "Successfully rebased\n",
       .exit_code = 0 },
     { FIRE("git-remote-exists"), .cmd = "git remote add origin /srv/r.git",
