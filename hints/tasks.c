@@ -269,7 +269,7 @@ const hint_t hints_tasks[] = {
         .name = "table-key", .group = "data",
         .out = "^KeyError: ('[^'\n]*')$",
         .exit = HX_NONZERO,
-        .probe = CD_GUARD(3) PROBE_DATA_COLUMNS,
+        .probe = CD_GUARD(3) "k={o1}; " PROBE_DATA_COLUMNS,
         .say = { "[The table has no column {o1}: column names must match exactly (case and spaces "
                  "count). The columns of {p1}. Use one of those as written.]" },
     },
