@@ -14,8 +14,6 @@
 
 static const other_lang_t others[] = {
     { "TypeScript", "typescript ts tsx", "npm install -g tsx", "main.ts", "tsx main.ts", NULL },
-    { "Ruby", "ruby rb", APT("ruby"), "main.rb", "ruby main.rb", NULL },
-    { "PHP", "php", APT("php-cli"), "main.php", "php main.php", NULL },
     { "R", "r rscript", APT("r-base-core"), "main.R", "Rscript main.R", NULL },
     { "Scala", "scala", APT("scala"), "main.scala", "scala -J-Xmx160m main.scala", NULL },
     { "Swift", "swift", APT("swiftlang"), "main.swift", "swiftc -O -o main main.swift && ./main",
@@ -26,8 +24,6 @@ static const other_lang_t others[] = {
       "escript runs main(_) of the file" },
     { "Clojure", "clojure clj", APT("clojure"), "main.clj", "clojure main.clj", NULL },
     { "Racket", "racket rkt", APT("racket"), "main.rkt", "racket main.rkt", NULL },
-    { "Fortran", "fortran f90 f95 gfortran", APT("gfortran"), "main.f90",
-      "gfortran -O2 -o main main.f90 && ./main", NULL },
     { "Pascal", "pascal pas fpc freepascal delphi", APT("fp-compiler"), "main.pas",
       "fpc -O2 -omain main.pas && ./main", NULL },
     { "D", "d dlang gdc", APT("gdc"), "main.d", "gdc -O2 -o main main.d && ./main", NULL },
@@ -38,7 +34,6 @@ static const other_lang_t others[] = {
     { "Scheme", "scheme guile", APT("guile-3.0"), "main.scm", "guile main.scm", NULL },
     { "Prolog", "prolog swipl swi-prolog", APT("swi-prolog-nox"), "main.pl",
       "swipl -q -g main -t halt main.pl", "the program's entry point is main/0" },
-    { "Tcl", "tcl tclsh", APT("tcl"), "main.tcl", "tclsh main.tcl", NULL },
     { "Groovy", "groovy", APT("groovy"), "main.groovy", "groovy main.groovy", NULL },
     { "Ada", "ada gnat", APT("gnat"), "main.adb", "gnatmake -q -O2 main.adb && ./main", NULL },
     { "Objective-C", "objective-c objc objectivec", APT("gobjc"), "main.m",

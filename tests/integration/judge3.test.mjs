@@ -73,18 +73,53 @@ test('a class Solution nothing calls: it defines twoSum but never calls it', wit
 }));
 
 test('a language run_code does not run: the install and run lines for the run tool; none in Debian: said', withLogs(tb, async () => {
-  const r = await runCode({ language: 'ruby', code: 'puts gets.to_i * 2\n', input: '21\n', expected: '42\n' });
+  const r = await runCode({ language: 'scala', code: 'println(1)\n', input: '', expected: '1\n' });
   assert.equal(r.isError, true);
-  assert.equal(r.text, '[talkback: run_code does not run Ruby itself, but this sandbox can, with the run tool. '
-    + 'Write the program to main.rb with write_file (its input to input.txt), then run: apt-get update && '
-    + 'apt-get install -y ruby && ruby main.rb < input.txt (the install is needed once per chat; after it: '
-    + 'ruby main.rb < input.txt). Nothing ran.]');
+  assert.equal(r.text, '[talkback: run_code does not run Scala itself, but this sandbox can, with the run tool. '
+    + 'Write the program to main.scala with write_file (its input to input.txt), then run: apt-get update && '
+    + 'apt-get install -y scala && scala -J-Xmx160m main.scala < input.txt (the install is needed once per chat; '
+    + 'after it: scala -J-Xmx160m main.scala < input.txt). Nothing ran.]');
   const ts = await runCode({ language: 'TypeScript', code: 'console.log(1)\n' });
   assert.match(ts.text, /npm install -g tsx && tsx main\.ts < input\.txt/);
   const zig = await runCode({ language: 'zig', code: 'x' });
   assert.match(zig.text, /^\[talkback: run_code does not run Zig, and Debian 13 has no package for it.* Write the program in a language run_code knows: C \(c\), C\+\+ \(cpp\)/);
   // A name nobody knows keeps the list.
   assert.match((await runCode({ language: 'cobol', code: 'x' })).text, /^\[talkback: run_code does not know the language `cobol`\. Use one of: /);
+}));
+
+test('Ruby, Tcl, PHP and Fortran, installed on first use in a sandbox made for the test: said with the time; then PASS and a run error', withLogs(tb, async () => {
+  const c2 = await connect(tb, { conv: tb.chat('install'), user: 'user-judge3' });
+  try {
+    const rc = (args) => call(c2, 'run_code', args, { timeout: 300000 });
+    const first = await rc({ language: 'ruby', code: 'puts gets.split.map(&:to_i).sum\n', input: '1 2 3\n', expected: '6\n' });
+    assert.match(first.text, /^Installed Ruby in this sandbox on first use \(apt-get install -y ruby\): \d+\.\d s\. Later runs in this chat find it there\.$/m, first.text);
+    assert.match(verdict(first), /^PASS/, first.text);
+    const again = await rc({ language: 'rb', code: 'puts gets.to_i * 2\n', input: '21\n', expected: '42\n' });
+    assert.doesNotMatch(again.text, /Installed Ruby/);
+    assert.match(verdict(again), /^PASS/);
+    const err = await rc({ language: 'ruby', code: 'puts(1\n', expected: '1\n' });
+    assert.match(err.text, /syntax error|unexpected end-of-input/, err.text);
+    assert.match(err.text, /^CRASH: the program exited with code 1/m, err.text);
+    const tcl = await rc({ language: 'tcl', code: 'gets stdin n\nputs [expr {$n * 3}]\n', input: '5\n', expected: '15\n' });
+    assert.match(tcl.text, /^Installed Tcl in this sandbox on first use \(apt-get install -y tcl\): /m, tcl.text);
+    assert.match(verdict(tcl), /^PASS/, tcl.text);
+    const tcle = await rc({ language: 'tcl', code: 'puts [expr {1 +}]\n', expected: '1\n' });
+    assert.match(tcle.text, /^CRASH: the program exited with code 1/m, tcle.text);
+    const php = await rc({ language: 'php', code: '<?php\n$n = (int) trim(fgets(STDIN));\necho $n + 1, "\\n";\n', input: '41\n', expected: '42\n' });
+    assert.match(php.text, /^Installed PHP in this sandbox on first use \(apt-get install -y php-cli\): /m, php.text);
+    assert.match(verdict(php), /^PASS/, php.text);
+    const phpe = await rc({ language: 'php', code: '<?php\necho (1;\n', expected: '1\n' });
+    assert.match(phpe.text, /^CRASH: the program exited with code 255/m, phpe.text);
+    const f90 = 'program main\n  integer :: a, b\n  read(*,*) a, b\n  print \'(I0)\', a + b\nend program main\n';
+    const fo = await rc({ language: 'fortran', code: f90, input: '2 3\n', expected: '5\n' });
+    assert.match(fo.text, /^Installed Fortran in this sandbox on first use \(apt-get install -y gfortran\): /m, fo.text);
+    assert.match(fo.text, /\$ gfortran -O2 -o main main\.f90/);
+    assert.match(verdict(fo), /^PASS/, fo.text);
+    const foe = await rc({ language: 'f90', code: 'program main\n  print *, x +\nend program main\n', expected: '1\n' });
+    assert.match(foe.text, /^COMPILE ERROR: the program did not compile/m, foe.text);
+  } finally {
+    await c2.close().catch(() => {});
+  }
 }));
 
 test('Perl and AWK, in the image: a PASS and a run error each', withLogs(tb, async () => {
