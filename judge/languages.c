@@ -49,6 +49,14 @@ static const language_t languages[] = {
     { "Tcl", "tcl", "tcl tclsh", "main.tcl", NULL, "tclsh {file}", NULL, false, "tcl", "tclsh" },
     { "Fortran", "fortran", "fortran f90 f95 gfortran", "main.f90", "gfortran -O2 -o main {file}",
       "./main", "main", false, "gfortran", "gfortran" },
+    { "Pascal", "pascal", "pascal pas fpc freepascal delphi", "main.pas",
+      "fpc -O2 -v0 -omain {file}", "./main", "main", false, "fp-compiler", "fpc" },
+    { "D", "d", "d dlang gdc", "main.d", "gdc -O2 -o main {file}", "./main", "main", false, "gdc",
+      "gdc" },
+    { "OCaml", "ocaml", "ocaml ml", "main.ml", "ocamlopt -o main {file}", "./main", "main", false,
+      "ocaml-nox", "ocamlopt" },
+    { "Common Lisp", "lisp", "lisp common-lisp commonlisp sbcl cl", "main.lisp", NULL,
+      "sbcl --script {file}", NULL, false, "sbcl", "sbcl" },
 };
 
 #define LANGUAGES_N (sizeof languages / sizeof languages[0])

@@ -122,6 +122,33 @@ test('Ruby, Tcl, PHP and Fortran, installed on first use in a sandbox made for t
   }
 }));
 
+test('Pascal, D, OCaml and Common Lisp, installed on first use: a PASS and a compile or run error each', withLogs(tb, async () => {
+  const c3 = await connect(tb, { conv: tb.chat('install2'), user: 'user-judge3' });
+  try {
+    const rc = (args) => call(c3, 'run_code', args, { timeout: 300000 });
+    const cases = [
+      ['pascal', 'fp-compiler', 'program main;\nvar a, b: integer;\nbegin\n  readln(a, b);\n  writeln(a + b);\nend.\n',
+        'program main;\nbegin\n  writeln(x)\nend.\n', /^COMPILE ERROR/m],
+      ['d', 'gdc', 'import std.stdio;\nvoid main() { int a, b; readf(" %d %d", &a, &b); writeln(a + b); }\n',
+        'void main() { x = ; }\n', /^COMPILE ERROR/m],
+      ['ocaml', 'ocaml-nox', 'let () = Scanf.scanf " %d %d" (fun a b -> print_int (a + b); print_newline ())\n',
+        'let () = print_int (1 +)\n', /^COMPILE ERROR/m],
+      ['lisp', 'sbcl', '(let ((a (read)) (b (read))) (format t "~a~%" (+ a b)))\n',
+        '(format t "~a~%" (+ 1 (car nil) "x"))\n', /^CRASH: the program exited with code/m],
+    ];
+    for (const [language, pkg, ok, bad, badRe] of cases) {
+      const r = await rc({ language, code: ok, input: '2 3\n', expected: '5\n' });
+      assert.match(r.text, new RegExp(`^Installed .* in this sandbox on first use \\(apt-get install -y ${pkg}\\): `, 'm'), r.text);
+      assert.match(verdict(r), /^PASS/, r.text);
+      const e = await rc({ language, code: bad, expected: '1\n' });
+      assert.doesNotMatch(e.text, /Installed/);
+      assert.match(e.text, badRe, e.text);
+    }
+  } finally {
+    await c3.close().catch(() => {});
+  }
+}));
+
 test('Perl and AWK, in the image: a PASS and a run error each', withLogs(tb, async () => {
   const pl = await runCode({ language: 'perl', code: 'my @a = split " ", <STDIN>; my $s = 0; $s += $_ for @a; print "$s\\n";\n',
     input: '1 2 3\n', expected: '6\n' });
