@@ -24,8 +24,9 @@
 #define GIT(subs) "\\<git[[:space:]]+(-[^[:space:]]+[[:space:]]+)*(" subs ")\\>"
 
 #define GIT_DNS_SAY(what)                                                                          \
-    "[Nothing was " what ": the host {o2} does not resolve from this sandbox, so git reached no "  \
-    "server. Check the URL's spelling (https://HOST/OWNER/REPO.git); nothing of the repository "   \
+    "[The host {o2} does not resolve from this sandbox, so git reached no server: nothing "        \
+    "was " what                                                                                    \
+    ". Check the URL's spelling (https://HOST/OWNER/REPO.git); nothing of the repository "         \
     "is here.]"
 
 #define GIT_DNS_OUT "Could not resolve host(name)?:? ([^:[:space:]']+)"
@@ -39,8 +40,8 @@ const hint_t hints_tasks[] = {
         .cmd = "\\<git\\>",
         .out = "Author identity unknown|Please tell me who you are|unable to auto-detect email",
         .exit = HX_NONZERO,
-        .say = { "[Nothing was committed: git does not know who you are yet (a new sandbox has no "
-                 "name or email set). Set them once, then commit again: git config --global "
+        .say = { "[git does not know who you are yet (a new sandbox has no name or email set), so "
+                 "nothing was committed. Set them once, then commit again: git config --global "
                  "user.email 'you@example.com' && git config --global user.name 'Your Name']" },
     },
     {
@@ -48,15 +49,15 @@ const hint_t hints_tasks[] = {
         .cmd = GIT("commit"),
         .out = "nothing added to commit but untracked files present|no changes added to commit",
         .exit = HX_NONZERO,
-        .say = { "[Nothing was committed: no change was staged (git commit takes only what git add "
-                 "staged). Stage the files, then commit: git add -A && git commit -m 'MESSAGE']" },
+        .say = { "[No change was staged (git commit takes only what git add staged), so nothing was "
+                 "committed. Stage the files, then commit: git add -A && git commit -m 'MESSAGE']" },
     },
     {
         .name = "git-no-files", .group = "git",
         .cmd = GIT("commit"),
         .out = "nothing to commit \\(create/copy files",
         .exit = HX_NONZERO,
-        .say = { "[Nothing was committed: the repository has no file yet. Write the files first, "
+        .say = { "[The repository has no file yet, so nothing was committed. Write the files first, "
                  "then git add -A && git commit -m 'MESSAGE']" },
     },
     {
@@ -64,9 +65,9 @@ const hint_t hints_tasks[] = {
         .cmd = GIT("commit"),
         .out = "nothing to commit, working tree clean",
         .exit = HX_NONZERO,
-        .say = { "[Nothing was committed, because nothing changed since the last commit: the work "
-                 "is committed already (git log --oneline -3 shows it). Change a file first if "
-                 "there is more to commit.]" },
+        .say = { "[Nothing changed since the last commit, so nothing was committed: the work is "
+                 "committed already (git log --oneline -3 shows it). Change a file first if there is "
+                 "more to commit.]" },
     },
     {
         .name = "git-not-a-repo", .group = "git",
@@ -74,9 +75,9 @@ const hint_t hints_tasks[] = {
         .out = "not a git repository",
         .not_out = "does not appear to be a git repository",
         .exit = HX_NONZERO,
-        .say = { "[Nothing happened: the folder git ran in is not inside a repository (each run "
-                 "starts in /work). Make one first: git init, or go into it in the same command: "
-                 "cd REPO && git ...]" },
+        .say = { "[The folder git ran in is not inside a repository (each run starts in /work), so "
+                 "nothing happened. Make one first: git init, or go into it in the same command: cd "
+                 "REPO && git ...]" },
     },
     {
         .name = "git-dns-clone", .group = "dns",
@@ -99,16 +100,16 @@ const hint_t hints_tasks[] = {
         .out = "No configured push destination|'([^']+)' does not appear to be a git repository"
                "|No remote repository specified|There is no tracking information",
         .exit = HX_NONZERO,
-        .say = { "[Nothing was pushed or fetched: this repository has no remote to talk to (git "
-                 "remote -v lists none). Add one first: git remote add origin URL, then git push "
-                 "-u origin BRANCH. The commits are safe here, in the local repository.]" },
+        .say = { "[This repository has no remote to talk to (git remote -v lists none), so nothing was "
+                 "pushed or fetched. Add one first: git remote add origin URL, then git push -u origin "
+                 "BRANCH. The commits are safe here, in the local repository.]" },
     },
     {
         .name = "git-push-no-upstream", .group = "git",
         .cmd = GIT("push"),
         .out = "The current branch ([^[:space:]]+) has no upstream branch",
         .exit = HX_NONZERO,
-        .say = { "[Nothing was pushed: branch {o1} has no upstream yet. Push it and set one: git "
+        .say = { "[Branch {o1} has no upstream yet, so nothing was pushed. Push it and set one: git "
                  "push -u origin {o1}]" },
     },
     {
@@ -116,8 +117,8 @@ const hint_t hints_tasks[] = {
         .cmd = GIT("push"),
         .out = "src refspec ([^[:space:]]+) does not match any",
         .exit = HX_NONZERO,
-        .say = { "[Nothing was pushed: there is no local branch {o1} with a commit (no commit yet, "
-                 "or the branch has another name: git branch shows it). Commit first, or push the "
+        .say = { "[There is no local branch {o1} with a commit (no commit yet, or the branch has "
+                 "another name: git branch shows it), so nothing was pushed. Commit first, or push the "
                  "branch that exists: git push -u origin HEAD]" },
     },
     {
@@ -125,7 +126,7 @@ const hint_t hints_tasks[] = {
         .cmd = GIT("push"),
         .out = "\\[rejected\\]|failed to push some refs",
         .exit = HX_NONZERO,
-        .say = { "[Nothing was pushed: the remote has commits this copy lacks. Bring them in first "
+        .say = { "[The remote has commits this copy lacks, so nothing was pushed. Bring them in first "
                  "(git pull --rebase), then push again.]" },
     },
     {
@@ -133,7 +134,7 @@ const hint_t hints_tasks[] = {
         .cmd = GIT("clone"),
         .out = "destination path '([^']+)' already exists and is not an empty directory",
         .exit = HX_NONZERO,
-        .say = { "[Nothing was cloned: the folder {o1} exists already (an earlier clone?). Use it "
+        .say = { "[The folder {o1} exists already (an earlier clone?), so nothing was cloned. Use it "
                  "(cd {o1} && git pull), or clone into a new folder: git clone URL NEWNAME]" },
     },
     {
@@ -142,9 +143,9 @@ const hint_t hints_tasks[] = {
         .out = "Repository not found|repository '[^']*' not found|repository '[^']*' does not "
                "exist",
         .exit = HX_NONZERO,
-        .say = { "[Nothing was transferred: the server has no repository at that URL that this "
-                 "sandbox may read (a wrong URL, or a private one that needs a token: "
-                 "https://USER:TOKEN@HOST/OWNER/REPO.git). Check the URL.]" },
+        .say = { "[The server has no repository at that URL that this sandbox may read (a wrong URL, "
+                 "or a private one that needs a token: https://USER:TOKEN@HOST/OWNER/REPO.git), so "
+                 "nothing was cloned, fetched or pushed. Check the URL.]" },
     },
     {
         .name = "git-pathspec", .group = "git",
@@ -196,9 +197,9 @@ const hint_t hints_tasks[] = {
         .cmd = GIT("pull"),
         .out = "Need to specify how to reconcile divergent branches|divergent branches",
         .exit = HX_NONZERO,
-        .say = { "[Nothing was pulled: this copy and the remote both have new commits, and git "
-                 "will not choose how to join them. Say it: git pull --rebase (your commits on top) "
-                 "or git pull --no-rebase (a merge commit).]" },
+        .say = { "[This copy and the remote both have new commits, and git will not choose how to join "
+                 "them, so nothing was pulled. Say it: git pull --rebase (your commits on top) or git "
+                 "pull --no-rebase (a merge commit).]" },
     },
     {
         .name = "git-remote-exists", .group = "git",
@@ -268,7 +269,7 @@ const hint_t hints_tasks[] = {
         .name = "table-key", .group = "data",
         .out = "^KeyError: ('[^'\n]*')$",
         .exit = HX_NONZERO,
-        .probe = CD_GUARD(3) PROBE_DATA_COLUMNS,
+        .probe = CD_GUARD(3) "k={o1}; " PROBE_DATA_COLUMNS,
         .say = { "[The table has no column {o1}: column names must match exactly (case and spaces "
                  "count). The columns of {p1}. Use one of those as written.]" },
     },

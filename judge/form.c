@@ -347,28 +347,28 @@ char *form_uncalled(const char *code, size_t len)
 /* ---- the texts ---------------------------------------------------------------------- */
 
 #define SAY_ROUNDING                                                                               \
-    "FAIL: the values are right, only the rounding differs: they agree with the expected ones "    \
-    "to the expected precision (%d decimal place%s). Print them rounded to %d decimal place%s, "   \
-    "as expected (Python: f\"{x:.%df}\"; C, C++: printf(\"%%.%df\", x)).\n"
+    "FAIL: the values agree to the expected precision (%d decimal place%s), so only the rounding " \
+    "differs. Print them rounded to %d decimal place%s, as expected (Python: f\"{x:.%df}\"; C, "   \
+    "C++: printf(\"%%.%df\", x)).\n"
 #define SAY_BREAKS                                                                                 \
-    "FAIL: the values are right and in the right order, only the line breaks differ: %zu "         \
-    "line%s expected, the program printed %zu. %s\n"
+    "FAIL: the values are right and only the line breaks differ: %zu line%s expected, the "        \
+    "program printed %zu. %s\n"
 #define SAY_BREAKS_ONE_LINE                                                                        \
     "Print them all on one line, separated by spaces (Python: print(*values)); C++: a space "      \
     "between values, one newline at the end)."
 #define SAY_BREAKS_SPLIT "Print each expected line on its own line (a newline where they end)."
 #define SAY_BREAKS_OTHER "Break the lines where the expected output does."
 #define SAY_STDERR_EMPTY                                                                           \
-    "FAIL: stdout was empty, and the answer went to stderr, which is not compared. Print the "     \
-    "answer to stdout (Python: print(x), not print(x, file=sys.stderr); C++: cout, not cerr; "     \
-    "Java: System.out, not System.err).\n"
+    "FAIL: stdout was empty, and the answer went to stderr: stderr is not compared, and the "      \
+    "answer must go to stdout (Python: print(x), not print(x, file=sys.stderr); C++: cout, not "   \
+    "cerr; Java: System.out, not System.err).\n"
 #define SAY_STDERR                                                                                 \
-    "FAIL: stdout differs, but stderr, which is not compared, holds the expected answer. Print "   \
-    "the answer to stdout, and anything else to stderr or nowhere.\n"
+    "FAIL: stdout differs, but stderr holds the expected answer: stderr is not compared, and the " \
+    "answer must go to stdout (anything else to stderr, or nowhere).\n"
 #define SAY_UNCALLED                                                                               \
-    "FAIL: the program printed nothing: the code defines `%s` but never calls it. run_code runs "  \
-    "the code as a whole program: it must read the input from stdin, call `%s` with it, and "      \
-    "print the answer (LeetCode-style code needs that part added).\n"
+    "FAIL: the program printed nothing: the code defines `%s` but never calls it. The program "    \
+    "must read the input and print the answer: add the lines that read stdin, call `%s` with it "  \
+    "and print the result (run_code runs the code as a whole program).\n"
 
 void form_render(const form_t *f, textbuf_t *out)
 {

@@ -35,6 +35,7 @@
 #include "judge/build.h"
 #include "judge/calls.h"
 #include "judge/cases.h"
+#include "judge/install.h"
 #include "judge/others.h"
 #include "judge/languages.h"
 #include "proto/ops.h"
@@ -254,6 +255,12 @@ static proto_msg_t *run_program(worker_job_t *job, const judge_opts_t *o, const 
     if (lost)
         goto out;
     textbuf_printf(t, "Saved %s (%zu bytes).\n", path, clen);
+    judge_install_t in = judge_install(job, o, lang, t, &noticed);
+    if (in == JUDGE_INSTALL_FAILED || in == JUDGE_INSTALL_LOST) {
+        lost = in == JUDGE_INSTALL_LOST;
+        verdict = lost ? NULL : "install failed";
+        goto out;
+    }
     if (compile) {
         judge_build_t b = judge_build(job, o, lang, file, compile, code, t, &noticed);
         lost = b == JUDGE_BUILD_LOST;

@@ -4,7 +4,8 @@
  * line, or none) and run (a command line), and which names a model may use
  * for it.  Command lines run under bash in /work and may hold {file}, the
  * saved file's name, and {class}, the Java class the code declares.  Adding
- * a language is one entry here plus one test, and a package in the image.
+ * a language is one entry here plus one test, and a package in the image
+ * or one installed on first use (install, needs).
  */
 #ifndef TALKBACK_LANGUAGES_H
 #define TALKBACK_LANGUAGES_H
@@ -24,6 +25,9 @@ typedef struct {
     bool compile_runs;   /* the compiler may run the program's own code
                             * (Template Haskell's runIO): the compile counts
                             * as the program starting (hub/retry.h) */
+    const char *install; /* Debian package installed on first use in a chat
+                            * (judge/install.h); NULL: in the image */
+    const char *needs;   /* the program whose absence means "install" */
 } language_t;
 
 /* Look up a language by any of its names (case-insensitive, surrounding

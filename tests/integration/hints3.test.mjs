@@ -202,7 +202,7 @@ test('git: nothing committed, pushed or cloned, and what to do; a commit that wo
   const c = await chat('git');
   await runOk(c, 'git init -q repo && echo x > repo/a.txt');
   const who = await run(c, 'cd repo && git add a.txt && git commit -q -m first');
-  oneHint(who, '[Nothing was committed: git does not know who you are yet');
+  oneHint(who, '[git does not know who you are yet (a new sandbox has no name or email set), so nothing was committed.');
   await runOk(c, "git config --global user.email 't@example.com' && git config --global user.name 'T'");
   const ok = await run(c, 'cd repo && git commit -m first');
   assert.equal(ok.isError, false, ok.text);
@@ -211,13 +211,13 @@ test('git: nothing committed, pushed or cloned, and what to do; a commit that wo
   await runOk(c, 'echo y > repo/b.txt');
   const staged = await run(c, 'cd repo && git commit -m second');
   assert.match(staged.text, /\[exit code 1\]/);
-  oneHint(staged, '[Nothing was committed: no change was staged (git commit takes only what git add staged). Stage the files, then commit: git add -A && git commit -m \'MESSAGE\']');
+  oneHint(staged, '[No change was staged (git commit takes only what git add staged), so nothing was committed. Stage the files, then commit: git add -A && git commit -m \'MESSAGE\']');
   const push = await run(c, 'cd repo && git push');
-  oneHint(push, '[Nothing was pushed or fetched: this repository has no remote to talk to');
+  oneHint(push, '[This repository has no remote to talk to (git remote -v lists none), so nothing was pushed or fetched.');
   const clone = await run(c, 'git clone https://git.talkback.invalid/me/tool.git');
-  oneHint(clone, '[Nothing was cloned: the host git.talkback.invalid does not resolve from this sandbox');
+  oneHint(clone, '[The host git.talkback.invalid does not resolve from this sandbox, so git reached no server: nothing was cloned.');
   const notRepo = await run(c, 'git log');
-  oneHint(notRepo, '[Nothing happened: the folder git ran in is not inside a repository');
+  oneHint(notRepo, '[The folder git ran in is not inside a repository (each run starts in /work), so nothing happened.');
 }));
 
 // ---- data work ----------------------------------------------------------------------------

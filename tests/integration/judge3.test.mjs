@@ -33,9 +33,9 @@ function verdict(r) {
 test('rounding: the values agree to the expected precision, only the rounding differs', withLogs(tb, async () => {
   const r = await runCode({ code: 'print(1/3)\n', expected: '0.33\n' });
   assert.equal(r.isError, true);
-  assert.equal(verdict(r), 'FAIL: the values are right, only the rounding differs: they agree with the expected '
-    + 'ones to the expected precision (2 decimal places). Print them rounded to 2 decimal places, as expected '
-    + '(Python: f"{x:.2f}"; C, C++: printf("%.2f", x)).');
+  assert.equal(verdict(r), 'FAIL: the values agree to the expected precision (2 decimal places), so only the '
+    + 'rounding differs. Print them rounded to 2 decimal places, as expected (Python: f"{x:.2f}"; C, C++: '
+    + 'printf("%.2f", x)).');
   assert.match(r.text, /expected: 0\.33\n {2}got: {6}0\.333333/);
   assert.match(verdict(await runCode({ code: 'print(f"{1/3:.2f}")\n', expected: '0.33\n' })), /^PASS/);
   // A wrong value is a plain FAIL.
@@ -44,7 +44,7 @@ test('rounding: the values agree to the expected precision, only the rounding di
 
 test('line breaks: the values are right, only the line breaks differ', withLogs(tb, async () => {
   const r = await runCode({ code: 'for x in input().split():\n    print(x)\n', input: '1 2 3\n', expected: '1 2 3\n' });
-  assert.equal(verdict(r), 'FAIL: the values are right and in the right order, only the line breaks differ: '
+  assert.equal(verdict(r), 'FAIL: the values are right and only the line breaks differ: '
     + '1 line was expected, the program printed 3. Print them all on one line, separated by spaces '
     + '(Python: print(*values)); C++: a space between values, one newline at the end).');
   assert.match(verdict(await runCode({ code: 'print(*input().split())\n', input: '1 2 3\n', expected: '1 2 3\n' })), /^PASS/);
@@ -52,8 +52,8 @@ test('line breaks: the values are right, only the line breaks differ', withLogs(
 
 test('the answer on stderr: stderr is not compared, print to stdout', withLogs(tb, async () => {
   const r = await runCode({ code: 'import sys\nprint(int(input()) * 2, file=sys.stderr)\n', input: '21\n', expected: '42\n' });
-  assert.equal(verdict(r), 'FAIL: stdout was empty, and the answer went to stderr, which is not compared. '
-    + 'Print the answer to stdout (Python: print(x), not print(x, file=sys.stderr); C++: cout, not cerr; '
+  assert.equal(verdict(r), 'FAIL: stdout was empty, and the answer went to stderr: stderr is not compared, and '
+    + 'the answer must go to stdout (Python: print(x), not print(x, file=sys.stderr); C++: cout, not cerr; '
     + 'Java: System.out, not System.err).');
 }));
 
@@ -63,8 +63,8 @@ test('a class Solution nothing calls: it defines twoSum but never calls it', wit
     + '                return [seen[target - x], i]\n            seen[x] = i\n        return []\n';
   const r = await runCode({ code, input: '2 7 11 15\n9\n', expected: '0 1\n' });
   assert.equal(verdict(r), 'FAIL: the program printed nothing: the code defines `twoSum` but never calls it. '
-    + 'run_code runs the code as a whole program: it must read the input from stdin, call `twoSum` with it, '
-    + 'and print the answer (LeetCode-style code needs that part added).');
+    + 'The program must read the input and print the answer: add the lines that read stdin, call `twoSum` '
+    + 'with it and print the result (run_code runs the code as a whole program).');
   const called = `${code}\nnums = list(map(int, input().split()))\nt = int(input())\nprint(*Solution().twoSum(nums, t))\n`;
   assert.match(verdict(await runCode({ code: called, input: '2 7 11 15\n9\n', expected: '0 1\n' })), /^PASS/);
   // A program that prints nothing and calls what it defines: the plain FAIL.
@@ -73,18 +73,80 @@ test('a class Solution nothing calls: it defines twoSum but never calls it', wit
 }));
 
 test('a language run_code does not run: the install and run lines for the run tool; none in Debian: said', withLogs(tb, async () => {
-  const r = await runCode({ language: 'ruby', code: 'puts gets.to_i * 2\n', input: '21\n', expected: '42\n' });
+  const r = await runCode({ language: 'scala', code: 'println(1)\n', input: '', expected: '1\n' });
   assert.equal(r.isError, true);
-  assert.equal(r.text, '[talkback: run_code does not run Ruby itself, but this sandbox can, with the run tool. '
-    + 'Write the program to main.rb with write_file (its input to input.txt), then run: apt-get update && '
-    + 'apt-get install -y ruby && ruby main.rb < input.txt (the install is needed once per chat; after it: '
-    + 'ruby main.rb < input.txt). Nothing ran.]');
+  assert.equal(r.text, '[talkback: run_code does not run Scala itself, but this sandbox can, with the run tool. '
+    + 'Write the program to main.scala with write_file (its input to input.txt), then run: apt-get update && '
+    + 'apt-get install -y scala && scala -J-Xmx160m main.scala < input.txt (the install is needed once per chat; '
+    + 'after it: scala -J-Xmx160m main.scala < input.txt). Nothing ran.]');
   const ts = await runCode({ language: 'TypeScript', code: 'console.log(1)\n' });
   assert.match(ts.text, /npm install -g tsx && tsx main\.ts < input\.txt/);
   const zig = await runCode({ language: 'zig', code: 'x' });
   assert.match(zig.text, /^\[talkback: run_code does not run Zig, and Debian 13 has no package for it.* Write the program in a language run_code knows: C \(c\), C\+\+ \(cpp\)/);
   // A name nobody knows keeps the list.
   assert.match((await runCode({ language: 'cobol', code: 'x' })).text, /^\[talkback: run_code does not know the language `cobol`\. Use one of: /);
+}));
+
+test('Ruby, Tcl, PHP and Fortran, installed on first use in a sandbox made for the test: said with the time; then PASS and a run error', withLogs(tb, async () => {
+  const c2 = await connect(tb, { conv: tb.chat('install'), user: 'user-judge3' });
+  try {
+    const rc = (args) => call(c2, 'run_code', args, { timeout: 300000 });
+    const first = await rc({ language: 'ruby', code: 'puts gets.split.map(&:to_i).sum\n', input: '1 2 3\n', expected: '6\n' });
+    assert.match(first.text, /^Installed Ruby in this sandbox on first use \(apt-get install -y ruby\): \d+\.\d s\. Later runs in this chat find it there\.$/m, first.text);
+    assert.match(verdict(first), /^PASS/, first.text);
+    const again = await rc({ language: 'rb', code: 'puts gets.to_i * 2\n', input: '21\n', expected: '42\n' });
+    assert.doesNotMatch(again.text, /Installed Ruby/);
+    assert.match(verdict(again), /^PASS/);
+    const err = await rc({ language: 'ruby', code: 'puts(1\n', expected: '1\n' });
+    assert.match(err.text, /syntax error|unexpected end-of-input/, err.text);
+    assert.match(err.text, /^CRASH: the program exited with code 1/m, err.text);
+    const tcl = await rc({ language: 'tcl', code: 'gets stdin n\nputs [expr {$n * 3}]\n', input: '5\n', expected: '15\n' });
+    assert.match(tcl.text, /^Installed Tcl in this sandbox on first use \(apt-get install -y tcl\): /m, tcl.text);
+    assert.match(verdict(tcl), /^PASS/, tcl.text);
+    const tcle = await rc({ language: 'tcl', code: 'puts [expr {1 +}]\n', expected: '1\n' });
+    assert.match(tcle.text, /^CRASH: the program exited with code 1/m, tcle.text);
+    const php = await rc({ language: 'php', code: '<?php\n$n = (int) trim(fgets(STDIN));\necho $n + 1, "\\n";\n', input: '41\n', expected: '42\n' });
+    assert.match(php.text, /^Installed PHP in this sandbox on first use \(apt-get install -y php-cli\): /m, php.text);
+    assert.match(verdict(php), /^PASS/, php.text);
+    const phpe = await rc({ language: 'php', code: '<?php\necho (1;\n', expected: '1\n' });
+    assert.match(phpe.text, /^CRASH: the program exited with code 255/m, phpe.text);
+    const f90 = 'program main\n  integer :: a, b\n  read(*,*) a, b\n  print \'(I0)\', a + b\nend program main\n';
+    const fo = await rc({ language: 'fortran', code: f90, input: '2 3\n', expected: '5\n' });
+    assert.match(fo.text, /^Installed Fortran in this sandbox on first use \(apt-get install -y gfortran\): /m, fo.text);
+    assert.match(fo.text, /\$ gfortran -O2 -o main main\.f90/);
+    assert.match(verdict(fo), /^PASS/, fo.text);
+    const foe = await rc({ language: 'f90', code: 'program main\n  print *, x +\nend program main\n', expected: '1\n' });
+    assert.match(foe.text, /^COMPILE ERROR: the program did not compile/m, foe.text);
+  } finally {
+    await c2.close().catch(() => {});
+  }
+}));
+
+test('Pascal, D, OCaml and Common Lisp, installed on first use: a PASS and a compile or run error each', withLogs(tb, async () => {
+  const c3 = await connect(tb, { conv: tb.chat('install2'), user: 'user-judge3' });
+  try {
+    const rc = (args) => call(c3, 'run_code', args, { timeout: 300000 });
+    const cases = [
+      ['pascal', 'fp-compiler', 'program main;\nvar a, b: integer;\nbegin\n  readln(a, b);\n  writeln(a + b);\nend.\n',
+        'program main;\nbegin\n  writeln(x)\nend.\n', /^COMPILE ERROR/m],
+      ['d', 'gdc', 'import std.stdio;\nvoid main() { int a, b; readf(" %d %d", &a, &b); writeln(a + b); }\n',
+        'void main() { x = ; }\n', /^COMPILE ERROR/m],
+      ['ocaml', 'ocaml-nox', 'let () = Scanf.scanf " %d %d" (fun a b -> print_int (a + b); print_newline ())\n',
+        'let () = print_int (1 +)\n', /^COMPILE ERROR/m],
+      ['lisp', 'sbcl', '(let ((a (read)) (b (read))) (format t "~a~%" (+ a b)))\n',
+        '(format t "~a~%" (+ 1 (car nil) "x"))\n', /^CRASH: the program exited with code/m],
+    ];
+    for (const [language, pkg, ok, bad, badRe] of cases) {
+      const r = await rc({ language, code: ok, input: '2 3\n', expected: '5\n' });
+      assert.match(r.text, new RegExp(`^Installed .* in this sandbox on first use \\(apt-get install -y ${pkg}\\): `, 'm'), r.text);
+      assert.match(verdict(r), /^PASS/, r.text);
+      const e = await rc({ language, code: bad, expected: '1\n' });
+      assert.doesNotMatch(e.text, /Installed/);
+      assert.match(e.text, badRe, e.text);
+    }
+  } finally {
+    await c3.close().catch(() => {});
+  }
 }));
 
 test('Perl and AWK, in the image: a PASS and a run error each', withLogs(tb, async () => {

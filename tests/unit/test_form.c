@@ -38,10 +38,9 @@ static void rounding(void **state)
     assert_int_equal(f.decimals, 2);
     char *s = said(&f);
     assert_string_equal(s,
-                        "FAIL: the values are right, only the rounding differs: they agree with "
-                        "the expected ones to the expected precision (2 decimal places). Print "
-                        "them rounded to 2 decimal places, as expected (Python: f\"{x:.2f}\"; C, "
-                        "C++: printf(\"%.2f\", x)).\n");
+                        "FAIL: the values agree to the expected precision (2 decimal places), so "
+                        "only the rounding differs. Print them rounded to 2 decimal places, as "
+                        "expected (Python: f\"{x:.2f}\"; C, C++: printf(\"%.2f\", x)).\n");
     free(s);
     /* Several values, some equal, on several lines; CRLF; fewer decimals. */
     assert_int_equal(check("area 3.14\n2 0.667\r\n", "area 3.14159\r\n2 0.6666667").kind,
@@ -52,7 +51,8 @@ static void rounding(void **state)
     f = check("2.5\n", "2.54\n");
     assert_int_equal(f.kind, FORM_ROUNDING);
     s = said(&f);
-    assert_non_null(strstr(s, "(1 decimal place). Print them rounded to 1 decimal place,"));
+    assert_non_null(strstr(s, "(1 decimal place), so only the rounding differs. Print them "
+                              "rounded to 1 decimal place,"));
     free(s);
     /* Wrong answers stay wrong: too far off, integers, other words,
      * another count of values or lines. */
@@ -74,11 +74,10 @@ static void line_breaks(void **state)
     assert_int_equal(f.expected_lines, 1);
     assert_int_equal(f.got_lines, 3);
     char *s = said(&f);
-    assert_string_equal(s,
-                        "FAIL: the values are right and in the right order, only the line breaks "
-                        "differ: 1 line was expected, the program printed 3. Print them all on "
-                        "one line, separated by spaces (Python: print(*values)); C++: a space "
-                        "between values, one newline at the end).\n");
+    assert_string_equal(s, "FAIL: the values are right and only the line breaks differ: 1 line was "
+                           "expected, the program printed 3. Print them all on one line, separated "
+                           "by spaces (Python: print(*values)); C++: a space between values, one "
+                           "newline at the end).\n");
     free(s);
     f = check("1\n2\n3\n", "1 2 3");
     assert_int_equal(f.kind, FORM_LINE_BREAKS);
@@ -157,22 +156,22 @@ static void texts(void **state)
     textbuf_init(&t);
     form_render_uncalled("twoSum", &t);
     assert_string_equal(t.buf, "FAIL: the program printed nothing: the code defines `twoSum` but "
-                               "never calls it. run_code runs the code as a whole program: it must "
-                               "read the input from stdin, call `twoSum` with it, and print the "
-                               "answer (LeetCode-style code needs that part added).\n");
+                               "never calls it. The program must read the input and print the "
+                               "answer: add the lines that read stdin, call `twoSum` with it and "
+                               "print the result (run_code runs the code as a whole program).\n");
     textbuf_free(&t);
     form_render_stderr(true, &t);
     assert_string_equal(t.buf,
-                        "FAIL: stdout was empty, and the answer went to stderr, which is not "
-                        "compared. Print the answer to stdout (Python: print(x), not "
+                        "FAIL: stdout was empty, and the answer went to stderr: stderr is not "
+                        "compared, and the answer must go to stdout (Python: print(x), not "
                         "print(x, file=sys.stderr); C++: cout, not cerr; Java: System.out, "
                         "not System.err).\n");
     textbuf_free(&t);
     form_render_stderr(false, &t);
-    assert_true(strncmp(t.buf,
-                        "FAIL: stdout differs, but stderr, which is not compared, holds the "
-                        "expected answer.",
-                        83) == 0);
+    assert_string_equal(t.buf,
+                        "FAIL: stdout differs, but stderr holds the expected answer: stderr is "
+                        "not compared, and the answer must go to stdout (anything else to "
+                        "stderr, or nowhere).\n");
     textbuf_free(&t);
 }
 
