@@ -364,7 +364,7 @@ void bg_scan(bg_set_t *s)
 
 void bg_start(bg_set_t *s, int64_t now, int64_t ms)
 {
-    s->until = now + ms;
+    s->until = now + ms / 2;
     s->hard = now + 2 * ms;
     bg_scan(s);
 }

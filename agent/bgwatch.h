@@ -4,10 +4,11 @@
  * When a command ends and processes it started still run (a server
  * started with &, nohup, setsid, a daemon), its shepherd -- their
  * subreaper, so the one process that learns how each of them ends --
- * watches them for a short window: the RUN's bgw milliseconds from the
- * command's end (at most BG_WATCH_MAX_MS), over early once each of them
- * has ended or listens on a port (and longer, up to twice that, only while
- * one of them is still busy starting: it used CPU within BG_BUSY_MS).  Then it says each one's fate in a
+ * watches them for a short window after the command's end: half the
+ * RUN's bgw milliseconds (bgw at most BG_WATCH_MAX_MS), up to twice bgw
+ * only while one of them is still busy starting (it used CPU, or waited
+ * for one, within BG_BUSY_MS: a server on a loaded machine); over early
+ * once each of them has ended or listens on a port.  Then it says each one's fate in a
  * record (SHEP_BG_LEFT): ended with a status, killed by a signal, or
  * running and listening on which ports.  It keeps watching those still
  * running for the rest of their lives and says when one ends
@@ -82,9 +83,9 @@ typedef struct {
 
 /* An empty set for shepherd self, whose command is argv. */
 void bg_init(bg_set_t *s, pid_t self, char *const *argv);
-/* Open the window (now + ms, monotonic) and take the first look.  A
+/* Open the window (now + ms / 2, monotonic) and take the first look.  A
  * program still starting (using CPU, neither ended nor listening: a
- * server on a loaded machine) keeps it open up to twice as long. */
+ * server on a loaded machine) keeps it open up to now + 2 * ms. */
 void bg_start(bg_set_t *s, int64_t now, int64_t ms);
 /* Whether the window is open at now. */
 bool bg_open(const bg_set_t *s, int64_t now);
