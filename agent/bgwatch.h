@@ -48,6 +48,7 @@
 #define BG_WATCH_MAX_MS  1500  /* the longest window the agent keeps */
 #define BG_SCAN_MS       10    /* how often the window looks */
 #define BG_BUSY_MS       200   /* CPU used this recently: still starting */
+#define BG_FD_SCAN_MAX   64    /* processes whose sockets one look reads */
 #define BG_LATE_MS       30000 /* after the window, a program said running */
 #define BG_LATE_EVERY_MS 250   /* ... is looked at this often for its ports */
 #define BG_PROCS_MAX     8     /* programs followed per command */
