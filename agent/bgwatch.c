@@ -403,6 +403,7 @@ void bg_start(bg_set_t *s, int64_t now, int64_t ms)
 {
     s->until = now + ms / 2;
     s->hard = now + 2 * ms;
+    s->since = now;
     bg_scan(s);
 }
 

@@ -47,6 +47,8 @@
 #define BG_SEP           '\x1f'
 #define BG_WATCH_MAX_MS  1500  /* the longest window the agent keeps */
 #define BG_SCAN_MS       10    /* how often the window looks */
+#define BG_EARLY_MS      100   /* ... but in its first 100 ms */
+#define BG_EARLY_SCAN_MS 2     /* ... every 2 ms: a program that ends at once */
 #define BG_BUSY_MS       200   /* CPU used this recently: still starting */
 #define BG_FD_SCAN_MAX   64    /* processes whose sockets one look reads */
 #define BG_LATE_MS       30000 /* after the window, a program said running */
@@ -75,6 +77,7 @@ typedef struct {
     pid_t self;             /* the shepherd */
     int64_t until;          /* the window's end (monotonic ms); 0: no window */
     int64_t hard;           /* its end while a program is still starting */
+    int64_t since;          /* when it opened */
     bool busy;              /* one that is neither ended nor listening used
                                CPU within BG_BUSY_MS: still starting up */
     char cmd[BG_LABEL_MAX]; /* the command's own words, as a label reads */

@@ -446,9 +446,13 @@ static void leave(bg_set_t *bg, int ctl, const sigset_t *set)
 static int shep_wait(const sigset_t *set, const bg_set_t *bg)
 {
     siginfo_t si;
-    if (!bg_open(bg, shep_mono_ms()))
+    int64_t now = shep_mono_ms();
+    if (!bg_open(bg, now))
         return sigwaitinfo(set, &si);
-    struct timespec ts = { 0, BG_SCAN_MS * 1000000L };
+    /* Often at first: a program that ends at once is named (and its file
+     * found) only if a look sees it after its exec. */
+    long every = now - bg->since < BG_EARLY_MS ? BG_EARLY_SCAN_MS : BG_SCAN_MS;
+    struct timespec ts = { 0, every * 1000000L };
     int sig = sigtimedwait(set, &si, &ts);
     return sig < 0 ? 0 : sig;
 }
