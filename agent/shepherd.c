@@ -461,9 +461,13 @@ static int shep_wait(const sigset_t *set, const bg_set_t *bg)
  * watch window when the RUN asked for one. */
 static void cmd_ended(const shep_cmd_t *c, int ctl, pid_t cmd, int status, bg_set_t *bg)
 {
-    shep_rec_t x = { .kind = SHEP_EXITED, .status = status, .pid = cmd };
+    bool empty = tree_empty();
+    /* err 1: a watch follows (BG_WATCHED will come); 0: nothing to wait for. */
+    shep_rec_t x = {
+        .kind = SHEP_EXITED, .status = status, .pid = cmd, .err = !empty && c->watch_ms > 0
+    };
     send_rec(ctl, &x);
-    if (tree_empty())
+    if (empty)
         _exit(0); /* the usual case: nothing to watch over */
     if (c->watch_ms > 0)
         bg_start(bg, shep_mono_ms(), c->watch_ms < BG_WATCH_MAX_MS ? c->watch_ms : BG_WATCH_MAX_MS);
