@@ -605,7 +605,7 @@ static void finish_jobs(void)
         close_fd(&j->out);
         close_fd(&j->err);
         close_fd(&j->in);
-        if (j->alive && j->bg.watched && j->ctl >= 0)
+        if (j->alive && j->bg.watcher && j->ctl >= 0)
             bgk_adopt(j->pid, j->ctl); /* it keeps what is left running */
         else
             close_fd(&j->ctl);

@@ -91,9 +91,11 @@ bool bgk_rec(bgk_job_t *b, const shep_rec_t *r, const char *item)
     }
     if (r->kind == SHEP_BG_WATCHED) {
         if (b)
-            b->watched = true;
+            b->watched = b->watcher = true;
         return true;
     }
+    if (r->kind == SHEP_EXITED && r->err == 0 && b)
+        b->watched = true; /* it left nothing: no watch to wait for */
     if (r->kind != SHEP_BG_LEFT)
         return false;
     pid_t pid = item_pid(item, &state);

@@ -27,7 +27,8 @@
 /* A job's share. */
 typedef struct {
     bool watch;   /* its RUN asked for a watch */
-    bool watched; /* its window is over (BG_WATCHED came) */
+    bool watched; /* its window is over, or none opened: nothing to wait for */
+    bool watcher; /* BG_WATCHED came: its shepherd stays while they run */
     char *left;   /* BG_LEFT items, each NUL-terminated */
     size_t left_len;
 } bgk_job_t;

@@ -30,6 +30,12 @@ typedef struct {
     char comm[20];
 } pent_t;
 
+static int by_pid(const void *a, const void *b)
+{
+    pid_t x = ((const pent_t *)a)->pid, y = ((const pent_t *)b)->pid;
+    return (x > y) - (x < y);
+}
+
 /* A listening socket: its inode and address. */
 typedef struct {
     unsigned long inode;
@@ -120,6 +126,7 @@ static pent_t *ptable(size_t *n)
         snprintf(x->comm, sizeof x->comm, "%.*s", (int)(close_p - open_p - 1), open_p + 1);
     }
     closedir(d);
+    qsort(t, *n, sizeof *t, by_pid);
     return t;
 }
 
@@ -252,19 +259,41 @@ static listen_t *listeners(size_t *n)
     return l;
 }
 
-/* Whether pid is root or one of its descendants, in table t. */
-static bool under(pid_t pid, pid_t root, const pent_t *t, size_t n)
+/* The index of pid in t (sorted by pid), or -1. */
+static long find(const pent_t *t, size_t n, pid_t pid)
 {
-    for (int depth = 0; depth < 64 && pid > 1; depth++) {
-        if (pid == root)
-            return true;
-        pid_t up = -1;
-        for (size_t i = 0; i < n && up < 0; i++)
-            if (t[i].pid == pid)
-                up = t[i].ppid;
-        pid = up;
+    pent_t key = { .pid = pid };
+    const pent_t *x = bsearch(&key, t, n, sizeof *t, by_pid);
+    return x ? (long)(x - t) : -1;
+}
+
+/* own[i]: which program of s (an index of s->p) t[i] belongs to -- it or
+ * an ancestor is that program -- or -1.  Each chain of parents is walked
+ * once (what it found is kept for every process on it): a table of a
+ * fork bomb costs n log n, not n squared. */
+static void owners(const bg_set_t *s, const pent_t *t, size_t n, int *own)
+{
+    for (size_t i = 0; i < n; i++)
+        own[i] = -2; /* not known yet */
+    long chain[64];
+    for (size_t i = 0; i < n; i++) {
+        int found = -1;
+        size_t len = 0;
+        for (long j = (long)i; j >= 0 && len < 64; j = find(t, n, t[j].ppid)) {
+            if (own[j] != -2) {
+                found = own[j];
+                break;
+            }
+            chain[len++] = j;
+            for (size_t k = 0; k < s->n && found < 0; k++)
+                if (!s->p[k].dead && s->p[k].pid == t[j].pid)
+                    found = (int)k;
+            if (found >= 0 || t[j].ppid <= 1 || t[j].ppid == s->self)
+                break;
+        }
+        for (size_t c = 0; c < len; c++)
+            own[chain[c]] = found;
     }
-    return false;
 }
 
 /* Append to ports what process x holds of the listening sockets l. */
@@ -309,30 +338,38 @@ static void scan_ports(bg_set_t *s, const pent_t *t, size_t n)
 {
     int64_t now = mono_ms();
     size_t nl;
+    int *own = malloc((n ? n : 1) * sizeof *own);
+    if (!own)
+        return;
+    owners(s, t, n, own);
     listen_t *l = listeners(&nl);
+    unsigned long cpu[BG_PROCS_MAX] = { 0 };
+    bool runnable[BG_PROCS_MAX] = { false }; /* waiting for a CPU counts as using one */
+    size_t fds = 0;
+    for (size_t k = 0; k < s->n; k++)
+        s->p[k].ports[0] = '\0';
+    for (size_t i = 0; i < n; i++) {
+        if (own[i] < 0)
+            continue;
+        bg_proc_t *p = &s->p[own[i]];
+        cpu[own[i]] += t[i].cpu;
+        runnable[own[i]] |= t[i].state == 'R' || t[i].state == 'D';
+        if (nl && fds++ < BG_FD_SCAN_MAX)
+            ports_of(&t[i], l, nl, p->ports, sizeof p->ports);
+    }
     s->busy = false;
     for (size_t k = 0; k < s->n; k++) {
         bg_proc_t *p = &s->p[k];
         if (p->dead)
             continue;
-        p->ports[0] = '\0';
-        unsigned long cpu = 0;
-        bool runnable = false; /* waiting for a CPU counts as using one */
-        for (size_t i = 0; i < n; i++) {
-            if (!under(t[i].pid, p->pid, t, n))
-                continue;
-            cpu += t[i].cpu;
-            runnable |= t[i].state == 'R' || t[i].state == 'D';
-            if (nl)
-                ports_of(&t[i], l, nl, p->ports, sizeof p->ports);
-        }
         clean(p->ports, false);
-        if (!p->grew || cpu != p->cpu || runnable)
+        if (!p->grew || cpu[k] != p->cpu || runnable[k])
             p->grew = now;
-        p->cpu = cpu;
+        p->cpu = cpu[k];
         s->busy |= !p->ports[0] && now - p->grew < BG_BUSY_MS;
     }
     free(l);
+    free(own);
 }
 
 void bg_scan(bg_set_t *s)
@@ -364,8 +401,9 @@ void bg_scan(bg_set_t *s)
 
 void bg_start(bg_set_t *s, int64_t now, int64_t ms)
 {
-    s->until = now + ms;
+    s->until = now + ms / 2;
     s->hard = now + 2 * ms;
+    s->since = now;
     bg_scan(s);
 }
 

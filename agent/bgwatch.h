@@ -4,10 +4,11 @@
  * When a command ends and processes it started still run (a server
  * started with &, nohup, setsid, a daemon), its shepherd -- their
  * subreaper, so the one process that learns how each of them ends --
- * watches them for a short window: the RUN's bgw milliseconds from the
- * command's end (at most BG_WATCH_MAX_MS), over early once each of them
- * has ended or listens on a port (and longer, up to twice that, only while
- * one of them is still busy starting: it used CPU within BG_BUSY_MS).  Then it says each one's fate in a
+ * watches them for a short window after the command's end: half the
+ * RUN's bgw milliseconds (bgw at most BG_WATCH_MAX_MS), up to twice bgw
+ * only while one of them is still busy starting (it used CPU, or waited
+ * for one, within BG_BUSY_MS: a server on a loaded machine); over early
+ * once each of them has ended or listens on a port.  Then it says each one's fate in a
  * record (SHEP_BG_LEFT): ended with a status, killed by a signal, or
  * running and listening on which ports.  It keeps watching those still
  * running for the rest of their lives and says when one ends
@@ -46,7 +47,10 @@
 #define BG_SEP           '\x1f'
 #define BG_WATCH_MAX_MS  1500  /* the longest window the agent keeps */
 #define BG_SCAN_MS       10    /* how often the window looks */
+#define BG_EARLY_MS      100   /* ... but in its first 100 ms */
+#define BG_EARLY_SCAN_MS 2     /* ... every 2 ms: a program that ends at once */
 #define BG_BUSY_MS       200   /* CPU used this recently: still starting */
+#define BG_FD_SCAN_MAX   64    /* processes whose sockets one look reads */
 #define BG_LATE_MS       30000 /* after the window, a program said running */
 #define BG_LATE_EVERY_MS 250   /* ... is looked at this often for its ports */
 #define BG_PROCS_MAX     8     /* programs followed per command */
@@ -73,6 +77,7 @@ typedef struct {
     pid_t self;             /* the shepherd */
     int64_t until;          /* the window's end (monotonic ms); 0: no window */
     int64_t hard;           /* its end while a program is still starting */
+    int64_t since;          /* when it opened */
     bool busy;              /* one that is neither ended nor listening used
                                CPU within BG_BUSY_MS: still starting up */
     char cmd[BG_LABEL_MAX]; /* the command's own words, as a label reads */
@@ -82,9 +87,9 @@ typedef struct {
 
 /* An empty set for shepherd self, whose command is argv. */
 void bg_init(bg_set_t *s, pid_t self, char *const *argv);
-/* Open the window (now + ms, monotonic) and take the first look.  A
+/* Open the window (now + ms / 2, monotonic) and take the first look.  A
  * program still starting (using CPU, neither ended nor listening: a
- * server on a loaded machine) keeps it open up to twice as long. */
+ * server on a loaded machine) keeps it open up to now + 2 * ms. */
 void bg_start(bg_set_t *s, int64_t now, int64_t ms);
 /* Whether the window is open at now. */
 bool bg_open(const bg_set_t *s, int64_t now);

@@ -446,9 +446,13 @@ static void leave(bg_set_t *bg, int ctl, const sigset_t *set)
 static int shep_wait(const sigset_t *set, const bg_set_t *bg)
 {
     siginfo_t si;
-    if (!bg_open(bg, shep_mono_ms()))
+    int64_t now = shep_mono_ms();
+    if (!bg_open(bg, now))
         return sigwaitinfo(set, &si);
-    struct timespec ts = { 0, BG_SCAN_MS * 1000000L };
+    /* Often at first: a program that ends at once is named (and its file
+     * found) only if a look sees it after its exec. */
+    long every = now - bg->since < BG_EARLY_MS ? BG_EARLY_SCAN_MS : BG_SCAN_MS;
+    struct timespec ts = { 0, every * 1000000L };
     int sig = sigtimedwait(set, &si, &ts);
     return sig < 0 ? 0 : sig;
 }
@@ -457,9 +461,13 @@ static int shep_wait(const sigset_t *set, const bg_set_t *bg)
  * watch window when the RUN asked for one. */
 static void cmd_ended(const shep_cmd_t *c, int ctl, pid_t cmd, int status, bg_set_t *bg)
 {
-    shep_rec_t x = { .kind = SHEP_EXITED, .status = status, .pid = cmd };
+    bool empty = tree_empty();
+    /* err 1: a watch follows (BG_WATCHED will come); 0: nothing to wait for. */
+    shep_rec_t x = {
+        .kind = SHEP_EXITED, .status = status, .pid = cmd, .err = !empty && c->watch_ms > 0
+    };
     send_rec(ctl, &x);
-    if (tree_empty())
+    if (empty)
         _exit(0); /* the usual case: nothing to watch over */
     if (c->watch_ms > 0)
         bg_start(bg, shep_mono_ms(), c->watch_ms < BG_WATCH_MAX_MS ? c->watch_ms : BG_WATCH_MAX_MS);

@@ -14,7 +14,8 @@
  * records (shep_rec_t) from a pipe:
  *   FAILED   the command could not be exec'd (nothing ran);
  *   EXITED   the command ended; with the CPU time and peak RSS of every
- *            process of it that ended so far (getrusage RUSAGE_CHILDREN).
+ *            process of it that ended so far (getrusage RUSAGE_CHILDREN),
+ *            and err 1 when a watch of what it left follows (see below).
  *            When nothing of it is left the shepherd exits at once;
  *   ENDED    the shepherd killed what was left and is about to exit;
  *   BG_LEFT, BG_WATCHED, BG_DIED, BG_PORTS  what the command left

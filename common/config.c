@@ -191,10 +191,11 @@ static config_entry_t config_table[] = {
       "measure what it costs",
       NULL },
     { "background_watch_ms", CT_INT, "1500",
-      "how long in milliseconds after a run's command ended the agent watches what it left running "
-      "in the background (each program that ends in that time is said in the result, with its "
-      "status and last lines; a server, with its ports); over early once each ended or listens; at "
-      "most 1500; 0 = no watch",
+      "what the agent watches what a run's command left running in the background for, in "
+      "milliseconds after its end (each program that ends in that time is said in the result, with "
+      "its status and last lines; a server, with its ports): half of it, and up to twice it only "
+      "while a program is still busy starting; over early once each ended or listens; at most "
+      "1500; 0 = no watch",
       NULL },
     { "agent_frame_deadline", CT_DURATION, "2s",
       "a frame from the agent whose header came but whose payload does not follow within this long "
