@@ -221,10 +221,12 @@ test('a forged frame header in the agent\'s stdout costs seconds, not the call\'
     assert.equal(r.isError, true);
     const next = await run(c, 'echo fine', { timeout: 300, callTimeout: 60000 });
     assert.equal(next.text, '$ echo fine\nfine\n');
-    // Written by a process the call left behind, it hits a later call.
-    await runOk(c, `(sleep 1; printf '${forgedHeader(256 << 10)}' > /proc/1/fd/1) >/dev/null 2>&1 & echo later`);
-    const late = await run(c, 'sleep 2; echo after', { timeout: 300, callTimeout: 60000 });
-    assert.ok(late.text.startsWith('$ sleep 2; echo after\n'), late.text);
+    // Written by a process the call left behind, it hits a later call (3 s
+    // on: the call that leaves it watches it for up to background_watch_ms
+    // first, longer on a loaded machine).
+    await runOk(c, `(sleep 3; printf '${forgedHeader(256 << 10)}' > /proc/1/fd/1) >/dev/null 2>&1 & echo later`);
+    const late = await run(c, 'sleep 5; echo after', { timeout: 300, callTimeout: 60000 });
+    assert.ok(late.text.startsWith('$ sleep 5; echo after\n'), late.text);
     const again = await run(c, 'echo fine', { timeout: 300, callTimeout: 60000 });
     assert.equal(again.text, '$ echo fine\nfine\n');
     assert.equal((await run(other, 'echo unaffected')).text, '$ echo unaffected\nunaffected\n');
