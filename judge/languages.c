@@ -57,6 +57,12 @@ static const language_t languages[] = {
       "ocaml-nox", "ocamlopt" },
     { "Common Lisp", "lisp", "lisp common-lisp commonlisp sbcl cl", "main.lisp", NULL,
       "sbcl --script {file}", NULL, false, "sbcl", "sbcl" },
+    { "Prolog", "prolog", "prolog swipl swi-prolog", "main.pl", NULL,
+      "swipl -q -g main -t halt {file}", NULL, false, "swi-prolog-nox", "swipl" },
+    { "SQL", "sql", "sql sqlite sqlite3", "main.sql", NULL, "sqlite3 -bail :memory: '.read {file}'",
+      NULL, false, "sqlite3", "sqlite3" },
+    { "Ada", "ada", "ada gnat", "main.adb", "gnatmake -q -O2 {file}", "./main", "main", false,
+      "gnat", "gnatmake" },
 };
 
 #define LANGUAGES_N (sizeof languages / sizeof languages[0])

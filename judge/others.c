@@ -23,13 +23,8 @@ static const other_lang_t others[] = {
       "escript runs main(_) of the file" },
     { "Clojure", "clojure clj", APT("clojure"), "main.clj", "clojure main.clj", NULL },
     { "Racket", "racket rkt", APT("racket"), "main.rkt", "racket main.rkt", NULL },
-    { "SQL", "sql sqlite sqlite3", APT("sqlite3"), "main.sql", "sqlite3 :memory: < main.sql",
-      "the statements are the program; there is no separate input" },
     { "Scheme", "scheme guile", APT("guile-3.0"), "main.scm", "guile main.scm", NULL },
-    { "Prolog", "prolog swipl swi-prolog", APT("swi-prolog-nox"), "main.pl",
-      "swipl -q -g main -t halt main.pl", "the program's entry point is main/0" },
     { "Groovy", "groovy", APT("groovy"), "main.groovy", "groovy main.groovy", NULL },
-    { "Ada", "ada gnat", APT("gnat"), "main.adb", "gnatmake -q -O2 main.adb && ./main", NULL },
     { "Objective-C", "objective-c objc objectivec", APT("gobjc"), "main.m",
       "gcc -O2 -o main main.m -lobjc && ./main", NULL },
     /* Not in Debian 13. */

@@ -340,7 +340,8 @@ test('an unknown language: isError listing the supported languages, nothing ran'
     assert.equal(r.text, '[talkback: run_code does not know the language `cobol`. Use one of: '
       + 'C (c), C++ (cpp), Python (python), JavaScript (javascript), Bash (bash), Rust (rust), Go (go), '
       + 'Java (java), Kotlin (kotlin), C# (csharp), Haskell (haskell), Lua (lua), Perl (perl), AWK (awk), Ruby (ruby), PHP (php), Tcl (tcl), '
-      + 'Fortran (fortran), Pascal (pascal), D (d), OCaml (ocaml), Common Lisp (lisp). '
+      + 'Fortran (fortran), Pascal (pascal), D (d), OCaml (ocaml), Common Lisp (lisp), '
+      + 'Prolog (prolog), SQL (sql), Ada (ada). '
       + 'Nothing ran.]');
     assert.deepEqual(await containersOf(conv), [], 'no sandbox was made for it');
   });

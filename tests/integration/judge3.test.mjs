@@ -122,7 +122,7 @@ test('Ruby, Tcl, PHP and Fortran, installed on first use in a sandbox made for t
   }
 }));
 
-test('Pascal, D, OCaml and Common Lisp, installed on first use: a PASS and a compile or run error each', withLogs(tb, async () => {
+test('Pascal, D, OCaml, Common Lisp, Prolog, SQL and Ada, installed on first use: a PASS and a compile or run error each', withLogs(tb, async () => {
   const c3 = await connect(tb, { conv: tb.chat('install2'), user: 'user-judge3' });
   try {
     const rc = (args) => call(c3, 'run_code', args, { timeout: 300000 });
@@ -135,6 +135,13 @@ test('Pascal, D, OCaml and Common Lisp, installed on first use: a PASS and a com
         'let () = print_int (1 +)\n', /^COMPILE ERROR/m],
       ['lisp', 'sbcl', '(let ((a (read)) (b (read))) (format t "~a~%" (+ a b)))\n',
         '(format t "~a~%" (+ 1 (car nil) "x"))\n', /^CRASH: the program exited with code/m],
+      ['prolog', 'swi-prolog-nox', 'main :- read_line_to_string(user_input, S), split_string(S, " ", "", [A, B]),\n'
+        + '    number_string(X, A), number_string(Y, B), Z is X + Y, format("~w~n", [Z]).\n',
+        'main :- X is foo + 1, write(X).\n', /^CRASH: the program exited with code/m],
+      ['sql', 'sqlite3', 'SELECT 2 + 3;\n', 'SELEC 1;\n', /^CRASH: the program exited with code 1/m],
+      ['ada', 'gnat', 'with Ada.Integer_Text_IO; use Ada.Integer_Text_IO;\nwith Ada.Text_IO; use Ada.Text_IO;\n'
+        + 'procedure Main is\n   A, B : Integer;\nbegin\n   Get (A);\n   Get (B);\n   Put (A + B, Width => 0);\n   New_Line;\nend Main;\n',
+        'procedure Main is\nbegin\n   X := 1;\nend Main;\n', /^COMPILE ERROR/m],
     ];
     for (const [language, pkg, ok, bad, badRe] of cases) {
       const r = await rc({ language, code: ok, input: '2 3\n', expected: '5\n' });
