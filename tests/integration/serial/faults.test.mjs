@@ -209,13 +209,21 @@ test('sandboxes that want more than their share', withLogs(tb, async () => {
     const a2 = await connect(small, { conv: small.chat('a2'), user: 'u1' });
     const b = await connect(small, { conv: small.chat('b'), user: 'u2' });
     const c3 = await connect(small, { conv: small.chat('c'), user: 'u3' });
-    await attempt('the running caps refuse with their text', async () => {
+    // A cap makes room by stopping an idle sandbox; with every one busy
+    // (a call in flight) it refuses.
+    const pause = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+    await attempt('the running caps refuse with their text while every sandbox is busy', async () => {
       await runOk(a, 'true');
+      const busyA = run(a, 'sleep 8', { timeout: 30 });
+      await pause(2000);
       const r1 = await run(a2, 'true');
       assert.match(r1.text, /^\[talkback: this user already has 1 sandboxes running, the most one user may have \(setting `max_running_per_user`\)/);
       await runOk(b, 'true');
+      const busyB = run(b, 'sleep 8', { timeout: 30 });
+      await pause(2000);
       const r2 = await run(c3, 'true');
       assert.match(r2.text, /^\[talkback: the sandbox host already runs 2 sandboxes, its limit \(setting `max_running`\)/);
+      await Promise.all([busyA, busyB]);
     });
     await attempt('a future last-call stamp written in the sandbox does not keep it from idle stop', async () => {
       await runOk(a, "mkdir -p /var/lib/talkback && touch -d '+10 years' /var/lib/talkback/last-call");
