@@ -53,7 +53,7 @@
 /* The stop reason the reaper leaves when it stops the least recently used
  * paused sandbox past max_paused, followed by the cap ("paused-max 20"). */
 #define KEPT_REASON_PAUSED_MAX "paused-max"
-#define KEPT_PAUSED_SUFFIX     ".paused" /* when and why it was paused */
+#define KEPT_PAUSED_SUFFIX     ".paused"     /* when and why it was paused */
 #define KEPT_CLAIM_SUFFIX      ".claim"      /* a claimed spare's chat (claim.h) */
 #define KEPT_AGENT_SUFFIX      ".agent"      /* the agent version copied in (sandbox/pool.h) */
 #define KEPT_ORPHAN_SUFFIX     ".orphan"     /* when it was first seen as an orphan (claim.h) */
