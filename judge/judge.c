@@ -163,7 +163,7 @@ static proto_msg_t *check_args(const proto_msg_t *req, const language_t *lang, c
                                const char *code, size_t clen, int64_t ntests)
 {
     if (!lang) {
-        char list[512], text[1024];
+        char list[1024], text[2048];
         languages_list(list, sizeof list);
         const other_lang_t *other = others_find(lname);
         if (other)

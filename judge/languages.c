@@ -63,6 +63,17 @@ static const language_t languages[] = {
       NULL, false, "sqlite3", "sqlite3" },
     { "Ada", "ada", "ada gnat", "main.adb", "gnatmake -q -O2 {file}", "./main", "main", false,
       "gnat", "gnatmake" },
+    { "R", "r", "r rscript rlang", "main.R", NULL, "Rscript {file}", NULL, false, "r-base-core",
+      "Rscript" },
+    { "Scheme", "scheme", "scheme guile scm", "main.scm", NULL, "guile --no-auto-compile -s {file}",
+      NULL, false, "guile-3.0", "guile" },
+    { "Erlang", "erlang", "erlang erl escript", "main.erl", NULL, "escript {file}", NULL, false,
+      "erlang-nox", "escript" },
+    { "Objective-C", "objc", "objc objective-c objectivec obj-c", "main.m",
+      "gcc -O2 -o main {file} -lobjc", "./main", "main", false, "gobjc",
+      "/usr/libexec/gcc/x86_64-linux-gnu/14/cc1obj" /* gcc is there without it */ },
+    { "COBOL", "cobol", "cobol cob cbl gnucobol cobc", "main.cob", "cobc -x -o main {file}",
+      "./main", "main", false, "gnucobol3", "cobc" },
 };
 
 #define LANGUAGES_N (sizeof languages / sizeof languages[0])

@@ -14,19 +14,13 @@
 
 static const other_lang_t others[] = {
     { "TypeScript", "typescript ts tsx", "npm install -g tsx", "main.ts", "tsx main.ts", NULL },
-    { "R", "r rscript", APT("r-base-core"), "main.R", "Rscript main.R", NULL },
     { "Scala", "scala", APT("scala"), "main.scala", "scala -J-Xmx160m main.scala", NULL },
     { "Swift", "swift", APT("swiftlang"), "main.swift", "swiftc -O -o main main.swift && ./main",
       NULL },
     { "Elixir", "elixir ex exs", APT("elixir"), "main.exs", "elixir main.exs", NULL },
-    { "Erlang", "erlang erl", APT("erlang-nox"), "main.erl", "escript main.erl",
-      "escript runs main(_) of the file" },
     { "Clojure", "clojure clj", APT("clojure"), "main.clj", "clojure main.clj", NULL },
     { "Racket", "racket rkt", APT("racket"), "main.rkt", "racket main.rkt", NULL },
-    { "Scheme", "scheme guile", APT("guile-3.0"), "main.scm", "guile main.scm", NULL },
     { "Groovy", "groovy", APT("groovy"), "main.groovy", "groovy main.groovy", NULL },
-    { "Objective-C", "objective-c objc objectivec", APT("gobjc"), "main.m",
-      "gcc -O2 -o main main.m -lobjc && ./main", NULL },
     /* Not in Debian 13. */
     { "Zig", "zig", NULL, NULL, NULL, NULL },
     { "Julia", "julia jl", NULL, NULL, NULL, NULL },

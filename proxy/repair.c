@@ -188,6 +188,8 @@ static const struct {
     { "pas", "pascal" },
     { "awk", "awk" },
     { "tcl", "tcl" },
+    { "scm", "scheme" },
+    { "cob", "cobol" },
 };
 
 static const char *repair_basename(const char *path)

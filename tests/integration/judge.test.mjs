@@ -335,13 +335,14 @@ for (const L of LANGS) {
 
 test('an unknown language: isError listing the supported languages, nothing ran', withLogs(tb, async () => {
   await inChat('unknown', async (c, conv) => {
-    const r = await runCode(c, { language: 'cobol', code: 'DISPLAY "HI".' });
+    const r = await runCode(c, { language: 'brainfuck', code: '+[.]' });
     assert.equal(r.isError, true, r.text);
-    assert.equal(r.text, '[talkback: run_code does not know the language `cobol`. Use one of: '
+    assert.equal(r.text, '[talkback: run_code does not know the language `brainfuck`. Use one of: '
       + 'C (c), C++ (cpp), Python (python), JavaScript (javascript), Bash (bash), Rust (rust), Go (go), '
       + 'Java (java), Kotlin (kotlin), C# (csharp), Haskell (haskell), Lua (lua), Perl (perl), AWK (awk), Ruby (ruby), PHP (php), Tcl (tcl), '
       + 'Fortran (fortran), Pascal (pascal), D (d), OCaml (ocaml), Common Lisp (lisp), '
-      + 'Prolog (prolog), SQL (sql), Ada (ada). '
+      + 'Prolog (prolog), SQL (sql), Ada (ada), R (r), Scheme (scheme), Erlang (erlang), '
+      + 'Objective-C (objc), COBOL (cobol). '
       + 'Nothing ran.]');
     assert.deepEqual(await containersOf(conv), [], 'no sandbox was made for it');
   });

@@ -84,7 +84,7 @@ test('a language run_code does not run: the install and run lines for the run to
   const zig = await runCode({ language: 'zig', code: 'x' });
   assert.match(zig.text, /^\[talkback: run_code does not run Zig, and Debian 13 has no package for it.* Write the program in a language run_code knows: C \(c\), C\+\+ \(cpp\)/);
   // A name nobody knows keeps the list.
-  assert.match((await runCode({ language: 'cobol', code: 'x' })).text, /^\[talkback: run_code does not know the language `cobol`\. Use one of: /);
+  assert.match((await runCode({ language: 'brainfuck', code: 'x' })).text, /^\[talkback: run_code does not know the language `brainfuck`\. Use one of: /);
 }));
 
 test('Ruby, Tcl, PHP and Fortran, installed on first use in a sandbox made for the test: said with the time; then PASS and a run error', withLogs(tb, async () => {
@@ -153,6 +153,43 @@ test('Pascal, D, OCaml, Common Lisp, Prolog, SQL and Ada, installed on first use
     }
   } finally {
     await c3.close().catch(() => {});
+  }
+}));
+
+test('R, Scheme, Erlang, Objective-C and COBOL, installed on first use: a PASS and a compile or run error each', withLogs(tb, async () => {
+  const c4 = await connect(tb, { conv: tb.chat('install3'), user: 'user-judge3' });
+  try {
+    const rc = (args) => call(c4, 'run_code', args, { timeout: 300000 });
+    const cases = [
+      ['r', 'r-base-core', 'x <- scan(file("stdin"), quiet = TRUE)\ncat(sum(x), "\\n", sep = "")\n',
+        'cat(undefined_thing)\n', /^CRASH: the program exited with code 1/m, /\$ Rscript main\.R < main\.in/],
+      ['scheme', 'guile-3.0', '(let* ((a (read)) (b (read))) (display (+ a b)) (newline))\n',
+        '(display (car 5))\n', /^CRASH: the program exited with code/m, /\$ guile --no-auto-compile -s main\.scm < main\.in/],
+      ['erlang', 'erlang-nox', '-module(main).\n-export([main/1]).\nmain(_) ->\n'
+        + '    {ok, [A, B]} = io:fread("", "~d ~d"),\n    io:format("~w~n", [A + B]).\n',
+        '-module(main).\n-export([main/1]).\nmain(_) -> x = .\n', /^CRASH: the program exited with code/m,
+        /\$ escript main\.erl < main\.in/],
+      ['objc', 'gobjc', '#import <stdio.h>\nint main(void) { int a, b; scanf("%d %d", &a, &b); printf("%d\\n", a + b); return 0; }\n',
+        'int main(void) { return x; }\n', /^COMPILE ERROR/m, /\$ gcc -O2 -o main main\.m -lobjc/],
+      ['cobol', 'gnucobol3', '       IDENTIFICATION DIVISION.\n       PROGRAM-ID. MAIN.\n       DATA DIVISION.\n'
+        + '       WORKING-STORAGE SECTION.\n       01 A PIC 9(5).\n       01 B PIC 9(5).\n       01 C PIC Z(5)9.\n'
+        + '       PROCEDURE DIVISION.\n           ACCEPT A.\n           ACCEPT B.\n'
+        + '           ADD A TO B GIVING C.\n           DISPLAY FUNCTION TRIM(C).\n           STOP RUN.\n',
+        '       IDENTIFICATION DIVISION.\n       PROGRAM-ID. MAIN.\n       PROCEDURE DIVISION.\n           MOVE X TO.\n',
+        /^COMPILE ERROR/m, /\$ cobc -x -o main main\.cob/],
+    ];
+    for (const [language, pkg, ok, bad, badRe, line] of cases) {
+      const input = language === 'cobol' ? '2\n3\n' : '2 3\n';
+      const r = await rc({ language, code: ok, input, expected: '5\n' });
+      assert.match(r.text, new RegExp(`^Installed .* in this sandbox on first use \\(apt-get install -y ${pkg}\\): `, 'm'), r.text);
+      assert.match(verdict(r), /^PASS/, r.text);
+      assert.match(r.text, line, r.text);
+      const e = await rc({ language, code: bad, expected: '1\n' });
+      assert.doesNotMatch(e.text, /Installed/);
+      assert.match(e.text, badRe, e.text);
+    }
+  } finally {
+    await c4.close().catch(() => {});
   }
 }));
 

@@ -128,7 +128,7 @@ test('every failing call shows its failure in the text LibreChat gives the model
     ['run_code', { language: 'python', code: 'print(int(input()) + 1)', input: '1\n', expected: '3\n' }, /FAIL/],
     ['run_code', { language: 'python', code: 'print(int(input()) +)', input: '1\n', expected: '2\n' }, /SyntaxError/],
     ['run_code', { language: 'python', code: 'print(1)', stdin: '1\n' }, /it is called `input`\. Nothing ran/],
-    ['run_code', { language: 'cobol', code: 'x' }, /cobol/i],
+    ['run_code', { language: 'brainfuck', code: 'x' }, /brainfuck/i],
   ];
   for (const [name, args, want] of cases) {
     const r = await call(c, name, args, { timeout: 180000 });
