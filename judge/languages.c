@@ -78,28 +78,40 @@ static const language_t languages[] = {
 
 #define LANGUAGES_N (sizeof languages / sizeof languages[0])
 
-const language_t *languages_find(const char *name)
+bool languages_name(const char *name, const char **start, size_t *len)
 {
     if (!name)
-        return NULL;
+        return false;
     while (isspace((unsigned char)*name))
         name++;
     size_t n = strlen(name);
     while (n && isspace((unsigned char)name[n - 1]))
         n--;
-    if (n == 0 || n > 32)
-        return NULL;
-    for (size_t i = 0; i < LANGUAGES_N; i++) {
-        const char *a = languages[i].aliases;
-        while (*a) {
-            size_t al = strcspn(a, " ");
-            if (al == n && strncasecmp(a, name, n) == 0)
-                return &languages[i];
-            a += al;
-            while (*a == ' ')
-                a++;
-        }
+    *start = name;
+    *len = n;
+    return n > 0 && n <= 32;
+}
+
+bool languages_alias_is(const char *aliases, const char *name, size_t n)
+{
+    for (const char *a = aliases; *a;) {
+        size_t al = strcspn(a, " ");
+        if (al == n && strncasecmp(a, name, n) == 0)
+            return true;
+        a += al;
+        a += strspn(a, " ");
     }
+    return false;
+}
+
+const language_t *languages_find(const char *name)
+{
+    size_t n;
+    if (!languages_name(name, &name, &n))
+        return NULL;
+    for (size_t i = 0; i < LANGUAGES_N; i++)
+        if (languages_alias_is(languages[i].aliases, name, n))
+            return &languages[i];
     return NULL;
 }
 

@@ -33,6 +33,11 @@ typedef struct {
 /* Look up a language by any of its names (case-insensitive, surrounding
  * spaces ignored).  NULL when unknown. */
 const language_t *languages_find(const char *name);
+/* name without its surrounding spaces (*start, *len); false when that is
+ * empty or longer than any language's name. */
+bool languages_name(const char *name, const char **start, size_t *len);
+/* Whether the space-separated list aliases holds name[0..n) (case-insensitive). */
+bool languages_alias_is(const char *aliases, const char *name, size_t n);
 /* "C (c), C++ (cpp, c++), ..." for the unknown-language error. */
 void languages_list(char *out, size_t outlen);
 /* Expand {file} and {class} in a template for this code.  Returns a

@@ -5,10 +5,10 @@
  */
 #include "judge/others.h"
 
-#include <ctype.h>
+#include "judge/languages.h"
+
 #include <stdio.h>
 #include <string.h>
-#include <strings.h>
 
 #define APT(p) "apt-get update && apt-get install -y " p
 
@@ -37,23 +37,12 @@ const other_lang_t *others_at(size_t i)
 
 const other_lang_t *others_find(const char *name)
 {
-    if (!name)
-        return NULL;
-    while (isspace((unsigned char)*name))
-        name++;
-    size_t n = strlen(name);
-    while (n && isspace((unsigned char)name[n - 1]))
-        n--;
-    if (n == 0 || n > 32)
+    size_t n;
+    if (!languages_name(name, &name, &n))
         return NULL;
     for (size_t i = 0; i < OTHERS_N; i++)
-        for (const char *a = others[i].aliases; *a;) {
-            size_t al = strcspn(a, " ");
-            if (al == n && strncasecmp(a, name, n) == 0)
-                return &others[i];
-            a += al;
-            a += strspn(a, " ");
-        }
+        if (languages_alias_is(others[i].aliases, name, n))
+            return &others[i];
     return NULL;
 }
 
