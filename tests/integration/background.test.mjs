@@ -13,6 +13,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 
 import { Talkback, withLogs, connect, call, run, runOk, docker, containersOf, sleep } from './harness.mjs';
+import { hintsOf as notes } from './hints-assert.mjs';
 
 const tb = new Talkback({ name: 'background' });
 const clients = [];
@@ -30,11 +31,6 @@ async function chat(label) {
   const c = await connect(tb, { conv: tb.chat(label), user: 'user-bg' });
   clients.push(c);
   return c;
-}
-
-/** The bracketed lines talkback added (a line may run on: the tail). */
-function notes(text) {
-  return text.split('\n').filter((l) => l.startsWith('[') && !/^\[exit code -?\d+\]$/.test(l));
 }
 
 // A server started the way a model writes it: cd, then the program in the

@@ -15,6 +15,7 @@ import assert from 'node:assert/strict';
 import {
   Talkback, withLogs, connect, call, run, runOk, docker, containersOf, memoryPhrase as memory,
 } from './harness.mjs';
+import { hintsOf, oneHint, noHint } from './hints-assert.mjs';
 
 const tb = new Talkback({ name: 'hints' });
 // Limits unlike the defaults, so a hint quoting them proves it read them.
@@ -42,24 +43,6 @@ async function chat(label, t = tb) {
   const c = await connect(t, { conv: t.chat(label), user: 'user-hints' });
   clients.push(c);
   return c;
-}
-
-/** The lines talkback added: "[...]" lines other than "[exit code N]". */
-function hintsOf(text) {
-  return text.split('\n').filter((l) => l.startsWith('[') && !/^\[exit code -?\d+\]$/.test(l));
-}
-
-/** Exactly one hint line, starting with prefix; returns it. */
-function oneHint(r, prefix) {
-  const h = hintsOf(r.text);
-  assert.equal(h.length, 1, `want one hint starting ${JSON.stringify(prefix)}, got:\n${r.text}`);
-  assert.ok(h[0].startsWith(prefix), `want a hint starting ${JSON.stringify(prefix)}, got:\n${r.text}`);
-  assert.ok(h[0].endsWith(']'), r.text);
-  return h[0];
-}
-
-function noHint(r) {
-  assert.deepEqual(hintsOf(r.text), [], `want no hint, got:\n${r.text}`);
 }
 
 async function write(client, path, content) {

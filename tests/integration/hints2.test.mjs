@@ -16,6 +16,13 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 
 import { Talkback, withLogs, connect, call, run, runOk } from './harness.mjs';
+import * as ha from './hints-assert.mjs';
+
+/** As hints-assert.mjs's, the timeout line not counted as a hint. */
+const hintsOf = (text) => ha.hintsOf(text, true);
+const oneHint = (r, prefix) => ha.oneHint(r, prefix, true);
+const noHint = (r) => ha.noHint(r, true);
+const { noInstall } = ha;
 
 const tb = new Talkback({ name: 'hints2' });
 const clients = [];
@@ -34,33 +41,6 @@ async function chat(label) {
   const c = await connect(tb, { conv: tb.chat(label), user: 'user-hints2' });
   clients.push(c);
   return c;
-}
-
-/** The lines talkback added: "[...]" lines other than "[exit code N]" and
- *  the timeout line. */
-function hintsOf(text) {
-  return text.split('\n').filter((l) => l.startsWith('[') && !/^\[exit code -?\d+\]$/.test(l)
-    && !l.startsWith('[timed out after'));
-}
-
-/** Exactly one hint line, starting with prefix; returns it. */
-function oneHint(r, prefix) {
-  const h = hintsOf(r.text);
-  assert.equal(h.length, 1, `want one hint starting ${JSON.stringify(prefix)}, got:\n${r.text}`);
-  assert.ok(h[0].startsWith(prefix), `want a hint starting ${JSON.stringify(prefix)}, got:\n${r.text}`);
-  assert.ok(h[0].endsWith(']'), r.text);
-  return h[0];
-}
-
-function noHint(r) {
-  assert.deepEqual(hintsOf(r.text), [], `want no hint, got:\n${r.text}`);
-}
-
-/** A hint about something that cannot work here must not send the model
- *  off to install it. */
-function noInstall(r) {
-  assert.doesNotMatch(r.text, /apt-get install|apt-cache search|apt install|is not installed/, r.text);
-  assert.match(r.text, /won't change that/, r.text);
 }
 
 // A server that answers GET / with "hello", 404 otherwise, and says where

@@ -15,6 +15,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 
 import { Talkback, withLogs, connect, call, run, runOk } from './harness.mjs';
+import { hintsOf, oneHint, noHint, noInstall } from './hints-assert.mjs';
 
 const tb = new Talkback({ name: 'hints3' });
 const clients = [];
@@ -35,34 +36,11 @@ async function chat(label) {
   return c;
 }
 
-/** The lines talkback added: "[...]" lines other than "[exit code N]". */
-function hintsOf(text) {
-  return text.split('\n').filter((l) => l.startsWith('[') && !/^\[exit code -?\d+\]$/.test(l));
-}
-
-/** Exactly one hint line, starting with prefix; returns it. */
-function oneHint(r, prefix) {
-  const h = hintsOf(r.text);
-  assert.equal(h.length, 1, `want one hint starting ${JSON.stringify(prefix)}, got:\n${r.text}`);
-  assert.ok(h[0].startsWith(prefix), `want a hint starting ${JSON.stringify(prefix)}, got:\n${r.text}`);
-  assert.ok(h[0].endsWith(']'), r.text);
-  return h[0];
-}
-
 /** A hint line starting with prefix among others; returns it. */
 function someHint(r, prefix) {
   const h = hintsOf(r.text).find((l) => l.startsWith(prefix));
   assert.ok(h, `want a hint starting ${JSON.stringify(prefix)}, got:\n${r.text}`);
   return h;
-}
-
-function noHint(r) {
-  assert.deepEqual(hintsOf(r.text), [], `want no hint, got:\n${r.text}`);
-}
-
-/** Nothing in the result sends the model to install something. */
-function noInstall(r) {
-  assert.doesNotMatch(r.text, /apt-get install|apt-cache search|apt install|is not installed/, r.text);
 }
 
 async function write(client, path, content) {
