@@ -151,10 +151,11 @@ static void hosts_line(const hosts_entry_t *e, textbuf_t *out)
     textbuf_printf(out, "host=%s\tversion=%s", e->name[0] ? e->name : "-",
                    version[0] ? version : "-");
     if (d) {
-        textbuf_printf(out, "\trunning=%" PRId64 "\tkept=%" PRId64 "\tspares=%" PRId64, e->running,
-                       e->kept, e->spares);
+        textbuf_printf(
+            out, "\trunning=%" PRId64 "\tkept=%" PRId64 "\tspares=%" PRId64 "\tpaused=%" PRId64,
+            e->running, e->kept, e->spares, e->paused);
     } else {
-        textbuf_puts(out, "\trunning=-\tkept=-\tspares=-");
+        textbuf_puts(out, "\trunning=-\tkept=-\tspares=-\tpaused=-");
     }
     hosts_field(out, d, "max_running");
     hosts_field(out, d, "keep_max_count");

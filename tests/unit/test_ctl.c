@@ -71,13 +71,14 @@ static void hosts_grouping(void **state)
     textbuf_init(&t);
     hosts_render(&h, &t);
     assert_non_null(strstr(t.buf,
-                           "host=alpha\tversion=0.1.0\trunning=3\tkept=2\tspares=0\t"
+                           "host=alpha\tversion=0.1.0\trunning=3\tkept=2\tspares=0\tpaused=0\t"
                            "max_running=100\tkeep_max_count=50\tmem_free_kb=2048\t"
                            "disk_free_kb=1048576\tdraining=no\tworkers=judge:2,sandbox:1\n"));
     assert_non_null(strstr(t.buf, "host=beta\t"));
     assert_non_null(strstr(t.buf, "draining=yes\tworkers=reaper:1,sandbox:1\n"));
     /* No manager on it: every manager field is "-". */
-    assert_non_null(strstr(t.buf, "host=-\tversion=-\trunning=-\tkept=-\tspares=-\tmax_running=-"));
+    assert_non_null(
+        strstr(t.buf, "host=-\tversion=-\trunning=-\tkept=-\tspares=-\tpaused=-\tmax_running=-"));
     textbuf_free(&t);
 
     /* The hub's answer: hosts, and a refusal for anything else. */
@@ -223,7 +224,7 @@ static void show_hosts(void **state)
 {
     (void)state;
     const char text[] =
-        "host=alpha\tversion=0.1.0\trunning=3\tkept=2\tspares=0\tmax_running=100\t"
+        "host=alpha\tversion=0.1.0\trunning=3\tkept=2\tspares=0\tpaused=4\tmax_running=100\t"
         "keep_max_count=50\tmem_free_kb=2048\tdisk_free_kb=1048576\tdraining=no\t"
         "workers=judge:2,sandbox:1\n"
         "host=gamma\tversion=-\trunning=-\tkept=-\tspares=-\tmax_running=-\tkeep_max_count=-\t"
@@ -238,16 +239,17 @@ static void show_hosts(void **state)
     textbuf_t out;
     textbuf_init(&out);
     show_hosts_table(&t, &out);
-    assert_non_null(strstr(out.buf, "HOST   VERSION  RUNNING  KEPT  SPARES  MEM FREE  DISK FREE  "
-                                    "DRAINING  WORKERS\n"));
-    assert_non_null(strstr(out.buf, "\nalpha  0.1.0    3/100    2/50  0       2.0M      1.0G       "
-                                    "no        judge:2,sandbox:1\n"));
-    assert_non_null(strstr(out.buf, "\ngamma  -        -        -     -       -         -          "
-                                    "-         judge:1\n"));
+    assert_non_null(strstr(out.buf, "HOST   VERSION  RUNNING  KEPT  SPARES  PAUSED  MEM FREE  "
+                                    "DISK FREE  DRAINING  WORKERS\n"));
+    assert_non_null(strstr(out.buf, "\nalpha  0.1.0    3/100    2/50  0       4       2.0M      "
+                                    "1.0G       no        judge:2,sandbox:1\n"));
+    assert_non_null(strstr(out.buf, "\ngamma  -        -        -     -       -       -         "
+                                    "-          -         judge:1\n"));
     textbuf_free(&out);
     textbuf_init(&out);
     show_hosts_json(&t, &out);
     assert_non_null(strstr(out.buf, "\"running\": 3"));
+    assert_non_null(strstr(out.buf, "\"paused\": 4"));
     assert_non_null(strstr(out.buf, "\"draining\": false"));
     assert_non_null(strstr(out.buf, "\"version\": \"0.1.0\""));
     assert_non_null(strstr(out.buf, "\"max_running\": null"));
