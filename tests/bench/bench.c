@@ -63,13 +63,17 @@
  *  18. with --scale N, instead of all the above: N chats on this host, idle
  *      running then paused: memory per sandbox, run("true") p50 with 2 and
  *      with N, the reaper's sweep time (scale.c).
+ *  19. with --against URL, instead of all the above: this talkback (--url,
+ *      after a change) and the one at URL (before it) side by side, calls
+ *      interleaved: run("true"), a new chat's first call, a call that
+ *      starts a background server (against.c).
  * Every chat it makes is reset at the end.
  *
  * usage: talkback-bench [--url URL] [--exec-url URL] [--guard-url URL] [--n N] [--chats N] [--judge]
  *                       [--reaper N] [--pictures [--plain-url URL]] [--judge-only]
  *                       [--no-shepherd-url URL] [--agent PATH]
  *                       [--multihost DOCKER2 [--restart-cmd CMD]] [--warm [--cold-url URL]] [--eras]
- *                       [--tiers] [--scale N]
+ *                       [--tiers] [--scale N] [--against URL]
  * (run it from the repository root: --reaper runs build/talkback-reaper)
  */
 #include <curl/curl.h>
@@ -851,7 +855,7 @@ int main(int argc, char **argv)
     int n = 100, nchats = 64, reap = 0, scale = 0;
     bool judge = false, pictures = false, judge_only = false, warm_only = false, eras = false,
          tiers = false;
-    const char *docker2 = NULL, *restart_cmd = NULL, *cold_url = NULL;
+    const char *docker2 = NULL, *restart_cmd = NULL, *cold_url = NULL, *before_url = NULL;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--url") && i + 1 < argc)
             url = argv[++i];
@@ -889,6 +893,8 @@ int main(int argc, char **argv)
             scale = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--eras"))
             eras = true;
+        else if (!strcmp(argv[i], "--against") && i + 1 < argc)
+            before_url = argv[++i];
         else if (!strcmp(argv[i], "--cold-url") && i + 1 < argc)
             cold_url = argv[++i];
         else {
@@ -898,7 +904,7 @@ int main(int argc, char **argv)
                 "[--chats N] [--judge] [--reaper N] [--pictures [--plain-url URL]] [--judge-only] "
                 "[--no-shepherd-url URL] [--agent PATH] "
                 "[--multihost DOCKER2 [--restart-cmd CMD]] [--warm [--cold-url URL]] [--eras] "
-                "[--tiers] [--scale N]\n");
+                "[--tiers] [--scale N] [--against URL]\n");
             return 2;
         }
     }
@@ -913,6 +919,11 @@ int main(int argc, char **argv)
     if (nchats > 256)
         nchats = 256;
     curl_global_init(CURL_GLOBAL_ALL);
+    if (before_url) {
+        bench_against(url, before_url, n);
+        curl_global_cleanup();
+        return 0;
+    }
     if (eras) {
         bench_eras(url, n);
         curl_global_cleanup();

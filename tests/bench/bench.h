@@ -48,4 +48,9 @@ void bench_tiers_scale(docker_t *d, const char *u, int n);
  * interleaved, as JSON and as SSE (eras.c). */
 void bench_eras(const char *u, int n);
 
+/* --against URL: run("true"), a new chat's first call and a call that
+ * starts a background server at u (after) and at before, interleaved,
+ * side by side (against.c). */
+void bench_against(const char *u, const char *before, int n);
+
 #endif
