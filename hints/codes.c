@@ -49,7 +49,6 @@ const hint_t hints_codes[] = {
     {
         .name = "grep-no-match",
         .cmd = AT_CMD "((e|f|z|bz|xz)?grep|rg|ag|git[[:space:]]+grep)\\>" LAST_TAIL,
-        .not_out = "[^0[:space:]]",
         .exit = HX_CODE,
         .code = 1,
         .say = { "[No line matched, so grep printed nothing and exited with 1: that is grep's "

@@ -399,6 +399,8 @@ static const hcase_t cases[] = {
       .expect = "[No line matched" },
     { FIRE("grep-no-match"), .cmd = "cd src && grep -rq main . 2>&1", .out = "", .exit_code = 1,
       .expect = "[No line matched" },
+    { FIRE("grep-no-match"), .cmd = "echo checking; grep -n TODO main.py", .out = "checking\n",
+      .exit_code = 1, .expect = "[No line matched, so grep printed nothing" },
     { QUIET("grep-no-match"), .cmd = "grep -n TODO main.py", .out = "3:# TODO\n", .exit_code = 0 },
     { QUIET("grep-no-match"), .cmd = "grep -q x f || echo none", .out = "", .exit_code = 1 },
     { QUIET("grep-no-match"), .cmd = "grep x nofile",
