@@ -129,7 +129,11 @@ static size_t curl_stream_write(char *ptr, size_t size, size_t nmemb, void *ud)
     return n;
 }
 
-/* Start exec eid without stdin and stream its output through libcurl. */
+/* Start exec eid without stdin and stream its output through libcurl.
+ * It is long because it is one transfer in order -- set up the handle,
+ * pump the multi loop with the cancel and deadline checks, read the
+ * result, clean up on every path -- and cut, each part would take the
+ * handle, the multi handle and the stream state as arguments. */
 static docker_err_t exec_stream_curl(docker_t *d, const char *eid, const docker_exec_t *x)
 {
     curl_stream_t s;
@@ -359,7 +363,9 @@ static docker_err_t raw_upgrade(docker_t *d, const char *req, const docker_exec_
 
 /* Start exec eid with stdin over a plain socket: request by hand, response
  * head, then stdin out and output in at the same time, half-close once
- * stdin is sent, read until the daemon closes. */
+ * stdin is sent, read until the daemon closes.  It is long because the
+ * poll loop's two directions (stdin out, output in) share one deadline and
+ * one half-close state; split, they would pass that state back and forth. */
 static docker_err_t exec_stream_raw(docker_t *d, const char *eid, const docker_exec_t *x)
 {
     docker_err_t rc = DOCKER_ENOMEM;

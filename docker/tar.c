@@ -149,6 +149,9 @@ static bool tar_name_ok(const char *name, size_t len)
     return len > 0 && name[0] != '/' && name[len - 1] != '/';
 }
 
+/* One file as a tar stream (docker.h says what it returns).  It is long
+ * because a ustar header is a list of fields written in order, each a
+ * line; cut, the header would be filled in two places. */
 char *docker_tar_file(const char *name, const void *data, size_t len, unsigned mode, int64_t mtime,
                       size_t *out_len)
 {

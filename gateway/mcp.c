@@ -724,6 +724,10 @@ static int mcp_add_images(json_t *content, const proto_msg_t *reply)
     return 0;
 }
 
+/* A worker's reply as the tools/call result (mcp.h).  It is long because
+ * it is the one place the reply's parts -- status, text, images, the
+ * structured data, the era's envelope -- are put together in the order the
+ * result shows them; each part is already a helper of its own. */
 char *mcp_call_reply(const mcp_call_t *call, const proto_msg_t *reply)
 {
     if (reply->status == PROTO_ST_OK && reply->n_images == 0)

@@ -393,6 +393,10 @@ static void pack_map(msgpack_packer *pk, const char *key, const proto_map_t *m)
     }
 }
 
+/* One message as msgpack (proto.h).  It is long because it writes the
+ * wire map's fields in their fixed order, one short block each, as the
+ * decoder reads them; the order is the contract and reads best in one
+ * place. */
 proto_err_t proto_encode(const proto_msg_t *m, char **buf, size_t *len)
 {
     msgpack_sbuffer sb;
@@ -693,6 +697,9 @@ static uint64_t be(const unsigned char *p, size_t n)
     return v;
 }
 
+/* The walk described above.  It is long because it is one switch over the
+ * msgpack type bytes with one short case each; a case cut out would need
+ * the walk's stack and position as arguments. */
 static bool proto_frame_sane(const unsigned char *p, size_t len)
 {
     size_t pos = 0;

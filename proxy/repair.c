@@ -483,6 +483,11 @@ typedef struct {
     bool owned;
 } repair_call_t;
 
+/* The program the model last tested, from a chat request (repair.h).  It
+ * is long because it walks the messages after the user's last one once,
+ * collecting the assistant's tool calls and matching each tool result to
+ * its call in the same pass; that state (the calls, the files written,
+ * the pick) is local to the pass. */
 int repair_find(const char *body, size_t len, const repair_tools_t *tools, repair_program_t *out)
 {
     memset(out, 0, sizeof *out);
@@ -837,7 +842,10 @@ static void repair_sse_split_finish(repair_sse_t *s, json_t *chunk, json_t *choi
     repair_sse_emit_json(s, chunk, out);
 }
 
-/* One complete event (ev, n bytes, ending in its blank line). */
+/* One complete event (ev, n bytes, ending in its blank line).  It is long
+ * because it is one state machine step over the event's lines (data,
+ * [DONE], a chunk with content, a chunk with the finish) with the stream's
+ * state kept in s; each branch is a few lines. */
 static void repair_sse_event(repair_sse_t *s, const char *ev, size_t n, textbuf_t *out)
 {
     if (s->off) {

@@ -399,6 +399,10 @@ int reaper_sweep_disk(reaper_t *r)
     return 0;
 }
 
+/* Eviction (reaper.h).  It is long because it reads the kept sandboxes
+ * once, lets plan_evictions decide, and then words each removal for its
+ * reason (age, count, bytes together: one case each, the stop reason and
+ * the tombstone's text side by side), then the old tombstones. */
 int reaper_sweep_evict(reaper_t *r)
 {
     json_t *list = list_sandboxes(r, "exited", true);
