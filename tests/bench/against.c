@@ -10,7 +10,9 @@
  *   - a call that starts one background server (`python3 -m http.server`
  *     with &) and the call that stops it, p50 of the first.
  * Prints each pair and its after/before ratio.  Every chat is reset at
- * the end.
+ * the end.  The chats of the one are named bench-after-..., those of the
+ * other bench-before-...: with TALKBACK_REAPER_PREFIX set to those, the
+ * reaper of each talkback keeps to its own.
  */
 #include <stdbool.h>
 #include <stdio.h>
@@ -82,7 +84,7 @@ static void against_pair(const char *what, const char *ua, const char *ub, const
 }
 
 /* The first call of k new chats at each talkback, interleaved. */
-static void against_new_chats(const char *ua, const char *ub, const char *prefix, int k)
+static void against_new_chats(const char *ua, const char *ub, int k)
 {
     int64_t *a = calloc((size_t)k, sizeof *a), *b = calloc((size_t)k, sizeof *b);
     int na = 0, nb = 0;
@@ -90,7 +92,8 @@ static void against_new_chats(const char *ua, const char *ub, const char *prefix
     for (int i = 0; a && b && i < k; i++) {
         for (int side = 0; side < 2; side++) {
             bool after = (i + side) % 2 == 0;
-            snprintf(conv, sizeof conv, "%s-%s-new-%d", prefix, after ? "a" : "b", i);
+            snprintf(conv, sizeof conv, "bench-%s-%d-new-%d", after ? "after" : "before",
+                     (int)getpid(), i);
             int64_t us = against_run(after ? ua : ub, conv, "true");
             if (us >= 0 && after)
                 a[na++] = us;
@@ -107,10 +110,9 @@ static void against_new_chats(const char *ua, const char *ub, const char *prefix
 
 void bench_against(const char *ua, const char *ub, int n)
 {
-    char prefix[64], ca[96], cb[96], serve[160], stop[160];
-    snprintf(prefix, sizeof prefix, "bench-against-%d", (int)getpid());
-    snprintf(ca, sizeof ca, "%s-a", prefix);
-    snprintf(cb, sizeof cb, "%s-b", prefix);
+    char ca[96], cb[96], serve[160], stop[160];
+    snprintf(ca, sizeof ca, "bench-after-%d", (int)getpid());
+    snprintf(cb, sizeof cb, "bench-before-%d", (int)getpid());
     printf("talkback-bench --against: after %s, before %s (calls interleaved)\n", ua, ub);
     if (against_run(ua, ca, "true") < 0 || against_run(ub, cb, "true") < 0) {
         printf("no answer from one of them: nothing measured\n");
@@ -123,7 +125,7 @@ void bench_against(const char *ua, const char *ub, int n)
     snprintf(stop, sizeof stop, "pkill -f 'http.server %d'; sleep 0.2", AGAINST_PORT);
     against_pair("a call starting a background server p50", ua, ub, ca, cb, serve, stop,
                  n > 20 ? 20 : n);
-    against_new_chats(ua, ub, prefix, n / 10 > 3 ? (n / 10 > 20 ? 20 : n / 10) : 3);
+    against_new_chats(ua, ub, n / 10 > 3 ? (n / 10 > 20 ? 20 : n / 10) : 3);
     against_reset(ua, ca);
     against_reset(ub, cb);
 }
