@@ -345,7 +345,7 @@ static void do_run(const frame_msg_t *m)
                       .err = merge ? pout[1] : perr[1] };
     j->shepherd = frame_num(m, FN_SHEPHERD, 1) != 0;
     sc.watch_ms = j->shepherd ? frame_num(m, FN_BG_WATCH, 0) : 0;
-    j->bg.watch = sc.watch_ms > 0;
+    bgk_job_start(&j->bg, sc.watch_ms > 0);
     watchdog_run(m);
     if ((j->pid = shep_spawn(&sc, j->shepherd, &j->ctl, &err)) < 0)
         goto fail;

@@ -1,6 +1,8 @@
 /* bgkeep.c -- the worker's side of the background watch (see bgkeep.h). */
 #include "agent/bgkeep.h"
 
+#include <ctype.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,8 +18,12 @@ typedef struct {
 /* The shepherds that stay; the ends waiting to be said; what runs. */
 static keeper_t *keepers;
 static size_t n_keepers;
-static char *died[BGK_DIED_MAX];
+static struct {
+    char *item;   /* first: join() reads it */
+    uint64_t seq; /* the how-manieth end, counting from 1 */
+} died[BGK_DIED_MAX];
 static size_t n_died;
+static uint64_t died_seq; /* ends so far */
 static struct {
     pid_t pid;
     char *item;
@@ -62,11 +68,12 @@ static void ended(pid_t pid, const char *item)
     if (!copy)
         return;
     if (n_died == BGK_DIED_MAX) {
-        free(died[0]);
+        free(died[0].item);
         memmove(died, died + 1, (BGK_DIED_MAX - 1) * sizeof died[0]);
         n_died--;
     }
-    died[n_died++] = copy;
+    died[n_died].item = copy;
+    died[n_died++].seq = ++died_seq;
 }
 
 bool bgk_rec(bgk_job_t *b, const shep_rec_t *r, const char *item)
@@ -134,7 +141,16 @@ void bgk_attach(frame_msg_t *m, bgk_job_t *b)
     if (b->left_len)
         frame_set_str(m, FS_BG_LEFT, b->left, b->left_len);
     free(sent_died);
-    sent_died = n_died ? join(died, n_died, sizeof died[0], &len) : NULL;
+    sent_died = n_died ? join(&died[0].item, n_died, sizeof died[0], &len) : NULL;
+    /* An end that came while this job ran is this call's: its state
+     * letter in capitals (bgwatch.h), so it is not said as "since the
+     * last call". */
+    for (size_t i = 0, at = 0; sent_died && i < n_died; i++) {
+        char *state = strchr(sent_died + at, BG_SEP);
+        if (died[i].seq > b->seen && state && islower((unsigned char)state[1]))
+            state[1] = (char)toupper((unsigned char)state[1]);
+        at += strlen(sent_died + at) + 1;
+    }
     if (sent_died)
         frame_set_str(m, FS_BG_DIED, sent_died, len);
     free(sent_alive);
@@ -148,7 +164,7 @@ void bgk_sent(bgk_job_t *b)
     (void)b;
     if (sent_died) {
         for (size_t i = 0; i < n_died; i++)
-            free(died[i]);
+            free(died[i].item);
         n_died = 0;
     }
     if (sent_alive)
@@ -156,6 +172,12 @@ void bgk_sent(bgk_job_t *b)
     free(sent_died);
     free(sent_alive);
     sent_died = sent_alive = NULL;
+}
+
+void bgk_job_start(bgk_job_t *b, bool watch)
+{
+    b->watch = watch;
+    b->seen = died_seq;
 }
 
 void bgk_job_free(bgk_job_t *b)

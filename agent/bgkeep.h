@@ -16,6 +16,7 @@
 #include <poll.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #include "agent/shepherd.h"
@@ -26,10 +27,11 @@
 
 /* A job's share. */
 typedef struct {
-    bool watch;   /* its RUN asked for a watch */
-    bool watched; /* its window is over, or none opened: nothing to wait for */
-    bool watcher; /* BG_WATCHED came: its shepherd stays while they run */
-    char *left;   /* BG_LEFT items, each NUL-terminated */
+    bool watch;    /* its RUN asked for a watch */
+    bool watched;  /* its window is over, or none opened: nothing to wait for */
+    bool watcher;  /* BG_WATCHED came: its shepherd stays while they run */
+    uint64_t seen; /* ends known when it started: later ones are its own */
+    char *left;    /* BG_LEFT items, each NUL-terminated */
     size_t left_len;
 } bgk_job_t;
 
@@ -41,6 +43,9 @@ bool bgk_rec(bgk_job_t *b, const shep_rec_t *r, const char *item);
 void bgk_attach(frame_msg_t *m, bgk_job_t *b);
 /* The EXIT was sent: what it said is said. */
 void bgk_sent(bgk_job_t *b);
+/* The job starts (watch: its RUN asked for a watch): ends from now on
+ * came while it ran. */
+void bgk_job_start(bgk_job_t *b, bool watch);
 /* Free the job's share. */
 void bgk_job_free(bgk_job_t *b);
 

@@ -30,7 +30,8 @@
  * seven fields separated by BG_SEP:
  *   pid  state  code  ports  label  log  tail
  * state "x" exited (code: its status), "k" killed (code: the signal), "r"
- * running; ports "ADDR:PORT (comm, pid N); ..." of the sockets it and its
+ * running ("X" and "K" in FS_BG_DIED: it ended while the command of
+ * that EXIT ran, not between calls); ports "ADDR:PORT (comm, pid N); ..." of the sockets it and its
  * children listen on; label its command line; log the file it wrote to,
  * or ""; tail the last lines of that file (ended ones only).  Every field
  * is bounded and holds no NUL and no BG_SEP; the manager reads them as

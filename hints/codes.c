@@ -172,10 +172,13 @@ const hint_t hints_codes[] = {
            "[SIGPIPE (exit code 141): the program wrote into a pipe whose reader had already "
            "stopped (head, grep -q and the like stop reading early). After head that is expected, "
            "and the output above is what was asked for; otherwise the reader ended first.]"),
-    SIGNAL("sigterm", 143,
-           "[Terminated (SIGTERM, exit code 143): something asked the program to stop (kill PID "
-           "sends SIGTERM, and so do timeout and pkill), so it did not finish. Run it again "
-           "without whatever stopped it.]"),
+    {
+        .name = "sigterm", .group = "sigterm", /* after pkill-self-term (habits.c) */
+        .exit = HX_CODE, .code = 143,
+        .say = { "[Terminated (SIGTERM, exit code 143): something asked the program to stop (kill "
+                 "PID sends SIGTERM, and so do timeout and pkill), so it did not finish. Run it "
+                 "again without whatever stopped it.]" },
+    },
     SIGNAL("sigint", 130,
            "[Interrupted (SIGINT, exit code 130): the program got the Ctrl-C signal (kill -INT "
            "PID, or a program that raised it), so it did not finish.]"),

@@ -30,9 +30,35 @@
     "and " NO_INSTALL ". Write the whole file with the write_file tool, or change it in place "    \
     "with run: sed -i 's/OLD/NEW/' FILE.]"
 
+/* pkill matching whole command lines (-f, --full, or -f among other
+ * letters), not in a pipe. */
+#define PKILL_FULL                                                                                 \
+    "(^|[;&|({[:space:]])pkill[[:space:]]+([^;&|]*[[:space:]])?(-[[:alnum:]]*f[[:alnum:]]*|--"     \
+    "full)"                                                                                        \
+    "([[:space:]]|$)"
+
+#define PKILL_SELF_SAY                                                                             \
+    "[pkill -f matched this command's own shell too: its pattern is part of the command line it "  \
+    "ran in, so the command was stopped by its own signal (exit code {exit}), whether or not the " \
+    "program was. See what still runs with pgrep -af PATTERN, then stop the program by its PID "   \
+    "(kill PID), or write the pattern so it cannot match itself (pkill -f '[h]ttp.server' "        \
+    "matches the server, not the shell).]"
+
 /* ---- the table ---------------------------------------------------------------------- */
 
 const hint_t hints_habits[] = {
+    /* -- a pattern kill that kills itself: `pkill -f PATTERN` runs in a shell
+     *    whose own command line holds PATTERN, so it signals that shell too -- */
+    {
+        .name = "pkill-self-term", .group = "sigterm",
+        .cmd = PKILL_FULL, .exit = HX_CODE, .code = 143,
+        .say = { PKILL_SELF_SAY },
+    },
+    {
+        .name = "pkill-self-kill", .group = "oom",
+        .cmd = PKILL_FULL, .exit = HX_CODE, .code = 137,
+        .say = { PKILL_SELF_SAY },
+    },
     /* -- clients that fail without a word -- */
     {
         .name = "curl-refused", .group = "refused",

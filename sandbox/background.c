@@ -34,6 +34,9 @@ enum {
     S_DIED_EXIT,
     S_DIED_OK,
     S_DIED_KILLED,
+    S_GONE_EXIT,
+    S_GONE_OK,
+    S_GONE_KILLED,
     T_TAIL,
     T_EMPTY_LOG,
     T_ABOVE,
@@ -64,6 +67,12 @@ static const char *const say[] = {
                   "with exit code 0.%s]\n",
     [S_DIED_KILLED] = "[Since the last call, `%s` (pid %ld), which ran in the background, was "
                       "killed by signal %d (%s): it is not running now.%s]\n",
+    [S_GONE_EXIT] = "[`%s` (pid %ld), which ran in the background, exited with status %d while "
+                    "this command ran: it is not running now.%s]\n",
+    [S_GONE_OK] = "[`%s` (pid %ld), which ran in the background, finished with exit code 0 while "
+                  "this command ran.%s]\n",
+    [S_GONE_KILLED] = "[`%s` (pid %ld), which ran in the background, was stopped by signal %d "
+                      "(%s) while this command ran: it is not running now.%s]\n",
     [T_TAIL] = " Its last lines, in %s:\n%s",
     [T_EMPTY_LOG] = " It wrote nothing to %s.",
     [T_ABOVE] = " Its output is above.",
@@ -158,11 +167,12 @@ static bool parse_item(const char *item, size_t len, bgi_t *x)
             break;
         p = sep + 1;
     }
-    if (n != 7 || fl[1] != 1 || !strchr("xkr", f[1][0]))
+    if (n != 7 || fl[1] != 1 || !f[1][0] || !strchr("xkrXK", f[1][0]))
         return false;
     memset(x, 0, sizeof *x);
     x->pid = number(f[0], fl[0], 1, 1L << 22);
-    x->state = f[1][0];
+    x->during = f[1][0] == 'X' || f[1][0] == 'K';
+    x->state = (char)tolower((unsigned char)f[1][0]);
     x->code = (int)number(f[2], fl[2], 0, 255);
     if (x->pid < 0 || x->code < 0 || (x->state == 'k' && (x->code < 1 || x->code > 64)))
         return false;
@@ -314,21 +324,25 @@ void bg_left_lines(const bgr_t *r, const char *output, size_t output_len, bg_pro
     textbuf_free(&listening);
 }
 
-void bg_died_lines(const bgr_t *r, textbuf_t *t)
+void bg_died_lines(const bgr_t *r, bool during, textbuf_t *t)
 {
     bgi_t x[BGI_MAX];
     size_t n = r ? bgi_parse(r->died, r->died_len, x, BGI_MAX) : 0;
     for (size_t i = 0; i < n; i++) {
+        if (x[i].during != during)
+            continue;
         textbuf_t tail;
         textbuf_init(&tail);
-        last_lines(&x[i], false, x[i].state == 'x' && x[i].code != 0, &tail);
+        last_lines(&x[i], false, x[i].state == 'x' && x[i].code != 0 && !during, &tail);
         if (x[i].state == 'k')
-            textbuf_printf(t, say[S_DIED_KILLED], x[i].label, x[i].pid, x[i].code,
-                           sig_name(x[i].code), tail.buf ?: "");
+            textbuf_printf(t, say[during ? S_GONE_KILLED : S_DIED_KILLED], x[i].label, x[i].pid,
+                           x[i].code, sig_name(x[i].code), tail.buf ?: "");
         else if (x[i].code != 0)
-            textbuf_printf(t, say[S_DIED_EXIT], x[i].label, x[i].pid, x[i].code, tail.buf ?: "");
+            textbuf_printf(t, say[during ? S_GONE_EXIT : S_DIED_EXIT], x[i].label, x[i].pid,
+                           x[i].code, tail.buf ?: "");
         else
-            textbuf_printf(t, say[S_DIED_OK], x[i].label, x[i].pid, tail.buf ?: "");
+            textbuf_printf(t, say[during ? S_GONE_OK : S_DIED_OK], x[i].label, x[i].pid,
+                           tail.buf ?: "");
         textbuf_free(&tail);
     }
 }

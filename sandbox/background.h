@@ -66,8 +66,9 @@ void bgr_free(bgr_t *r);
 /* One program, parsed and cleaned. */
 typedef struct {
     long pid;
-    char state; /* 'x' exited, 'k' killed, 'r' running */
-    int code;   /* exit status, or signal */
+    char state;  /* 'x' exited, 'k' killed, 'r' running */
+    bool during; /* it ended while this call's command ran ("X", "K") */
+    int code;    /* exit status, or signal */
     char ports[BGI_PORTS_MAX];
     char label[BGI_LABEL_MAX];
     char log[BGI_LOG_MAX];
@@ -86,8 +87,10 @@ typedef int (*bg_probe_fn)(void *ctx, const char *command, textbuf_t *out);
  * it shares). */
 void bg_left_lines(const bgr_t *r, const char *output, size_t output_len, bg_probe_fn probe,
                    void *ctx, textbuf_t *t);
-/* The lines for what ended between calls (the top of the result). */
-void bg_died_lines(const bgr_t *r, textbuf_t *t);
+/* The lines for what ended between calls (during false: the top of the
+ * result), or while this call's command ran (during true: after its
+ * output, e.g. a server the command stopped). */
+void bg_died_lines(const bgr_t *r, bool during, textbuf_t *t);
 
 /* Keep the set running now in container id's record, when the EXIT sent
  * it (docker/kept.h). */

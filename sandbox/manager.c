@@ -428,7 +428,7 @@ static proto_msg_t *tool_run(manager_t *m, worker_job_t *job)
         return run_finish(run_not_started(job->req, &a, &notice, &t), &t, NULL, &notice, &a);
     if (notice.len)
         textbuf_append(&t, notice.buf, notice.len);
-    bg_died_lines(&a.res.bg, &t); /* what ended between calls, said once */
+    bg_died_lines(&a.res.bg, false, &t); /* what ended between calls, said once */
     render_run(&m->o, &a, &t, true);
     /* The images it drew (pictures.h): named in the text, sent along (not
      * from a sandbox removed for its disk cap). */
@@ -438,6 +438,7 @@ static proto_msg_t *tool_run(manager_t *m, worker_job_t *job)
         textbuf_append(&t, pics->text, pics->text_len);
     run_hints(m, job, &a, &t);
     run_background(m, job, &a, &t);
+    bg_died_lines(&a.res.bg, true, &t); /* what ended while it ran (it stopped a server) */
     r = proto_reply_new(job->req, PROTO_ST_OK, run_failed(&a), NULL);
     if (r)
         run_data(&a, r);

@@ -87,7 +87,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     textbuf_t t;
     textbuf_init(&t);
-    bg_died_lines(&r, &t);
+    bg_died_lines(&r, false, &t);
+    bg_died_lines(&r, true, &t);
     bg_left_lines(&r, probe_text, probe_len, fake_probe, NULL, &t);
     const char *id = "00000000000000000000000000000000000000000000000000000000000000aa";
     if (what & 4) {

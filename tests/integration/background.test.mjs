@@ -5,6 +5,7 @@
 //   a server on a port another holds: said failed, and who holds the port
 //   "Listening now" names only what this command started
 //   one that ends between calls: said once, at the top of the next result
+//   one a later command stops: said in that command's result, after its output
 //   a resume after `docker stop` names the server that was running
 // and the quiet cases: nothing left, a background job that is no server,
 // one that ended well within the window, a resume with nothing recorded.
@@ -96,6 +97,21 @@ test('a background program that ends between calls is said once, in the next res
   assert.match(next.text, /^\[Since the last call, `sleep 2; echo giving up; exit 4` \(pid \d+\), which ran in the background, exited with status 4: it is not running now\. Its last lines, in \/work\/late\.log:\ngiving up\nFix what they say, then start it again\.\]\n\$ echo next\nnext\n$/, next.text);
   // Once.
   assert.equal((await run(c, 'echo again')).text, '$ echo again\nagain\n');
+}));
+
+test('a background server the next command stops is said stopped in that result, not "since the last call"', withLogs(tb, async () => {
+  const c = await chat('stopped');
+  const r = await run(c, `${HTTP(8131)} > /work/stop.log 2>&1 &`);
+  assert.equal(r.isError, false, r.text);
+  // Its pid (the result names it too once it listens, which on a loaded
+  // machine may come after the watch).
+  const pid = (await runOk(c, "for i in $(seq 50); do pgrep -f '^python3 -m http.server 8131' && break; sleep 0.1; done")).trim();
+  assert.match(pid, /^\d+$/);
+  const k = await run(c, `kill ${pid}; sleep 0.5; echo stopped`);
+  assert.match(k.text, new RegExp(`^\\$ kill ${pid}; sleep 0\\.5; echo stopped\\nstopped\\n\\[\`python3 -m http\\.server 8131[^\`\\n]*\` \\(pid ${pid}\\), which ran in the background, was stopped by signal 15 \\(TERM\\) while this command ran: it is not running now\\.[^\\]]*\\]\\n$`), k.text);
+  assert.doesNotMatch(k.text, /Since the last call/);
+  // Said once: the next result is bare.
+  assert.equal((await run(c, 'echo next')).text, '$ echo next\nnext\n');
 }));
 
 test('quiet: nothing left behind, a job that ended well within the window', withLogs(tb, async () => {

@@ -127,7 +127,8 @@ static void listening_and_quiet(void **state)
     textbuf_t t;
     textbuf_init(&t);
     bg_left_lines(&none, "", 0, fake_probe, &probes, &t);
-    bg_died_lines(&none, &t);
+    bg_died_lines(&none, false, &t);
+    bg_died_lines(&none, true, &t);
     assert_int_equal(t.len, 0);
     textbuf_free(&t);
     assert_int_equal(probes, 0);
@@ -164,14 +165,17 @@ static void died_between_calls(void **state)
     (void)state;
     static const char items[] = "51" S "x" S "1" S S "node app.js" S "/work/app.log" S "Error: boom"
                                 "\0"
-                                "52" S "x" S "0" S S "make" S "/work/build.log" S "done";
+                                "52" S "x" S "0" S S "make" S "/work/build.log" S "done"
+                                "\0"
+                                "53" S "K" S "15" S S "python3 -m http.server 8000" S S "\0"
+                                "54" S "X" S "1" S S "node api.js" S "/work/api.log" S "boom";
     bgr_t r = { 0 };
     r.died = malloc(sizeof items);
     memcpy(r.died, items, sizeof items);
     r.died_len = sizeof items;
     textbuf_t t;
     textbuf_init(&t);
-    bg_died_lines(&r, &t);
+    bg_died_lines(&r, false, &t);
     assert_string_equal(t.buf, "[Since the last call, `node app.js` (pid 51), which ran in the "
                                "background, exited with status 1: it is not running now. Its "
                                "last lines, in /work/app.log:\nError: boom\nFix what they say, "
@@ -179,6 +183,17 @@ static void died_between_calls(void **state)
                                "[Since the last call, `make` (pid 52), which ran in the "
                                "background, finished with exit code 0. Its last lines, in "
                                "/work/build.log:\ndone]\n");
+    textbuf_free(&t);
+    /* Ended while this call's command ran (capital states): said apart,
+     * after the output, and never as "since the last call". */
+    textbuf_init(&t);
+    bg_died_lines(&r, true, &t);
+    assert_string_equal(t.buf, "[`python3 -m http.server 8000` (pid 53), which ran in the "
+                               "background, was stopped by signal 15 (TERM) while this command "
+                               "ran: it is not running now.]\n"
+                               "[`node api.js` (pid 54), which ran in the background, exited "
+                               "with status 1 while this command ran: it is not running now. "
+                               "Its last lines, in /work/api.log:\nboom]\n");
     textbuf_free(&t);
     bgr_free(&r);
 }
