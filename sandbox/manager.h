@@ -74,8 +74,9 @@ void manager_use_capacity(manager_t *m, struct capacity *cap);
 /* Spare sandboxes ready in the warm pool now (HELLO's `spares`). */
 int manager_spares(manager_t *m);
 
-/* The worker handler for kind "sandbox". */
-proto_msg_t *manager_handle(worker_job_t *job, void *ctx);
+/* The operations of kind "sandbox" (proto/optable.h), one handler each,
+ * for the worker (worker_opts_t.ops, with the manager as ctx). */
+extern const worker_op_t manager_ops[];
 
 /* Resolve a write_file path: relative paths are under /work; "." and ".."
  * are folded lexically, never above "/"; repeated slashes collapse.  Writes
