@@ -85,6 +85,15 @@ static void hub_roundtrip(void **state)
     assert_true(proto_mono_ms() - t0 < 2000);
     queue_ticket_destroy(&t);
 
+    /* An operation of kind hub the hub does not serve: the workers' one
+     * unknown answer, at once. */
+    t = queue_submit(q, request(KIND_HUB, "hi", 5000), NULL);
+    r = queue_wait(t, 3000);
+    assert_non_null(r);
+    assert_int_equal(r->status, PROTO_ST_BAD_REQUEST);
+    assert_non_null(strstr(r->text, "the hub has no operation \"echo\""));
+    queue_ticket_destroy(&t);
+
     worker_opts_t wo = {
         .endpoint = endpoint, .kind = "echo", .heartbeat_ms = 100, .max_jobs = 4, .ops = echo_ops
     };
