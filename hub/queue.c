@@ -12,7 +12,13 @@
  *
  * A ticket is shared by the waiting caller and the hub thread, so it is
  * reference-counted under its own mutex; whichever side lets go last frees
- * it.
+ * it (core.c).
+ *
+ * The workers, the open requests and the acts on them (send, dispatch,
+ * finish, fail, cancel) are in core.c, which route.c, retry.c and peers.c
+ * use too; this file calls them, they never call back here.  Requests of
+ * kind hub are answered here, from queue_ops, one handler per row of the
+ * operations table (proto/optable.h).
  *
  * Every message from the socket is checked against what its sender's key
  * allows (hubauth.h) before it counts: a HELLO as a kind the key may not

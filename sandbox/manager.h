@@ -12,8 +12,13 @@
  *   run, write_file, reset   the tools the model calls (from the gateway)
  *   exec, put                what judges use: a command line with its bare
  *                            output in the reply data, and a file
- *   busy, forget             what the reaper asks before and after it
- *                            stops or removes a chat's sandbox
+ *   busy, forget, pause      what the reaper asks before and after it
+ *                            stops or removes a chat's sandbox, and to
+ *                            pause an idle one
+ *   locate, list, drain, undrain, stop, rm
+ *                            the host's operations (hostops.h)
+ *
+ * Each is one entry of manager_ops, a row of proto/optable.c.
  */
 #ifndef TALKBACK_MANAGER_H
 #define TALKBACK_MANAGER_H
