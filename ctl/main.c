@@ -27,16 +27,17 @@
 #include "ctl/client.h"
 #include "ctl/show.h"
 #include "proto/ops.h"
+#include "proto/optable.h"
 
-/* The command word of forget_host (the hub operation has its own name). */
-#define CTL_FORGET "forget"
+typedef struct ctl_cmd ctl_cmd_t;
 
 typedef struct {
-    const char *cmd;  /* hosts, sandboxes, drain, undrain, stop, rm */
-    const char *arg;  /* HOST or CONV */
-    const char *host; /* --host */
-    bool json;        /* --json */
-    int timeout_ms;   /* ctl_timeout */
+    const char *cmd;       /* the command word: hosts, sandboxes, drain, ... */
+    const ctl_cmd_t *verb; /* its row (ctl_cmds) */
+    const char *arg;       /* HOST or CONV */
+    const char *host;      /* --host */
+    bool json;             /* --json */
+    int timeout_ms;        /* ctl_timeout */
     ctl_client_t *client;
 } ctl_t;
 
@@ -53,6 +54,18 @@ static int ctl_usage(void)
             "hub_cert, ctl_timeout, ...); talkbackctl --help-config lists them.\n");
     return 2;
 }
+
+/* One command word: the operation it sends (proto/optable.h says its
+ * kind, and whether it names a host or a chat), and how it runs. */
+struct ctl_cmd {
+    const char *word; /* what the operator types */
+    const char *op;   /* OP_: the operation it sends */
+    bool positional;  /* takes HOST or CONV: CONV when the op's row has OPS_CONV */
+    bool host_option; /* takes --host */
+    int (*run)(ctl_t *c);
+};
+
+static const ctl_cmd_t *ctl_cmd_find(const char *word);
 
 /* Take talkbackctl's own words out of argv (what is left goes to
  * config_load).  0, or -1 on a usage error. */
@@ -84,15 +97,11 @@ static int ctl_args(ctl_t *c, int *argc, char **argv)
         }
     }
     *argc = out;
-    if (!c->cmd)
+    if (!c->cmd || !(c->verb = ctl_cmd_find(c->cmd)))
         return -1;
-    bool one = strcmp(c->cmd, OP_DRAIN) == 0 || strcmp(c->cmd, OP_UNDRAIN) == 0 ||
-               strcmp(c->cmd, OP_STOP) == 0 || strcmp(c->cmd, OP_RM) == 0 ||
-               strcmp(c->cmd, CTL_FORGET) == 0;
-    bool none = strcmp(c->cmd, OP_HOSTS) == 0 || strcmp(c->cmd, "sandboxes") == 0;
-    if ((one && (!c->arg || !*c->arg)) || (none && c->arg) || (!one && !none))
+    if (c->verb->positional ? !c->arg || !*c->arg : c->arg != NULL)
         return -1;
-    if (c->host && strcmp(c->cmd, "sandboxes") != 0)
+    if (c->host && !c->verb->host_option)
         return -1;
     return 0;
 }
@@ -113,13 +122,14 @@ static proto_msg_t *ctl_request(const char *kind, const char *op, const char *co
 }
 
 /* Send a request and judge its reply: the reply when it is a result, NULL
- * (and a sentence on stderr) when it is not.  A forget_host request names
- * its host in the argument host, not as a target. */
+ * (and a sentence on stderr) when it is not.  An operation the hub serves
+ * that names a host (forget_host) names it in the argument host, not as a
+ * target. */
 static proto_msg_t *ctl_ask(ctl_t *c, const char *kind, const char *op, const char *conv,
                             const char *host)
 {
     char err[1024];
-    bool forget = strcmp(op, OP_FORGET_HOST) == 0;
+    bool forget = ops_has(kind, op, OPS_HUB | OPS_HOST);
     proto_msg_t *req = ctl_request(kind, op, conv, forget ? NULL : host);
     if (req && forget && proto_map_set_cstr(&req->args, ARG_HOST, host) != 0)
         proto_msg_destroy(&req);
@@ -212,13 +222,15 @@ out:
     return rc;
 }
 
-/* drain, undrain (to a host), forget (to the hub), stop, rm (to a chat): print what it says. */
+/* drain, undrain (to a host), forget (to the hub), stop, rm (to a chat):
+ * the op's row says whom its argument names.  Print what it says. */
 static int ctl_one(ctl_t *c)
 {
-    bool forget = strcmp(c->cmd, CTL_FORGET) == 0;
-    bool to_host = forget || strcmp(c->cmd, OP_DRAIN) == 0 || strcmp(c->cmd, OP_UNDRAIN) == 0;
-    proto_msg_t *r = ctl_ask(c, forget ? KIND_HUB : KIND_SANDBOX, forget ? OP_FORGET_HOST : c->cmd,
-                             to_host ? NULL : c->arg, to_host ? c->arg : NULL);
+    const ops_row_t *row = ops_named(c->verb->op);
+    if (!row)
+        return 2;
+    bool chat = (row->flags & OPS_CONV) != 0;
+    proto_msg_t *r = ctl_ask(c, row->kind, row->name, chat ? c->arg : NULL, chat ? NULL : c->arg);
     if (!r)
         return 1;
     if (r->text && r->text_len)
@@ -227,13 +239,9 @@ static int ctl_one(ctl_t *c)
     return 0;
 }
 
-/* Run the command; its exit status. */
-static int ctl_run(ctl_t *c)
+/* talkbackctl hosts: the table (or JSON) of the hub's answer. */
+static int ctl_show_hosts(ctl_t *c)
 {
-    if (strcmp(c->cmd, "sandboxes") == 0)
-        return ctl_sandboxes(c);
-    if (strcmp(c->cmd, OP_HOSTS) != 0)
-        return ctl_one(c);
     show_table_t hosts;
     show_table_init(&hosts);
     int rc = ctl_hosts(c, &hosts);
@@ -248,6 +256,26 @@ static int ctl_run(ctl_t *c)
     }
     show_table_free(&hosts);
     return rc;
+}
+
+static const ctl_cmd_t ctl_cmds[] = {
+    { OP_HOSTS, OP_HOSTS, false, false, ctl_show_hosts },
+    { "sandboxes", OP_LIST, false, true, ctl_sandboxes },
+    { OP_DRAIN, OP_DRAIN, true, false, ctl_one },
+    { OP_UNDRAIN, OP_UNDRAIN, true, false, ctl_one },
+    { OP_STOP, OP_STOP, true, false, ctl_one },
+    { OP_RM, OP_RM, true, false, ctl_one },
+    { "forget", OP_FORGET_HOST, true, false, ctl_one },
+    { NULL, NULL, false, false, NULL },
+};
+
+/* The row of a command word, or NULL. */
+static const ctl_cmd_t *ctl_cmd_find(const char *word)
+{
+    for (const ctl_cmd_t *v = ctl_cmds; v->word; v++)
+        if (strcmp(v->word, word) == 0)
+            return v;
+    return NULL;
 }
 
 /* Words, config, the hub, the command. */
@@ -278,7 +306,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "talkbackctl: %s\n", err);
         return 1;
     }
-    int rc = ctl_run(&c);
+    int rc = c.verb->run(&c);
     ctl_client_destroy(&c.client);
     return rc;
 }

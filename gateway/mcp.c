@@ -19,6 +19,7 @@
 
 #include "common/convid.h"
 #include "proto/ops.h"
+#include "proto/optable.h"
 
 static const char *const mcp_versions[] = {
     "2025-11-25",
@@ -746,8 +747,9 @@ char *mcp_call_reply(const mcp_call_t *call, const proto_msg_t *reply)
         return mcp_result_body(call->id, call->era, res);
     }
 
-    const char *who = call->tool ? call->tool->worker_label : "worker";
-    const char *kind = call->tool ? call->tool->kind : KIND_SANDBOX;
+    const ops_row_t *row = call->tool ? ops_named(call->tool->op) : NULL;
+    const char *kind = row ? row->kind : KIND_SANDBOX;
+    const char *who = row ? ops_kind_label(kind) : "worker";
     /* The worker's own words, repaired to UTF-8, for the two statuses that
      * carry them. */
     size_t wlen = 0;

@@ -1,8 +1,8 @@
 /* tools.c -- the tool table and argument checking.
  *
  * The table below is the single place a tool is defined.  Adding a tool
- * is one row: its texts, its inputSchema, its annotations, the worker kind
- * that serves it.  tools_build_request checks a call's arguments against
+ * is one row: its texts, its inputSchema, its annotations, the operation
+ * that serves it (whose row in proto/optable.h says which kind of worker).  tools_build_request checks a call's arguments against
  * the row's own inputSchema (types, "required", "enum"), and copies the
  * arguments it names byte-exact into the proto request, under the same
  * names: those are the operation's ARG_ keys (proto/ops.h).  Arguments it
@@ -13,6 +13,7 @@
  * limit (client_timeout).  No I/O happens here.
  */
 #include "gateway/tools.h"
+#include "proto/optable.h"
 
 #include <pthread.h>
 #include <stdarg.h>
@@ -49,8 +50,6 @@ static const tools_def_t tools_rows[] = {
         .destructive = true,
         .idempotent = false,
         .open_world = true,
-        .kind = KIND_SANDBOX,
-        .worker_label = "sandbox manager",
         .takes_timeout = true,
         .enabled = true,
     },
@@ -75,8 +74,6 @@ static const tools_def_t tools_rows[] = {
         .destructive = true,
         .idempotent = true,
         .open_world = false,
-        .kind = KIND_SANDBOX,
-        .worker_label = "sandbox manager",
         .fixed_wait_s = TOOLS_FIXED_WAIT_S,
         .sized_arg = ARG_CONTENT,
         .enabled = true,
@@ -94,8 +91,6 @@ static const tools_def_t tools_rows[] = {
         .destructive = true,
         .idempotent = true,
         .open_world = false,
-        .kind = KIND_SANDBOX,
-        .worker_label = "sandbox manager",
         .fixed_wait_s = TOOLS_FIXED_WAIT_S,
         .enabled = true,
     },
@@ -135,8 +130,6 @@ static const tools_def_t tools_rows[] = {
         .destructive = true,
         .idempotent = true,
         .open_world = false,
-        .kind = KIND_JUDGE,
-        .worker_label = "judge",
         .takes_timeout = true,
         .code_timeouts = true,
         .sized_arg = ARG_CODE,
@@ -941,7 +934,8 @@ tools_err_t tools_build_request(const tools_def_t *tool, const json_t *arguments
     if (rc != TOOLS_OK)
         goto done;
 
-    if (proto_msg_set_kind(req, tool->kind) != 0 || proto_msg_set_name(req, tool->op) != 0 ||
+    const ops_row_t *row = ops_named(tool->op);
+    if (!row || proto_msg_set_kind(req, row->kind) != 0 || proto_msg_set_name(req, tool->op) != 0 ||
         proto_msg_set_conv(req, conv ? conv : "") != 0 ||
         proto_msg_set_user(req, user ? user : "") != 0) {
         rc = TOOLS_ENOMEM;

@@ -3,7 +3,7 @@
  *
  * Each tool is one row of a table (tools.c): its name, title and
  * description as the model sees them, its inputSchema as JSON text, its
- * annotations, the worker kind that serves it and how long it may take.
+ * annotations, the operation that serves it and how long it may take.
  * Argument checking reads the row's own inputSchema (property types,
  * "required", "enum"), so what the model is shown and what is enforced
  * cannot drift apart.  A row with enabled = false is neither listed nor
@@ -40,7 +40,8 @@ typedef struct {
 typedef struct {
     const char *name;         /* MCP tool name */
     const char *op;           /* the operation that serves it
-                                   (proto/ops.h): the same word today */
+                                   (proto/ops.h): the same word today; its
+                                   row (proto/optable.h) names the kind */
     const char *title;        /* short human title (annotations.title too) */
     const char *description;  /* what the model reads */
     const char *use;          /* fragment for the server instructions,
@@ -50,8 +51,6 @@ typedef struct {
     bool destructive;         /* annotations.destructiveHint */
     bool idempotent;          /* annotations.idempotentHint */
     bool open_world;          /* annotations.openWorldHint */
-    const char *kind;         /* worker kind that serves it (KIND_*) */
-    const char *worker_label; /* how texts name that worker */
     bool code_timeouts;       /* timeout limits are run_code's (code_*),
                                    and the deadline has room to compile */
     bool takes_timeout;       /* optional `timeout` argument in seconds,
@@ -92,7 +91,8 @@ json_t *tools_list_json(const tools_limits_t *lim);
 char *tools_instructions(void);
 
 /* Check `arguments` (a JSON object, or NULL for none) against the tool
- * and build the proto request: kind and op (its name) from the row, conv, user
+ * and build the proto request: its op, and the kind from the op's row
+ * (proto/optable.h), conv, user
  * (NULL -> ""), deadline now_ms + (timeout + call_grace) s, and args
  * copied byte-exact (strings with their length, integers, booleans; a
  * `timeout` tool gets its effective timeout in args "timeout").

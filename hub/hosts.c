@@ -7,6 +7,7 @@
  */
 #include "hub/hosts.h"
 #include "proto/ops.h"
+#include "proto/optable.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -110,7 +111,7 @@ int hosts_add(hosts_t *h, const char *kind, const proto_map_t *data)
         return -1;
     kind = kind ? kind : "";
     hosts_count_kind(e, kind);
-    return strcmp(kind, KIND_SANDBOX) == 0 ? hosts_add_manager(e, data) : 0;
+    return ops_kind_has(kind, OPS_KIND_MANAGER) ? hosts_add_manager(e, data) : 0;
 }
 
 void hosts_add_worker(const char *kind, const char *name, const char *host, const proto_map_t *data,
@@ -175,9 +176,6 @@ void hosts_render(const hosts_t *h, textbuf_t *out)
 
 proto_msg_t *hosts_answer(const proto_msg_t *req, const hosts_t *h)
 {
-    if (!req->name || strcmp(req->name, OP_HOSTS) != 0)
-        return proto_reply_new(req, PROTO_ST_BAD_REQUEST, true,
-                               "[talkback: the hub answers only the operation hosts]");
     textbuf_t t;
     textbuf_init(&t);
     hosts_render(h, &t);

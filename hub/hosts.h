@@ -74,10 +74,8 @@ void hosts_render(const hosts_t *h, textbuf_t *out);
  * ':', double quote and backslash, replaced by '?': host and kind names go
  * into tab-separated KEY=VALUE lines and metric labels, and come from
  * other machines. */
-/* The hub's answer to a request of kind `hub` (the hub serves it itself,
- * from h): `hosts` gets hosts_render's text; any other name a
- * PROTO_ST_BAD_REQUEST that says which operations there are.  NULL when
- * out of memory. */
+/* The hub's answer to `hosts` (kind hub: the hub serves it itself, from
+ * h): hosts_render's text.  NULL when out of memory. */
 proto_msg_t *hosts_answer(const proto_msg_t *req, const hosts_t *h);
 
 void hosts_clean_name(const char *s, size_t len, char *out, size_t size);

@@ -8,36 +8,66 @@
 #include "hub/hubkeys.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "proto/ops.h"
+#include "proto/optable.h"
 
-/* What each kind's key may ask of others: the judge writes and runs the
- * program in the chat's sandbox; the reaper asks whether a chat is busy
- * and tells the manager to forget a chat whose sandbox it removed, or to
- * pause an idle one; the
- * sandbox manager asks nothing; talkbackctl (ctl) asks the hub for its
- * hosts and the managers for their sandboxes, and drains, stops and
- * removes -- it never runs anything in a sandbox. */
-const hubkeys_role_t hubkeys_roles[] = {
-    { KIND_SANDBOX, "" },
-    { KIND_JUDGE, KIND_SANDBOX ":" OP_PUT "," KIND_SANDBOX ":" OP_EXEC },
-    { KIND_REAPER,
-      KIND_SANDBOX ":" OP_BUSY "," KIND_SANDBOX ":" OP_FORGET "," KIND_SANDBOX ":" OP_PAUSE },
-    { KIND_CTL,
-      KIND_HUB ":" OP_HOSTS "," KIND_HUB ":" OP_FORGET_HOST "," KIND_SANDBOX ":" OP_LIST
-               "," KIND_SANDBOX ":" OP_DRAIN "," KIND_SANDBOX ":" OP_UNDRAIN "," KIND_SANDBOX
-               ":" OP_STOP "," KIND_SANDBOX ":" OP_RM "," KIND_SANDBOX ":" OP_LOCATE },
-    { NULL, NULL },
-};
+/* What each kind's key may ask of others, from the operations table
+ * (proto/optable.h, a row's senders): the judge writes and runs the
+ * program in the chat's sandbox; the reaper asks whether a chat is busy,
+ * tells the manager to forget a chat or to pause an idle one; the sandbox
+ * manager asks nothing; talkbackctl (ctl) asks the hub for its hosts and
+ * the managers for their sandboxes, drains, stops and removes.  Built
+ * once, in the table's order. */
+static hubkeys_role_t hubkeys_rows[8];
+static pthread_once_t hubkeys_once = PTHREAD_ONCE_INIT;
+
+/* One kind's submit list: KIND:NAME of every row it may send. */
+static void hubkeys_submit_of(const char *kind, char *out, size_t n)
+{
+    size_t nrows, len = 0;
+    const ops_row_t *rows = ops_table(&nrows);
+    unsigned bit = ops_sender_bit(kind);
+    out[0] = '\0';
+    for (size_t i = 0; bit && i < nrows; i++) {
+        if (!(rows[i].senders & bit))
+            continue;
+        int w = snprintf(out + len, n - len, "%s%s:%s", len ? "," : "", rows[i].kind, rows[i].name);
+        if (w < 0 || (size_t)w >= n - len) {
+            out[len] = '\0'; /* test_ops checks that every list fits */
+            return;
+        }
+        len += (size_t)w;
+    }
+}
+
+static void hubkeys_build(void)
+{
+    size_t nk, j = 0;
+    const ops_kind_t *kinds = ops_kinds(&nk);
+    for (size_t i = 0; i < nk && j + 1 < sizeof hubkeys_rows / sizeof hubkeys_rows[0]; i++)
+        if (kinds[i].flags & OPS_KIND_KEY) {
+            hubkeys_rows[j].kind = kinds[i].name;
+            hubkeys_submit_of(kinds[i].name, hubkeys_rows[j].submit, sizeof hubkeys_rows[j].submit);
+            j++;
+        }
+    hubkeys_rows[j].kind = NULL;
+}
+
+const hubkeys_role_t *hubkeys_roles(void)
+{
+    pthread_once(&hubkeys_once, hubkeys_build);
+    return hubkeys_rows;
+}
 
 const hubkeys_role_t *hubkeys_role(const char *kind)
 {
-    for (const hubkeys_role_t *r = hubkeys_roles; kind && r->kind; r++)
+    for (const hubkeys_role_t *r = hubkeys_roles(); kind && r->kind; r++)
         if (strcmp(r->kind, kind) == 0)
             return r;
     return NULL;
@@ -210,7 +240,7 @@ bool hubkeys_meta_valid(const char *kinds, const char *submit)
 
 bool hubkeys_kind_per_host(const char *kind)
 {
-    return kind && (strcmp(kind, KIND_SANDBOX) == 0 || strcmp(kind, KIND_REAPER) == 0);
+    return ops_kind_has(kind, OPS_KIND_PER_HOST);
 }
 
 int hubkeys_host_for(const char *kind, const char *name, char *out, size_t n)

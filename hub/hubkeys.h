@@ -45,14 +45,16 @@
  * handler copies a certificate's metadata into a fixed 512-byte buffer. */
 #define HUBKEYS_META_MAX 160
 
-/* A worker kind and the requests its key may submit by default. */
+/* A kind with a certificate and the requests its key may submit by
+ * default: every operation whose row names it a sender (proto/optable.h). */
 typedef struct {
     const char *kind;
-    const char *submit;
+    char submit[HUBKEYS_META_MAX + 1];
 } hubkeys_role_t;
 
-/* The kinds talkback-keys makes certificates for; ends with { NULL }. */
-extern const hubkeys_role_t hubkeys_roles[];
+/* The kinds talkback-keys makes certificates for (OPS_KIND_KEY), in the
+ * table's order; ends with { NULL }. */
+const hubkeys_role_t *hubkeys_roles(void);
 /* The row of a kind, or NULL. */
 const hubkeys_role_t *hubkeys_role(const char *kind);
 

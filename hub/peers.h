@@ -17,7 +17,7 @@
  *     another worker, is dropped and logged (forged); a late reply to a
  *     request that already ended is dropped quietly.
  *
- * Hub thread only (queue_int.h).
+ * Hub thread only; acts through core.h, never back through queue.c.
  */
 #ifndef TALKBACK_PEERS_H
 #define TALKBACK_PEERS_H
@@ -28,26 +28,26 @@
 #include "hub/hubauth.h"
 #include "proto/proto.h"
 
-struct queue;
+struct core;
 struct worker_entry;
 
 /* May this HELLO count?  w: the peer's worker entry, NULL when it is not
  * one yet (then a manager of the same host may be retired, or the HELLO
  * refused).  Logs what it refuses. */
-bool peers_hello_ok(struct queue *q, zframe_t *identity, const proto_msg_t *m,
+bool peers_hello_ok(struct core *c, zframe_t *identity, const proto_msg_t *m,
                     const hubauth_peer_t *peer, struct worker_entry *w);
 
 /* May this request go on?  NULL when yes (m->host may have been set to
  * the key's host); otherwise the text to refuse it with (logged). */
-const char *peers_request_ok(struct queue *q, proto_msg_t *m, const hubauth_peer_t *peer);
+const char *peers_request_ok(struct core *c, proto_msg_t *m, const hubauth_peer_t *peer);
 
 /* A reply that matched no request given to its sender: log it when it is
  * forged rather than late. */
-void peers_stray_reply(struct queue *q, zframe_t *identity, const proto_msg_t *m,
+void peers_stray_reply(struct core *c, zframe_t *identity, const proto_msg_t *m,
                        const hubauth_peer_t *peer);
 
 /* Log a refusal at most once per refusal_log_ms for (what, peer's key). */
-void peers_refusal(struct queue *q, const char *what, const hubauth_peer_t *peer, const char *fmt,
+void peers_refusal(struct core *c, const char *what, const hubauth_peer_t *peer, const char *fmt,
                    ...) __attribute__((format(printf, 4, 5)));
 
 #endif

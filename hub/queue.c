@@ -12,7 +12,13 @@
  *
  * A ticket is shared by the waiting caller and the hub thread, so it is
  * reference-counted under its own mutex; whichever side lets go last frees
- * it.
+ * it (core.c).
+ *
+ * The workers, the open requests and the acts on them (send, dispatch,
+ * finish, fail, cancel) are in core.c, which route.c, retry.c and peers.c
+ * use too; this file calls them, they never call back here.  Requests of
+ * kind hub are answered here, from queue_ops, one handler per row of the
+ * operations table (proto/optable.h).
  *
  * Every message from the socket is checked against what its sender's key
  * allows (hubauth.h) before it counts: a HELLO as a kind the key may not
@@ -22,7 +28,6 @@
  * requests.
  */
 #include "hub/queue.h"
-#include "hub/queue_int.h"
 
 #include <czmq.h>
 #include <errno.h>
@@ -36,181 +41,47 @@
 
 #include "common/log.h"
 #include "common/mailbox.h"
+#include "hub/core.h"
 #include "hub/hosts.h"
 #include "hub/hubauth.h"
-#include "hub/record.h"
 #include "hub/peers.h"
+#include "hub/record.h"
 #include "hub/refusals.h"
 #include "hub/retry.h"
-#include "proto/ops.h"
 #include "hub/route.h"
+#include "hub/worker.h"
+#include "proto/ops.h"
+#include "proto/optable.h"
 
 #define QUEUE_TICK_MS             100
 #define QUEUE_DEFAULT_DEADLINE_MS (30 * 60 * 1000)
 
-/* ---- tickets ------------------------------------------------------------ */
+/* The hub: the state its parts share (core.h), and what only queue.c uses. */
+struct queue {
+    core_t core; /* workers, open requests, the socket (route, retry, peers) */
+    queue_opts_t opts;
+    char *endpoint;
+    pthread_t thread;
+    mailbox_t *inbox; /* inbox_item_t from callers */
+    atomic_bool stop;
+    /* Ids of local requests; they live in the low half of the id space the
+     * hub thread never reaches from its time-based start (core.next_id). */
+    atomic_uint_fast64_t local_ids;
+    route_t *route;        /* which host holds each chat (route.h) */
+    int64_t open_requests; /* length of pending, recounted each turn (atomic: /metrics) */
+};
 
-static void ticket_release(queue_ticket_t *t)
-{
-    pthread_mutex_lock(&t->mu);
-    int left = --t->refs;
-    pthread_mutex_unlock(&t->mu);
-    if (left == 0) {
-        proto_msg_destroy(&t->reply);
-        pthread_mutex_destroy(&t->mu);
-        pthread_cond_destroy(&t->cv);
-        free(t);
-    }
-}
+typedef enum { IN_SUBMIT, IN_CANCEL_KEY, IN_FORGET } inbox_kind_t;
 
-static void ticket_complete(queue_ticket_t *t, proto_msg_t *reply)
-{
-    pthread_mutex_lock(&t->mu);
-    if (!t->reply) {
-        t->reply = reply;
-        reply = NULL;
-    }
-    pthread_cond_broadcast(&t->cv);
-    pthread_mutex_unlock(&t->mu);
-    proto_msg_destroy(&reply);
-}
+typedef struct inbox_item {
+    inbox_kind_t kind;
+    proto_msg_t *req;
+    queue_ticket_t *ticket;
+    char *cancel_key;
+    uint64_t hub_id;
+} inbox_item_t;
 
-/* ---- hub-thread helpers ----------------------------------------------------- */
-
-static int send_to(queue_t *q, zframe_t *identity, const proto_msg_t *m)
-{
-    char *buf;
-    size_t len;
-    if (proto_encode(m, &buf, &len) != PROTO_OK)
-        return -1;
-    zmsg_t *msg = zmsg_new();
-    zmsg_append(msg, &(zframe_t *){ zframe_dup(identity) });
-    zframe_t *body = zframe_new(buf, len);
-    free(buf);
-    zmsg_append(msg, &body);
-    int rc = zmsg_send(&msg, q->router);
-    zmsg_destroy(&msg);
-    return rc;
-}
-
-static worker_entry_t *worker_find(queue_t *q, zframe_t *identity)
-{
-    for (worker_entry_t *w = q->workers; w; w = w->next)
-        if (zframe_eq(w->identity, identity))
-            return w;
-    return NULL;
-}
-
-/* The least busy live worker of a kind (on host, when not NULL). */
-static worker_entry_t *worker_pick(queue_t *q, const char *kind, const char *host)
-{
-    worker_entry_t *best = NULL;
-    for (worker_entry_t *w = q->workers; w; w = w->next)
-        if (!w->dead && w->kind && strcmp(w->kind, kind) == 0 &&
-            (!host || (w->host && strcmp(w->host, host) == 0)) &&
-            (!best || w->inflight < best->inflight))
-            best = w;
-    return best;
-}
-
-static void pending_free(pending_t *p)
-{
-    proto_msg_destroy(&p->req);
-    zframe_destroy(&p->client);
-    free(p->cancel_key);
-    free(p->host);
-    free(p->note);
-    if (p->ticket)
-        ticket_release(p->ticket);
-    free(p);
-}
-
-static void pending_unlink(queue_t *q, pending_t *p)
-{
-    for (pending_t **pp = &q->pending; *pp; pp = &(*pp)->next)
-        if (*pp == p) {
-            *pp = p->next;
-            return;
-        }
-}
-
-/* Deliver a reply to whoever asked, then forget the request. */
-static void pending_finish(queue_t *q, pending_t *p, proto_msg_t *reply)
-{
-    pending_unlink(q, p);
-    if (p->worker)
-        p->worker->inflight--;
-    if (p->locate) {
-        route_locate_done(q, p, reply);
-        proto_msg_destroy(&reply);
-        pending_free(p);
-        return;
-    }
-    route_note_reply(p, reply);
-    reply->id = p->hub_id;
-    if (p->ticket) {
-        if (q->record)
-            record_write(q->record, "rep", reply);
-        ticket_complete(p->ticket, reply);
-    } else if (p->client) {
-        reply->id = p->client_id;
-        send_to(q, p->client, reply);
-        proto_msg_destroy(&reply);
-    } else {
-        proto_msg_destroy(&reply);
-    }
-    pending_free(p);
-}
-
-static void pending_fail(queue_t *q, pending_t *p, proto_status_t st, const char *text)
-{
-    proto_msg_t *r = proto_reply_new(p->req, st, true, text);
-    if (!r) {
-        log_error("out of memory failing request %llu", (unsigned long long)p->hub_id);
-        return;
-    }
-    proto_map_set_cstr(&r->data, DATA_KIND, p->req->kind ? p->req->kind : "");
-    pending_finish(q, p, r);
-}
-
-/* Try to hand a waiting request to a worker.  Returns true when sent. */
-static bool pending_dispatch(queue_t *q, pending_t *p)
-{
-    if (p->held)
-        return false;
-    for (;;) {
-        worker_entry_t *w = worker_pick(q, p->req->kind ? p->req->kind : "", p->host);
-        if (!w)
-            return false;
-        if (send_to(q, w->identity, p->req) == 0) {
-            p->worker = w;
-            w->inflight++;
-            return true;
-        }
-        /* ROUTER_MANDATORY: the peer is gone; the tick removes it. */
-        log_warn("worker %s (%s) unreachable, dropping it", w->name, w->kind);
-        w->dead = true;
-    }
-}
-
-static void queue_answer_hub(queue_t *q, pending_t *p);
-
-static void pending_add(queue_t *q, pending_t *p)
-{
-    int64_t now = proto_mono_ms();
-    int64_t left = p->req->deadline_ms ? p->req->deadline_ms - proto_now_ms()
-                                       : QUEUE_DEFAULT_DEADLINE_MS;
-    p->deadline = now + (left > 0 ? left : 0);
-    p->wait_until = now + q->opts.worker_wait_ms;
-    p->next = q->pending;
-    q->pending = p;
-    if (q->record && p->ticket)
-        record_write(q->record, "req", p->req);
-    if (p->req->kind && strcmp(p->req->kind, KIND_HUB) == 0)
-        queue_answer_hub(q, p);
-    else if (!route_admit(q, p))
-        pending_dispatch(q, p);
-}
+/* ---- the operations the hub serves itself (kind hub) ------------------------- */
 
 /* forget_host: drop a host from the hosts the hub remembers (an operator
  * retired it for good), so its absence no longer stops new chats. */
@@ -219,13 +90,13 @@ static void queue_forget_host(queue_t *q, pending_t *p)
     const char *host = proto_map_str(&p->req->args, ARG_HOST, NULL);
     char text[256];
     if (!host || !*host) {
-        pending_fail(q, p, PROTO_ST_OK, "[talkback: forget_host needs the argument host]");
+        core_fail(&q->core, p, PROTO_ST_OK, "[talkback: forget_host needs the argument host]");
         return;
     }
-    if (!known_forget(q->known, host)) {
+    if (!known_forget(q->core.known, host)) {
         snprintf(text, sizeof text, "[talkback: host %.64s is not among the hosts the hub knows]",
                  host);
-        pending_fail(q, p, PROTO_ST_OK, text);
+        core_fail(&q->core, p, PROTO_ST_OK, text);
         return;
     }
     log_info("host %s forgotten by the operator", host);
@@ -235,70 +106,63 @@ static void queue_forget_host(queue_t *q, pending_t *p)
              host);
     proto_msg_t *r = proto_reply_new(p->req, PROTO_ST_OK, false, text);
     if (!r) {
-        pending_fail(q, p, PROTO_ST_INTERNAL, "[talkback: the hub ran out of memory]");
+        core_fail(&q->core, p, PROTO_ST_INTERNAL, "[talkback: the hub ran out of memory]");
         return;
     }
-    pending_finish(q, p, r);
+    core_finish(&q->core, p, r);
 }
 
-/* A request of kind `hub`: the hub answers it itself, at once, from what
- * its workers said in their HELLOs (never waits on a worker). */
-static void queue_answer_hub(queue_t *q, pending_t *p)
+/* hosts: one line per host, from what its workers said in their HELLOs. */
+static void queue_hosts(queue_t *q, pending_t *p)
 {
-    if (p->req->name && strcmp(p->req->name, OP_FORGET_HOST) == 0) {
-        queue_forget_host(q, p);
-        return;
-    }
     hosts_t h = { 0 };
     queue_workers_each(q, hosts_add_worker, &h);
     proto_msg_t *r = h.oom ? NULL : hosts_answer(p->req, &h);
     hosts_clear(&h);
     if (r)
-        pending_finish(q, p, r);
+        core_finish(&q->core, p, r);
     else
-        pending_fail(q, p, PROTO_ST_INTERNAL, "[talkback: the hub ran out of memory]");
+        core_fail(&q->core, p, PROTO_ST_INTERNAL, "[talkback: the hub ran out of memory]");
 }
 
-static void send_cancel(queue_t *q, pending_t *p)
+const queue_op_t queue_ops[] = {
+    { OP_HOSTS, queue_hosts },
+    { OP_FORGET_HOST, queue_forget_host },
+    { NULL, NULL },
+};
+
+/* A request of kind `hub`: the hub answers it itself, at once (never waits
+ * on a worker); one it does not serve gets the workers' unknown answer. */
+static void queue_answer_hub(queue_t *q, pending_t *p)
 {
-    if (!p->worker) {
-        pending_fail(q, p, PROTO_ST_OK, "[Cancelled before it started: nothing ran.]");
-        return;
-    }
-    proto_msg_t *c = proto_msg_new(PROTO_CANCEL);
-    if (!c)
-        return;
-    c->id = p->hub_id;
-    send_to(q, p->worker->identity, c);
-    proto_msg_destroy(&c);
+    for (const queue_op_t *o = queue_ops; o->op && p->req->name; o++)
+        if (strcmp(o->op, p->req->name) == 0) {
+            o->fn(q, p);
+            return;
+        }
+    proto_msg_t *r = worker_unknown_op(p->req->kind, p->req);
+    if (r)
+        core_finish(&q->core, p, r);
+    else
+        core_fail(&q->core, p, PROTO_ST_INTERNAL, "[talkback: the hub ran out of memory]");
 }
 
-/* ---- what route.c uses (queue_int.h) ---------------------------------------------- */
-
-bool queue_worker_alive(const queue_t *q, const worker_entry_t *w, int64_t now)
+/* A new request: answered by the hub, held by route.c, or sent on. */
+static void pending_add(queue_t *q, pending_t *p)
 {
-    return !w->dead && now - w->last_seen <= q->opts.heartbeat_timeout_ms;
-}
-
-int queue_send_to(queue_t *q, zframe_t *identity, const proto_msg_t *m)
-{
-    return send_to(q, identity, m);
-}
-bool queue_dispatch(queue_t *q, pending_t *p)
-{
-    return pending_dispatch(q, p);
-}
-void queue_fail(queue_t *q, pending_t *p, proto_status_t st, const char *text)
-{
-    pending_fail(q, p, st, text);
-}
-void queue_finish(queue_t *q, pending_t *p, proto_msg_t *reply)
-{
-    pending_finish(q, p, reply);
-}
-void queue_cancel_pending(queue_t *q, pending_t *p)
-{
-    send_cancel(q, p);
+    int64_t now = proto_mono_ms();
+    int64_t left = p->req->deadline_ms ? p->req->deadline_ms - proto_now_ms()
+                                       : QUEUE_DEFAULT_DEADLINE_MS;
+    p->deadline = now + (left > 0 ? left : 0);
+    p->wait_until = now + q->opts.worker_wait_ms;
+    p->next = q->core.pending;
+    q->core.pending = p;
+    if (q->core.record && p->ticket)
+        record_write(q->core.record, "req", p->req);
+    if (ops_kind_has(p->req->kind, OPS_KIND_HUB))
+        queue_answer_hub(q, p);
+    else if (!route_admit(q->route, p))
+        core_dispatch(&q->core, p);
 }
 
 /* ---- events from the socket -------------------------------------------------- */
@@ -336,9 +200,9 @@ static void worker_entry_free(worker_entry_t *w)
 static void on_hello(queue_t *q, zframe_t *identity, const proto_msg_t *m,
                      const hubauth_peer_t *peer)
 {
-    worker_entry_t *w = worker_find(q, identity);
+    worker_entry_t *w = core_worker_find(&q->core, identity);
     /* Its key's kinds and host; one manager per host (peers.h). */
-    if (!peers_hello_ok(q, identity, m, peer, w))
+    if (!peers_hello_ok(&q->core, identity, m, peer, w))
         return;
     if (!w) {
         w = calloc(1, sizeof *w);
@@ -347,27 +211,27 @@ static void on_hello(queue_t *q, zframe_t *identity, const proto_msg_t *m,
         w->identity = zframe_dup(identity);
         w->kind = strdup(m->kind ? m->kind : "");
         w->name = strdup(m->name ? m->name : "");
-        pthread_mutex_lock(&q->wmu);
-        w->next = q->workers;
-        q->workers = w;
+        pthread_mutex_lock(&q->core.wmu);
+        w->next = q->core.workers;
+        q->core.workers = w;
         w->last_seen = proto_mono_ms();
         worker_keep_data(w, m);
-        pthread_mutex_unlock(&q->wmu);
+        pthread_mutex_unlock(&q->core.wmu);
         log_info("worker %s (%s) joined (host %s)", w->name, w->kind, *w->host ? w->host : "?");
-        if (*w->host && (strcmp(w->kind, KIND_SANDBOX) == 0 || strcmp(w->kind, KIND_REAPER) == 0) &&
-            known_add(q->known, w->host))
+        if (*w->host && ops_kind_has(w->kind, OPS_KIND_PER_HOST) &&
+            known_add(q->core.known, w->host))
             log_info("host %s is new to the hub: remembered", w->host);
-        if (*w->host && strcmp(w->kind, KIND_SANDBOX) == 0)
-            known_managed(q->known, w->host);
+        if (*w->host && ops_kind_has(w->kind, OPS_KIND_MANAGER))
+            known_managed(q->core.known, w->host);
         /* Requests that were waiting for this kind go now. */
-        for (pending_t *p = q->pending; p; p = p->next)
+        for (pending_t *p = q->core.pending; p; p = p->next)
             if (!p->worker && p->req->kind && strcmp(p->req->kind, w->kind) == 0)
-                pending_dispatch(q, p);
+                core_dispatch(&q->core, p);
     }
-    pthread_mutex_lock(&q->wmu);
+    pthread_mutex_lock(&q->core.wmu);
     w->last_seen = proto_mono_ms();
     worker_keep_data(w, m);
-    pthread_mutex_unlock(&q->wmu);
+    pthread_mutex_unlock(&q->core.wmu);
 }
 
 /* Answer a remote request the hub will not queue. */
@@ -376,7 +240,7 @@ static void refuse_request(queue_t *q, zframe_t *identity, proto_msg_t *m, const
     proto_msg_t *r = proto_reply_new(m, PROTO_ST_BAD_REQUEST, true, why);
     if (r) {
         r->id = m->id;
-        send_to(q, identity, r);
+        core_send(&q->core, identity, r);
         proto_msg_destroy(&r);
     }
     proto_msg_destroy(&m);
@@ -386,7 +250,7 @@ static void refuse_request(queue_t *q, zframe_t *identity, proto_msg_t *m, const
 static int peer_open_requests(queue_t *q, zframe_t *identity)
 {
     int n = 0;
-    for (pending_t *p = q->pending; p; p = p->next)
+    for (pending_t *p = q->core.pending; p; p = p->next)
         if (p->client && zframe_eq(p->client, identity))
             n++;
     return n;
@@ -395,7 +259,7 @@ static int peer_open_requests(queue_t *q, zframe_t *identity)
 static void on_request(queue_t *q, zframe_t *identity, proto_msg_t *m, const hubauth_peer_t *peer)
 {
     if (!hubauth_may_submit(peer, m->kind ? m->kind : "", m->name ? m->name : "")) {
-        peers_refusal(q, "submit", peer,
+        peers_refusal(&q->core, "submit", peer,
                       "refused a request %.40s %.40s from the key %s (it may send: %s)",
                       m->kind ? m->kind : "?", m->name ? m->name : "?", peer->name,
                       peer->submit && *peer->submit ? peer->submit : "nothing");
@@ -404,14 +268,14 @@ static void on_request(queue_t *q, zframe_t *identity, proto_msg_t *m, const hub
                        "may not send it]");
         return;
     }
-    const char *why = peers_request_ok(q, m, peer);
+    const char *why = peers_request_ok(&q->core, m, peer);
     if (why) {
         refuse_request(q, identity, m, why);
         return;
     }
     if (q->opts.peer_requests > 0 && peer_open_requests(q, identity) >= q->opts.peer_requests) {
         peers_refusal(
-            q, "open", peer,
+            &q->core, "open", peer,
             "refused a request from the key %s: it has %d open already (hub_peer_requests)",
             peer->name, q->opts.peer_requests);
         refuse_request(q, identity, m,
@@ -424,10 +288,10 @@ static void on_request(queue_t *q, zframe_t *identity, proto_msg_t *m, const hub
         proto_msg_destroy(&m);
         return;
     }
-    retry_note_started(q, identity, m);
+    retry_note_started(&q->core, identity, m);
     p->client = zframe_dup(identity);
     p->client_id = m->id;
-    p->hub_id = ++q->next_id;
+    p->hub_id = ++q->core.next_id;
     m->id = p->hub_id;
     p->req = m;
     pending_add(q, p);
@@ -435,44 +299,44 @@ static void on_request(queue_t *q, zframe_t *identity, proto_msg_t *m, const hub
 
 static void on_reply(queue_t *q, zframe_t *identity, proto_msg_t *m, const hubauth_peer_t *peer)
 {
-    worker_entry_t *w = worker_find(q, identity);
+    worker_entry_t *w = core_worker_find(&q->core, identity);
     if (w) {
-        pthread_mutex_lock(&q->wmu);
+        pthread_mutex_lock(&q->core.wmu);
         w->last_seen = proto_mono_ms();
-        pthread_mutex_unlock(&q->wmu);
+        pthread_mutex_unlock(&q->core.wmu);
     }
-    for (pending_t *p = q->pending; p; p = p->next)
+    for (pending_t *p = q->core.pending; p; p = p->next)
         if (p->hub_id == m->id && p->worker && zframe_eq(p->worker->identity, identity)) {
-            pending_finish(q, p, m);
+            core_finish(&q->core, p, m);
             return;
         }
-    peers_stray_reply(q, identity, m, peer); /* late, or forged */
+    peers_stray_reply(&q->core, identity, m, peer); /* late, or forged */
     proto_msg_destroy(&m);
 }
 
 static void on_remote_cancel(queue_t *q, zframe_t *identity, const proto_msg_t *m)
 {
-    for (pending_t *p = q->pending; p; p = p->next)
+    for (pending_t *p = q->core.pending; p; p = p->next)
         if (p->client && zframe_eq(p->client, identity) && p->client_id == m->id) {
-            send_cancel(q, p);
+            core_cancel(&q->core, p);
             return;
         }
 }
 
 static void on_socket(queue_t *q)
 {
-    zmsg_t *msg = zmsg_recv(q->router);
+    zmsg_t *msg = zmsg_recv(q->core.router);
     if (!msg)
         return;
     zframe_t *identity = zmsg_pop(msg);
     zframe_t *body = zmsg_pop(msg);
     proto_msg_t *m = NULL;
     hubauth_peer_t peer;
-    if (body && !hubauth_peer(q->auth, body, &peer)) {
+    if (body && !hubauth_peer(q->core.auth, body, &peer)) {
         /* ZAP let it in, but its certificate is gone from the allow list. */
         const char *key = zframe_meta(body, "User-Id");
         hubauth_peer_t gone = { .name = "?", .key = key ? key : "?" };
-        peers_refusal(q, "gone", &gone,
+        peers_refusal(&q->core, "gone", &gone,
                       "dropped a message from the key %.40s: it is no longer in the allow list",
                       key ? key : "?");
         zframe_destroy(&body);
@@ -508,9 +372,9 @@ static void inbox_item_free(void *item)
 {
     inbox_item_t *it = item;
     if (it->kind == IN_SUBMIT) {
-        ticket_complete(it->ticket, proto_reply_new(it->req, PROTO_ST_NO_WORKER, true,
-                                                    "[talkback: the gateway is stopping]"));
-        ticket_release(it->ticket);
+        core_ticket_complete(it->ticket, proto_reply_new(it->req, PROTO_ST_NO_WORKER, true,
+                                                         "[talkback: the gateway is stopping]"));
+        core_ticket_release(it->ticket);
         proto_msg_destroy(&it->req);
     }
     free(it->cancel_key);
@@ -525,9 +389,9 @@ static void on_inbox_item(void *item, void *arg)
     if (it->kind == IN_SUBMIT) {
         pending_t *p = calloc(1, sizeof *p);
         if (!p) {
-            ticket_complete(it->ticket, proto_reply_new(it->req, PROTO_ST_INTERNAL, true,
-                                                        "[talkback: out of memory]"));
-            ticket_release(it->ticket);
+            core_ticket_complete(it->ticket, proto_reply_new(it->req, PROTO_ST_INTERNAL, true,
+                                                             "[talkback: out of memory]"));
+            core_ticket_release(it->ticket);
             proto_msg_destroy(&it->req);
         } else {
             p->hub_id = it->req->id;
@@ -542,7 +406,7 @@ static void on_inbox_item(void *item, void *arg)
          * match twice: the oldest call is the one cancelled (the list
          * is newest first, so the last match). */
         pending_t *hit = NULL;
-        for (pending_t *p = q->pending; p; p = p->next) {
+        for (pending_t *p = q->core.pending; p; p = p->next) {
             bool match = it->kind == IN_FORGET ? p->hub_id == it->hub_id
                                                : (p->cancel_key && it->cancel_key &&
                                                   strcmp(p->cancel_key, it->cancel_key) == 0);
@@ -550,7 +414,7 @@ static void on_inbox_item(void *item, void *arg)
                 hit = p;
         }
         if (hit)
-            send_cancel(q, hit);
+            core_cancel(&q->core, hit);
     }
     free(it->cancel_key);
     free(it);
@@ -568,31 +432,31 @@ static void on_tick(queue_t *q)
 {
     int64_t now = proto_mono_ms();
     /* Silent workers are dead: their requests are retried or ended. */
-    for (worker_entry_t **pw = &q->workers; *pw;) {
+    for (worker_entry_t **pw = &q->core.workers; *pw;) {
         worker_entry_t *w = *pw;
         if (!w->dead && now - w->last_seen <= q->opts.heartbeat_timeout_ms) {
             pw = &w->next;
             continue;
         }
-        pthread_mutex_lock(&q->wmu);
+        pthread_mutex_lock(&q->core.wmu);
         *pw = w->next;
-        pthread_mutex_unlock(&q->wmu);
+        pthread_mutex_unlock(&q->core.wmu);
         log_warn("worker %s (%s) %s: counted dead", w->name, w->kind,
                  w->dead ? "unreachable" : "went silent");
-        retry_worker_lost(q, w, now);
+        retry_worker_lost(&q->core, w, now);
         worker_entry_free(w);
     }
     /* Requests waiting for a worker too long, or past their deadline. */
-    for (pending_t *p = q->pending, *nx; p; p = nx) {
+    for (pending_t *p = q->core.pending, *nx; p; p = nx) {
         nx = p->next;
-        if (!p->worker && !p->held && !pending_dispatch(q, p) && now >= p->wait_until)
-            pending_fail(q, p, PROTO_ST_NO_WORKER,
-                         "[talkback: no worker is running for this call]");
+        if (!p->worker && !p->held && !core_dispatch(&q->core, p) && now >= p->wait_until)
+            core_fail(&q->core, p, PROTO_ST_NO_WORKER,
+                      "[talkback: no worker is running for this call]");
         else if (now >= p->deadline) {
             if (p->worker)
-                send_cancel(q, p);
-            pending_fail(q, p, PROTO_ST_DEADLINE,
-                         "[talkback: no answer before the call's deadline]");
+                core_cancel(&q->core, p);
+            core_fail(&q->core, p, PROTO_ST_DEADLINE,
+                      "[talkback: no answer before the call's deadline]");
         }
     }
 }
@@ -603,7 +467,7 @@ static void on_tick(queue_t *q)
 static void queue_count_open(queue_t *q)
 {
     int64_t n = 0;
-    for (pending_t *p = q->pending; p; p = p->next)
+    for (pending_t *p = q->core.pending; p; p = p->next)
         n++;
     __atomic_store_n(&q->open_requests, n, __ATOMIC_RELAXED);
 }
@@ -611,7 +475,7 @@ static void queue_count_open(queue_t *q)
 static void *queue_thread(void *arg)
 {
     queue_t *q = arg;
-    void *sock = zsock_resolve(q->router);
+    void *sock = zsock_resolve(q->core.router);
     for (;;) {
         if (atomic_load(&q->stop))
             break;
@@ -624,19 +488,20 @@ static void *queue_thread(void *arg)
             break;
         if (items[0].revents & ZMQ_POLLIN) {
             /* Drain what is ready, but bounded, so the clock still ticks. */
-            for (int i = 0; i < 256 && (zsock_events(q->router) & ZMQ_POLLIN); i++)
+            for (int i = 0; i < 256 && (zsock_events(q->core.router) & ZMQ_POLLIN); i++)
                 on_socket(q);
         }
         if (items[1].revents & ZMQ_POLLIN)
             on_inbox(q);
         on_tick(q);
         queue_count_open(q);
-        route_tick(q);
+        route_tick(q->route);
     }
     /* Shutting down: every open request ends now. */
     on_inbox(q);
-    while (q->pending)
-        pending_fail(q, q->pending, PROTO_ST_NO_WORKER, "[talkback: the gateway is stopping]");
+    while (q->core.pending)
+        core_fail(&q->core, q->core.pending, PROTO_ST_NO_WORKER,
+                  "[talkback: the gateway is stopping]");
     return NULL;
 }
 
@@ -645,22 +510,22 @@ static void *queue_thread(void *arg)
 /* The ROUTER socket, secured and bounded, bound to q->endpoint. */
 static int queue_socket(queue_t *q)
 {
-    q->router = zsock_new(ZMQ_ROUTER);
-    if (!q->router)
+    q->core.router = zsock_new(ZMQ_ROUTER);
+    if (!q->core.router)
         return -1;
-    if (hubauth_new(q->router, q->endpoint, q->opts.insecure, q->opts.keys_dir,
-                    q->opts.refusal_log_ms, &q->auth) < 0)
+    if (hubauth_new(q->core.router, q->endpoint, q->opts.insecure, q->opts.keys_dir,
+                    q->opts.refusal_log_ms, &q->core.auth) < 0)
         return -1;
     int hwm = q->opts.hwm;
-    zsock_set_router_mandatory(q->router, 1);
-    zsock_set_linger(q->router, 0);
+    zsock_set_router_mandatory(q->core.router, 1);
+    zsock_set_linger(q->core.router, 0);
     /* A peer that stops reading gets EAGAIN, never a hub thread that waits. */
-    zsock_set_sndtimeo(q->router, 0);
-    zsock_set_sndhwm(q->router, hwm > 0 ? hwm : 0);
-    zsock_set_rcvhwm(q->router, hwm > 0 ? hwm : 0);
+    zsock_set_sndtimeo(q->core.router, 0);
+    zsock_set_sndhwm(q->core.router, hwm > 0 ? hwm : 0);
+    zsock_set_rcvhwm(q->core.router, hwm > 0 ? hwm : 0);
     int64_t maxmsg = q->opts.max_message;
-    zsock_set_maxmsgsize(q->router, maxmsg > 0 && maxmsg <= INT_MAX ? (int)maxmsg : -1);
-    if (zsock_bind(q->router, "%s", q->endpoint) < 0) {
+    zsock_set_maxmsgsize(q->core.router, maxmsg > 0 && maxmsg <= INT_MAX ? (int)maxmsg : -1);
+    if (zsock_bind(q->core.router, "%s", q->endpoint) < 0) {
         log_error("cannot bind the hub on %s: %s", q->endpoint, zmq_strerror(zmq_errno()));
         return -1;
     }
@@ -677,10 +542,12 @@ static int queue_route(queue_t *q)
     }
     int wait_ms = q->opts.locate_wait_ms > 0 ? q->opts.locate_wait_ms : 3000;
     int64_t cache_max = q->opts.route_cache_max > 0 ? q->opts.route_cache_max : 100000;
-    q->route = route_new(wait_ms, q->opts.heartbeat_timeout_ms, strcmp(lost, "place") == 0,
-                         (size_t)cache_max);
-    q->known = known_new(q->opts.hosts_file);
-    return q->route && q->known ? 0 : -1;
+    q->route = route_new(&q->core, wait_ms, q->opts.heartbeat_timeout_ms,
+                         strcmp(lost, "place") == 0, (size_t)cache_max);
+    q->core.on_locate = route_locate_done;
+    q->core.on_locate_ctx = q->route;
+    q->core.known = known_new(q->opts.hosts_file);
+    return q->route && q->core.known ? 0 : -1;
 }
 
 queue_t *queue_new(const queue_opts_t *opts)
@@ -689,20 +556,22 @@ queue_t *queue_new(const queue_opts_t *opts)
     if (!q)
         return NULL;
     q->opts = *opts;
-    pthread_mutex_init(&q->wmu, NULL);
+    q->core.heartbeat_timeout_ms = opts->heartbeat_timeout_ms;
+    q->core.worker_wait_ms = opts->worker_wait_ms;
+    pthread_mutex_init(&q->core.wmu, NULL);
     q->endpoint = strdup(opts->endpoint);
     if (!q->endpoint)
         goto err;
     q->opts.endpoint = q->endpoint;
     if (opts->record_path && *opts->record_path) {
-        q->record = record_open(opts->record_path);
-        if (!q->record) {
+        q->core.record = record_open(opts->record_path);
+        if (!q->core.record) {
             log_error("cannot open recording %s: %s", opts->record_path, strerror(errno));
             goto err;
         }
     }
-    q->refusals = refusals_new(opts->refusal_log_ms);
-    if (!q->refusals || queue_route(q) < 0)
+    q->core.refusals = refusals_new(opts->refusal_log_ms);
+    if (!q->core.refusals || queue_route(q) < 0)
         goto err;
     if (queue_socket(q) < 0)
         goto err;
@@ -711,21 +580,21 @@ queue_t *queue_new(const queue_opts_t *opts)
         goto err;
     /* The thread's random start id keeps ids of two gateway lives apart in
      * one recording. */
-    q->next_id = ((uint64_t)proto_now_ms() & 0xffffffffu) << 20;
+    q->core.next_id = ((uint64_t)proto_now_ms() & 0xffffffffu) << 20;
     if (pthread_create(&q->thread, NULL, queue_thread, q) != 0)
         goto err;
     log_info("hub listening on %s", q->endpoint);
     return q;
 err:
-    refusals_destroy(&q->refusals);
+    refusals_destroy(&q->core.refusals);
     route_destroy(&q->route);
-    known_destroy(&q->known);
-    zsock_destroy(&q->router);
-    hubauth_destroy(&q->auth);
-    record_close(&q->record);
+    known_destroy(&q->core.known);
+    zsock_destroy(&q->core.router);
+    hubauth_destroy(&q->core.auth);
+    record_close(&q->core.record);
     mailbox_destroy(&q->inbox);
     free(q->endpoint);
-    pthread_mutex_destroy(&q->wmu);
+    pthread_mutex_destroy(&q->core.wmu);
     free(q);
     return NULL;
 }
@@ -738,20 +607,20 @@ void queue_destroy(queue_t **self_p)
     atomic_store(&q->stop, true);
     mailbox_kick(q->inbox);
     pthread_join(q->thread, NULL);
-    while (q->workers) {
-        worker_entry_t *w = q->workers;
-        q->workers = w->next;
+    while (q->core.workers) {
+        worker_entry_t *w = q->core.workers;
+        q->core.workers = w->next;
         worker_entry_free(w);
     }
-    zsock_destroy(&q->router);
-    hubauth_destroy(&q->auth);
-    record_close(&q->record);
+    zsock_destroy(&q->core.router);
+    hubauth_destroy(&q->core.auth);
+    record_close(&q->core.record);
     route_destroy(&q->route);
-    known_destroy(&q->known);
-    refusals_destroy(&q->refusals);
+    known_destroy(&q->core.known);
+    refusals_destroy(&q->core.refusals);
     mailbox_destroy(&q->inbox);
     free(q->endpoint);
-    pthread_mutex_destroy(&q->wmu);
+    pthread_mutex_destroy(&q->core.wmu);
     free(q);
     *self_p = NULL;
 }
@@ -773,7 +642,7 @@ queue_ticket_t *queue_submit(queue_t *q, proto_msg_t *req, const char *cancel_ke
     pthread_cond_init(&t->cv, &ca);
     pthread_condattr_destroy(&ca);
     t->refs = 2; /* the caller and the hub */
-    t->q = q;
+    t->inbox = q->inbox;
     req->id = atomic_fetch_add(&q->local_ids, 1) + 1;
     t->hub_id = req->id;
     it->kind = IN_SUBMIT;
@@ -825,11 +694,11 @@ void queue_ticket_destroy(queue_ticket_t **self_p)
         if (it) {
             it->kind = IN_FORGET;
             it->hub_id = t->hub_id;
-            if (mailbox_post(t->q->inbox, it) < 0)
+            if (mailbox_post(t->inbox, it) < 0)
                 free(it);
         }
     }
-    ticket_release(t);
+    core_ticket_release(t);
     *self_p = NULL;
 }
 
@@ -854,14 +723,14 @@ bool queue_cancel(queue_t *q, const char *cancel_key)
 int queue_live_workers(queue_t *q, const char *kind)
 {
     /* Only the hub thread edits the list, always under wmu. */
-    pthread_mutex_lock(&q->wmu);
+    pthread_mutex_lock(&q->core.wmu);
     int n = 0;
     int64_t now = proto_mono_ms();
-    for (worker_entry_t *w = q->workers; w; w = w->next)
+    for (worker_entry_t *w = q->core.workers; w; w = w->next)
         if (!w->dead && w->kind && strcmp(w->kind, kind) == 0 &&
             now - w->last_seen <= q->opts.heartbeat_timeout_ms)
             n++;
-    pthread_mutex_unlock(&q->wmu);
+    pthread_mutex_unlock(&q->core.wmu);
     return n;
 }
 
@@ -874,11 +743,11 @@ void queue_workers_each(queue_t *q, queue_worker_fn cb, void *ctx)
 {
     /* Under wmu, as queue_live_workers: the hub thread edits the list and
      * each worker's data only while holding it. */
-    pthread_mutex_lock(&q->wmu);
+    pthread_mutex_lock(&q->core.wmu);
     int64_t now = proto_mono_ms();
-    for (worker_entry_t *w = q->workers; w; w = w->next)
+    for (worker_entry_t *w = q->core.workers; w; w = w->next)
         if (!w->dead && now - w->last_seen <= q->opts.heartbeat_timeout_ms)
             cb(w->kind ? w->kind : "", w->name ? w->name : "", w->host ? w->host : "", &w->data,
                ctx);
-    pthread_mutex_unlock(&q->wmu);
+    pthread_mutex_unlock(&q->core.wmu);
 }

@@ -89,4 +89,14 @@ typedef void (*queue_worker_fn)(const char *kind, const char *name, const char *
                                 const proto_map_t *data, void *ctx);
 void queue_workers_each(queue_t *q, queue_worker_fn cb, void *ctx);
 
+/* The operations of kind hub (proto/optable.h: OPS_HUB), which the hub
+ * answers itself on its thread, one handler each; ends with { NULL, NULL }.
+ * Exposed for tests/unit/test_ops.c. */
+struct pending;
+typedef struct {
+    const char *op;
+    void (*fn)(queue_t *q, struct pending *p);
+} queue_op_t;
+extern const queue_op_t queue_ops[];
+
 #endif

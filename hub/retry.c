@@ -1,35 +1,31 @@
 /* retry.c -- what becomes of a dead worker's requests (see retry.h). */
 #include "hub/retry.h"
-#include "hub/queue_int.h"
+#include "hub/core.h"
 
 #include <string.h>
 
 #include "common/log.h"
 #include "proto/ops.h"
+#include "proto/optable.h"
 
-/* Which requests may be sent again, by kind and operation; the rest never. */
-static const struct {
-    const char *kind, *op;
-    retry_rule_t rule;
-} retry_rules[] = {
-    { KIND_JUDGE, OP_HISTORY, RETRY_ALWAYS },
-    { KIND_JUDGE, OP_RUN_CODE, RETRY_UNTIL_STARTED },
-};
-
+/* Which requests may be sent again: their rows' flags (proto/optable.h);
+ * an operation not in the table, never. */
 retry_rule_t retry_rule(const char *kind, const char *op)
 {
-    for (size_t i = 0; kind && op && i < sizeof retry_rules / sizeof retry_rules[0]; i++)
-        if (strcmp(retry_rules[i].kind, kind) == 0 && strcmp(retry_rules[i].op, op) == 0)
-            return retry_rules[i].rule;
+    const ops_row_t *row = ops_find(kind, op);
+    if (row && (row->flags & OPS_RETRY))
+        return RETRY_ALWAYS;
+    if (row && (row->flags & OPS_RETRY_UNTIL_STARTED))
+        return RETRY_UNTIL_STARTED;
     return RETRY_NEVER;
 }
 
-void retry_note_started(queue_t *q, zframe_t *identity, const proto_msg_t *m)
+void retry_note_started(core_t *c, zframe_t *identity, const proto_msg_t *m)
 {
     const proto_kv_t *kv = proto_map_get(&m->args, ARG_PROGRAM);
     if (!kv || kv->type != PROTO_V_INT)
         return;
-    for (pending_t *p = q->pending; p; p = p->next)
+    for (pending_t *p = c->pending; p; p = p->next)
         if (p->hub_id == (uint64_t)kv->i && p->worker && zframe_eq(p->worker->identity, identity)) {
             if (!p->started)
                 log_debug("request %llu: its program starts", (unsigned long long)p->hub_id);
@@ -40,12 +36,12 @@ void retry_note_started(queue_t *q, zframe_t *identity, const proto_msg_t *m)
 
 /* End p as worker-lost; a run_code request says whether its program had
  * started. */
-static void retry_lost(queue_t *q, pending_t *p, retry_rule_t rule)
+static void retry_lost(core_t *c, pending_t *p, retry_rule_t rule)
 {
     proto_msg_t *r = proto_reply_new(p->req, PROTO_ST_WORKER_LOST, true,
                                      "[talkback: the worker stopped while handling this call]");
     if (!r) {
-        queue_fail(q, p, PROTO_ST_WORKER_LOST, "[talkback: the worker stopped]");
+        core_fail(c, p, PROTO_ST_WORKER_LOST, "[talkback: the worker stopped]");
         return;
     }
     proto_map_set_cstr(&r->data, DATA_KIND, p->req->kind ? p->req->kind : "");
@@ -55,20 +51,20 @@ static void retry_lost(queue_t *q, pending_t *p, retry_rule_t rule)
         log_info("request %llu is not sent again: its program had started, and a second run "
                  "could repeat what it did",
                  (unsigned long long)p->hub_id);
-    queue_finish(q, p, r);
+    core_finish(c, p, r);
 }
 
-void retry_worker_lost(queue_t *q, worker_entry_t *w, int64_t now)
+void retry_worker_lost(core_t *c, worker_entry_t *w, int64_t now)
 {
-    for (pending_t *p = q->pending, *nx; p; p = nx) {
+    for (pending_t *p = c->pending, *nx; p; p = nx) {
         nx = p->next;
         if (p->client && zframe_eq(p->client, w->identity)) {
             /* Its own request to another worker: no one will read the
              * answer, and what it runs must not outlive the asker. */
             if (p->worker)
-                queue_cancel_pending(q, p);
+                core_cancel(c, p);
             else
-                queue_fail(q, p, PROTO_ST_WORKER_LOST, "[talkback: the caller is gone]");
+                core_fail(c, p, PROTO_ST_WORKER_LOST, "[talkback: the caller is gone]");
             continue;
         }
         if (p->worker != w)
@@ -79,11 +75,11 @@ void retry_worker_lost(queue_t *q, worker_entry_t *w, int64_t now)
                      p->retries < 1 && now < p->deadline;
         if (again) {
             p->retries++;
-            p->wait_until = now + q->opts.worker_wait_ms;
+            p->wait_until = now + c->worker_wait_ms;
             log_info("retrying request %llu on another %s", (unsigned long long)p->hub_id, w->kind);
-            queue_dispatch(q, p);
+            core_dispatch(c, p);
         } else {
-            retry_lost(q, p, rule);
+            retry_lost(c, p, rule);
         }
     }
 }

@@ -1,15 +1,17 @@
 /* retry.h -- what becomes of the requests a dead worker held.
  *
  * A request is sent again to another worker of its kind only when doing
- * it again cannot repeat what the first worker may have done.  A table,
- * by kind and operation (retry.c):
+ * it again cannot repeat what the first worker may have done.  The
+ * operation's row says which (proto/optable.h):
  *
- *   judge   history    again: it only reads
- *   judge   run_code   again only while the model's program has not
- *                      started; the judge says when it starts it (the
- *                      exec that runs it carries ARG_PROGRAM, the request's
- *                      id), so a program never runs twice unsaid
- *   others             never: a command may have run (the result says so)
+ *   OPS_RETRY                again: it only reads (judge history)
+ *   OPS_RETRY_UNTIL_STARTED  again only while the model's program has not
+ *                            started (judge run_code); the judge says when
+ *                            it starts it (the exec that runs it carries
+ *                            ARG_PROGRAM, the request's id), so a program
+ *                            never runs twice unsaid
+ *   neither, or no row       never: a command may have run (the result
+ *                            says so)
  *
  * A request not sent again ends with PROTO_ST_WORKER_LOST; a run_code
  * one carries data `started` (true or false), which the gateway turns
@@ -18,7 +20,7 @@
  * is cancelled: its answer would reach no one, and a program it started is
  * stopped rather than left running beside a second one.
  *
- * Hub thread only (queue_int.h).
+ * Hub thread only; acts through core.h, never back through queue.c.
  */
 #ifndef TALKBACK_RETRY_H
 #define TALKBACK_RETRY_H
@@ -28,7 +30,7 @@
 
 #include "proto/proto.h"
 
-struct queue;
+struct core;
 struct worker_entry;
 
 typedef enum {
@@ -42,10 +44,10 @@ retry_rule_t retry_rule(const char *kind, const char *op);
 
 /* A request from identity: an exec that runs a run_code request's program
  * marks that request started, when identity is the worker holding it. */
-void retry_note_started(struct queue *q, zframe_t *identity, const proto_msg_t *m);
+void retry_note_started(struct core *c, zframe_t *identity, const proto_msg_t *m);
 
 /* Worker w is dead: send again, or end, every request it held, and cancel
  * what it had asked of others. */
-void retry_worker_lost(struct queue *q, struct worker_entry *w, int64_t now);
+void retry_worker_lost(struct core *c, struct worker_entry *w, int64_t now);
 
 #endif

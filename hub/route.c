@@ -17,7 +17,8 @@
 #include <string.h>
 
 #include "common/log.h"
-#include "hub/queue_int.h"
+#include "hub/core.h"
+#include "proto/optable.h"
 #include "proto/ops.h"
 
 #define ROUTE_BUCKETS   4096
@@ -256,6 +257,7 @@ typedef struct placed {
 } placed_t;
 
 struct route {
+    core_t *core; /* the hub's workers and requests (core.h) */
     int locate_wait_ms;
     int grace_ms; /* no placement this young: hosts still joining */
     int64_t born; /* monotonic ms */
@@ -265,25 +267,13 @@ struct route {
     placed_t *placed;
 };
 
-/* Operations that never make a sandbox: an unknown chat is not placed. */
-static const char *const route_no_place[] = {
-    OP_RESET, OP_BUSY,    OP_FORGET, OP_PAUSE, OP_LOCATE, OP_LIST,
-    OP_DRAIN, OP_UNDRAIN, OP_STOP,   OP_RM,    NULL,
-};
-
-static bool op_places(const char *op)
-{
-    for (size_t i = 0; route_no_place[i]; i++)
-        if (op && strcmp(op, route_no_place[i]) == 0)
-            return false;
-    return true;
-}
-
-route_t *route_new(int locate_wait_ms, int grace_ms, bool place_on_lost, size_t cache_max)
+route_t *route_new(core_t *core, int locate_wait_ms, int grace_ms, bool place_on_lost,
+                   size_t cache_max)
 {
     route_t *r = calloc(1, sizeof *r);
     if (!r)
         return NULL;
+    r->core = core;
     r->locate_wait_ms = locate_wait_ms > 0 ? locate_wait_ms : 3000;
     r->grace_ms = grace_ms > 0 ? grace_ms : 0;
     r->born = proto_mono_ms();
@@ -338,23 +328,23 @@ static locating_t *locating_find(route_t *r, const char *conv)
 
 static bool is_sandbox(const worker_entry_t *w)
 {
-    return w->kind && strcmp(w->kind, KIND_SANDBOX) == 0 && w->host && *w->host;
+    return ops_kind_has(w->kind, OPS_KIND_MANAGER) && w->host && *w->host;
 }
 
-static bool host_live(queue_t *q, const char *host, int64_t now)
+static bool host_live(route_t *r, const char *host, int64_t now)
 {
-    for (worker_entry_t *w = q->workers; w; w = w->next)
-        if (is_sandbox(w) && queue_worker_alive(q, w, now) && strcmp(w->host, host) == 0)
+    for (worker_entry_t *w = r->core->workers; w; w = w->next)
+        if (is_sandbox(w) && core_worker_alive(r->core, w, now) && strcmp(w->host, host) == 0)
             return true;
     return false;
 }
 
 /* The one host with live managers, or NULL when there are none or more. */
-static const char *only_host(queue_t *q, int64_t now)
+static const char *only_host(route_t *r, int64_t now)
 {
     const char *one = NULL;
-    for (worker_entry_t *w = q->workers; w; w = w->next)
-        if (is_sandbox(w) && queue_worker_alive(q, w, now)) {
+    for (worker_entry_t *w = r->core->workers; w; w = w->next)
+        if (is_sandbox(w) && core_worker_alive(r->core, w, now)) {
             if (one && strcmp(one, w->host) != 0)
                 return NULL;
             one = w->host;
@@ -362,18 +352,18 @@ static const char *only_host(queue_t *q, int64_t now)
     return one;
 }
 
-static int live_managers(queue_t *q, int64_t now)
+static int live_managers(route_t *r, int64_t now)
 {
     int n = 0;
-    for (worker_entry_t *w = q->workers; w; w = w->next)
-        if (is_sandbox(w) && queue_worker_alive(q, w, now))
+    for (worker_entry_t *w = r->core->workers; w; w = w->next)
+        if (is_sandbox(w) && core_worker_alive(r->core, w, now))
             n++;
     return n;
 }
 
 /* Ask one manager whether it holds conv: a request of the hub's own, sent
  * to that worker, bounded by locate_wait_ms. */
-static bool locate_ask(queue_t *q, worker_entry_t *w, const char *conv, int64_t now)
+static bool locate_ask(route_t *r, worker_entry_t *w, const char *conv, int64_t now)
 {
     pending_t *p = calloc(1, sizeof *p);
     proto_msg_t *m = proto_msg_new(PROTO_REQUEST);
@@ -385,14 +375,14 @@ static bool locate_ask(queue_t *q, worker_entry_t *w, const char *conv, int64_t 
         free(p);
         return false;
     }
-    p->hub_id = ++q->next_id;
+    p->hub_id = ++r->core->next_id;
     m->id = p->hub_id;
-    m->deadline_ms = proto_now_ms() + q->route->locate_wait_ms;
+    m->deadline_ms = proto_now_ms() + r->locate_wait_ms;
     p->req = m;
     p->locate = true;
-    p->deadline = now + q->route->locate_wait_ms;
+    p->deadline = now + r->locate_wait_ms;
     p->wait_until = p->deadline;
-    if (queue_send_to(q, w->identity, m) != 0) {
+    if (core_send(r->core, w->identity, m) != 0) {
         w->dead = true;
         proto_msg_destroy(&p->req);
         free(p->host);
@@ -401,21 +391,21 @@ static bool locate_ask(queue_t *q, worker_entry_t *w, const char *conv, int64_t 
     }
     p->worker = w;
     w->inflight++;
-    p->next = q->pending;
-    q->pending = p;
+    p->next = r->core->pending;
+    r->core->pending = p;
     return true;
 }
 
 /* Ask every live manager where l's chat is. */
-static void locate_fanout(queue_t *q, locating_t *l, int64_t now)
+static void locate_fanout(route_t *r, locating_t *l, int64_t now)
 {
     free(l->found);
     free(l->silent);
     l->found = l->silent = NULL;
     l->retry_at = 0;
-    for (worker_entry_t *w = q->workers; w; w = w->next)
-        if (is_sandbox(w) && queue_worker_alive(q, w, now)) {
-            if (locate_ask(q, w, l->conv, now))
+    for (worker_entry_t *w = r->core->workers; w; w = w->next)
+        if (is_sandbox(w) && core_worker_alive(r->core, w, now)) {
+            if (locate_ask(r, w, l->conv, now))
                 l->outstanding++;
             else if (!l->silent)
                 l->silent = strdup(w->host);
@@ -428,33 +418,32 @@ static void locate_fanout(queue_t *q, locating_t *l, int64_t now)
 }
 
 /* Ask every live manager where conv is; the request waits behind it. */
-static void locate_start(queue_t *q, pending_t *p, const char *lost, int64_t now)
+static void locate_start(route_t *r, pending_t *p, const char *lost, int64_t now)
 {
-    route_t *r = q->route;
     locating_t *l = calloc(1, sizeof *l);
     if (!l || !(l->conv = strdup(p->req->conv)) || (lost && !(l->lost = strdup(lost)))) {
         if (l)
             locating_free(l);
-        queue_fail(q, p, PROTO_ST_INTERNAL, "[talkback: out of memory]");
+        core_fail(r->core, p, PROTO_ST_INTERNAL, "[talkback: out of memory]");
         return;
     }
-    l->placing = op_places(p->req->name);
+    /* Fail-closed: only an operation whose row says so makes a sandbox. */
+    l->placing = ops_has(p->req->kind, p->req->name, OPS_PLACES);
     l->next = r->locating;
     r->locating = l;
     p->held = true;
-    locate_fanout(q, l, now);
+    locate_fanout(r, l, now);
 }
 
-bool route_admit(queue_t *q, pending_t *p)
+bool route_admit(route_t *r, pending_t *p)
 {
     const proto_msg_t *req = p->req;
     if (req->host) {
         p->host = strdup(req->host);
         return false;
     }
-    if (!req->kind || strcmp(req->kind, KIND_SANDBOX) != 0 || !req->conv || !*req->conv)
+    if (!ops_kind_has(req->kind, OPS_KIND_MANAGER) || !req->conv || !*req->conv)
         return false;
-    route_t *r = q->route;
     if (locating_find(r, req->conv)) {
         p->held = true; /* behind the first request's locate */
         return true;
@@ -462,11 +451,11 @@ bool route_admit(queue_t *q, pending_t *p)
     int64_t now = proto_mono_ms();
     const char *host = route_cache_get(r->cache, req->conv);
     char lost[256] = "";
-    if (host && host_live(q, host, now)) {
+    if (host && host_live(r, host, now)) {
         p->host = strdup(host);
         return false;
     }
-    if (host && live_managers(q, now) == 0) {
+    if (host && live_managers(r, now) == 0) {
         /* No sandbox manager anywhere (one host's manager restarting):
          * wait worker_wait for one on its host, as a call always did. */
         p->host = strdup(host);
@@ -475,15 +464,15 @@ bool route_admit(queue_t *q, pending_t *p)
     if (host && !r->place_on_lost) {
         char text[ROUTE_TEXT_MAX];
         route_text_lost(text, sizeof text, host);
-        queue_fail(q, p, PROTO_ST_OK, text);
+        core_fail(r->core, p, PROTO_ST_OK, text);
         return true;
     }
     if (host) {
         snprintf(lost, sizeof lost, "%s", host);
         route_cache_drop(r->cache, req->conv);
     }
-    const char *only = only_host(q, now);
-    if (only && now - r->born >= r->grace_ms && !known_unmanaged(q->known)) {
+    const char *only = only_host(r, now);
+    if (only && now - r->born >= r->grace_ms && !known_unmanaged(r->core->known)) {
         /* One host: nowhere else to look or to place. */
         if (route_cache_put(r->cache, req->conv, only) != 0)
             log_warn("cannot cache the host of chat %s (out of memory)", req->conv);
@@ -495,11 +484,11 @@ bool route_admit(queue_t *q, pending_t *p)
         p->host = strdup(only);
         return false;
     }
-    if (live_managers(q, now) == 0) {
+    if (live_managers(r, now) == 0) {
         p->held = true; /* route_tick asks once a manager is there */
         return true;
     }
-    locate_start(q, p, *lost ? lost : NULL, now);
+    locate_start(r, p, *lost ? lost : NULL, now);
     return true;
 }
 
@@ -524,12 +513,12 @@ static int64_t placed_recently(route_t *r, const char *host, int64_t now)
 
 /* Choose a host for a new chat from the live managers' HELLO data, or
  * write the full-cluster text into l. */
-static void place(queue_t *q, locating_t *l, int64_t now)
+static void place(route_t *r, locating_t *l, int64_t now)
 {
     route_host_t hosts[64] = { { 0 } };
     size_t n = 0, n_draining = 0;
-    for (worker_entry_t *w = q->workers; w && n < 64; w = w->next) {
-        if (!is_sandbox(w) || !queue_worker_alive(q, w, now))
+    for (worker_entry_t *w = r->core->workers; w && n < 64; w = w->next) {
+        if (!is_sandbox(w) || !core_worker_alive(r->core, w, now))
             continue;
         bool seen = false;
         for (size_t i = 0; i < n; i++)
@@ -538,8 +527,7 @@ static void place(queue_t *q, locating_t *l, int64_t now)
             continue;
         route_host_t *h = &hosts[n++];
         h->host = w->host;
-        h->running =
-            proto_map_int(&w->data, DATA_RUNNING, 0) + placed_recently(q->route, w->host, now);
+        h->running = proto_map_int(&w->data, DATA_RUNNING, 0) + placed_recently(r, w->host, now);
         h->max_running = proto_map_int(&w->data, DATA_MAX_RUNNING, 0);
         h->mem_free_kb = proto_map_int(&w->data, DATA_MEM_FREE_KB, -1);
         h->draining = proto_map_int(&w->data, DATA_DRAINING, 0) != 0;
@@ -559,8 +547,8 @@ static void place(queue_t *q, locating_t *l, int64_t now)
     placed_t *pl = calloc(1, sizeof *pl);
     if (pl && (pl->host = strdup(hosts[i].host))) {
         pl->at = now;
-        pl->next = q->route->placed;
-        q->route->placed = pl;
+        pl->next = r->placed;
+        r->placed = pl;
     } else {
         free(pl);
     }
@@ -569,10 +557,9 @@ static void place(queue_t *q, locating_t *l, int64_t now)
 }
 
 /* Every answer is in: decide where the chat's requests go. */
-static void locate_resolve(queue_t *q, locating_t *l)
+static void locate_resolve(route_t *r, locating_t *l)
 {
     int64_t now = proto_mono_ms();
-    route_t *r = q->route;
     if (!l->found && !l->silent && l->placing && now - r->born < r->grace_ms) {
         /* Found nowhere, but a host that holds it may not have said HELLO
          * yet since this gateway started: ask again once they all have. */
@@ -587,30 +574,31 @@ static void locate_resolve(queue_t *q, locating_t *l)
         route_text_unanswered(text, sizeof text, l->silent);
         l->text = strdup(text);
         return;
-    } else if (l->placing && known_unmanaged(q->known) && !r->place_on_lost) {
+    } else if (l->placing && known_unmanaged(r->core->known) && !r->place_on_lost) {
         /* A host the hub remembers has had no manager since it started:
          * it may hold this chat. */
         char text[ROUTE_TEXT_MAX];
-        route_text_unknown(text, sizeof text, known_unmanaged(q->known));
+        route_text_unknown(text, sizeof text, known_unmanaged(r->core->known));
         l->text = strdup(text);
         log_warn("chat %s found on no live host while host %s is unreachable: refused", l->conv,
-                 known_unmanaged(q->known));
+                 known_unmanaged(r->core->known));
         return;
     } else if (l->placing) {
-        const char *gone = known_unmanaged(q->known);
+        const char *gone = known_unmanaged(r->core->known);
         if (gone && !l->lost) {
             l->lost = strdup(gone);
             l->maybe = true;
         }
-        place(q, l, now);
+        place(r, l, now);
     }
-    if (l->host && route_cache_put(q->route->cache, l->conv, l->host) != 0)
+    if (l->host && route_cache_put(r->cache, l->conv, l->host) != 0)
         log_warn("cannot cache the host of chat %s (out of memory)", l->conv);
 }
 
-void route_locate_done(queue_t *q, pending_t *p, const proto_msg_t *reply)
+void route_locate_done(void *route, pending_t *p, const proto_msg_t *reply)
 {
-    locating_t *l = p->req->conv ? locating_find(q->route, p->req->conv) : NULL;
+    route_t *r = route;
+    locating_t *l = p->req->conv ? locating_find(r, p->req->conv) : NULL;
     if (!l || l->done)
         return;
     l->outstanding--;
@@ -625,17 +613,17 @@ void route_locate_done(queue_t *q, pending_t *p, const proto_msg_t *reply)
         l->silent = strdup(p->host);
     }
     if (l->outstanding <= 0)
-        locate_resolve(q, l);
+        locate_resolve(r, l);
 }
 
 /* Release one held request of a located chat: send it where the chat is,
  * or end it with the outcome's text. */
-static void release(queue_t *q, pending_t *p, locating_t *l, int64_t now)
+static void release(route_t *r, pending_t *p, locating_t *l, int64_t now)
 {
     p->held = false;
-    p->wait_until = now + q->opts.worker_wait_ms;
+    p->wait_until = now + r->core->worker_wait_ms;
     if (l->text) {
-        queue_fail(q, p, PROTO_ST_OK, l->text);
+        core_fail(r->core, p, PROTO_ST_OK, l->text);
         return;
     }
     if (l->host) {
@@ -652,19 +640,19 @@ static void release(queue_t *q, pending_t *p, locating_t *l, int64_t now)
             l->lost = NULL; /* told once */
         }
     }
-    queue_dispatch(q, p);
+    core_dispatch(r->core, p);
 }
 
 /* The oldest held request matching: of a chat whose locate is done
  * (want_done), or of a chat no locate is under way for. */
-static pending_t *oldest_held(queue_t *q, bool want_done, locating_t **lp)
+static pending_t *oldest_held(route_t *r, bool want_done, locating_t **lp)
 {
     pending_t *hit = NULL;
     locating_t *hl = NULL;
-    for (pending_t *p = q->pending; p; p = p->next) {
+    for (pending_t *p = r->core->pending; p; p = p->next) {
         if (!p->held)
             continue;
-        locating_t *l = locating_find(q->route, p->req->conv);
+        locating_t *l = locating_find(r, p->req->conv);
         if (want_done ? (l && l->done) : !l) {
             hit = p; /* the list is newest first: the last match is oldest */
             hl = l;
@@ -674,17 +662,17 @@ static pending_t *oldest_held(queue_t *q, bool want_done, locating_t **lp)
     return hit;
 }
 
-void route_tick(queue_t *q)
+void route_tick(route_t *r)
 {
     int64_t now = proto_mono_ms();
     locating_t *l;
     pending_t *p;
-    for (l = q->route->locating; l; l = l->next)
+    for (l = r->locating; l; l = l->next)
         if (l->retry_at && now >= l->retry_at && l->outstanding <= 0)
-            locate_fanout(q, l, now);
-    while ((p = oldest_held(q, true, &l)))
-        release(q, p, l, now);
-    for (locating_t **lp = &q->route->locating; *lp;) {
+            locate_fanout(r, l, now);
+    while ((p = oldest_held(r, true, &l)))
+        release(r, p, l, now);
+    for (locating_t **lp = &r->locating; *lp;) {
         if ((*lp)->done) {
             l = *lp;
             *lp = l->next;
@@ -695,33 +683,17 @@ void route_tick(queue_t *q)
     }
     /* Held with no manager to ask: ask once one is there, or give up as a
      * request with no worker does. */
-    bool managers = live_managers(q, now) > 0;
-    while ((p = oldest_held(q, false, &l))) {
+    bool managers = live_managers(r, now) > 0;
+    while ((p = oldest_held(r, false, &l))) {
         if (managers) {
             p->held = false;
-            if (!route_admit(q, p))
-                queue_dispatch(q, p);
+            if (!route_admit(r, p))
+                core_dispatch(r->core, p);
         } else if (now >= p->wait_until) {
-            queue_fail(q, p, PROTO_ST_NO_WORKER, "[talkback: no worker is running for this call]");
+            core_fail(r->core, p, PROTO_ST_NO_WORKER,
+                      "[talkback: no worker is running for this call]");
         } else {
             break;
         }
     }
-}
-
-void route_note_reply(pending_t *p, proto_msg_t *reply)
-{
-    if (!p->note || reply->status != PROTO_ST_OK)
-        return;
-    size_t nl = strlen(p->note), tl = reply->text ? reply->text_len : 0;
-    char *t = malloc(nl + 1 + tl + 1);
-    if (!t)
-        return;
-    memcpy(t, p->note, nl);
-    t[nl] = '\n';
-    if (tl)
-        memcpy(t + nl + 1, reply->text, tl);
-    t[nl + 1 + tl] = '\0';
-    proto_msg_set_text(reply, t, nl + 1 + tl);
-    free(t);
 }

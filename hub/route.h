@@ -21,8 +21,9 @@
  * look or place: a chat's first call goes straight there, as with no
  * routing at all.
  *
- * queue.c calls the hub-side functions on its thread; the pure parts
- * (placement choice, the cache, the texts) are unit-tested.
+ * queue.c calls the hub-side functions on its thread; they act on the
+ * hub's requests through core.h only.  The pure parts (placement choice,
+ * the cache, the texts) are unit-tested.
  */
 #ifndef TALKBACK_ROUTE_H
 #define TALKBACK_ROUTE_H
@@ -33,7 +34,7 @@
 #include "proto/proto.h"
 
 typedef struct route route_t;
-struct queue;
+struct core;
 struct pending;
 
 /* ---- pure parts ---- */
@@ -85,17 +86,19 @@ void route_text_unanswered(char *out, size_t len, const char *host);
  * timeout: by then every live manager has said HELLO) the hub places no
  * new chat, so a chat whose host has not joined yet is not given a new
  * sandbox elsewhere. */
-route_t *route_new(int locate_wait_ms, int grace_ms, bool place_on_lost, size_t cache_max);
+route_t *route_new(struct core *core, int locate_wait_ms, int grace_ms, bool place_on_lost,
+                   size_t cache_max);
 void route_destroy(route_t **self_p);
 /* A new request: false when it may be dispatched now (p->host set when it
- * must go to one host); true when route.c holds it (p->held) or ended it. */
-bool route_admit(struct queue *q, struct pending *p);
-/* The reply to one of the hub's own locate questions (p->locate). */
-void route_locate_done(struct queue *q, struct pending *p, const proto_msg_t *reply);
+ * must go to one host); true when route.c holds it (p->held) or ended it.
+ * Only an operation whose row says so (OPS_PLACES, proto/optable.h) may
+ * make a sandbox for a chat found on no host: fail-closed. */
+bool route_admit(route_t *r, struct pending *p);
+/* The reply to one of the hub's own locate questions (p->locate): a
+ * core_locate_fn (core.h) with the route_t as ctx. */
+void route_locate_done(void *route, struct pending *p, const proto_msg_t *reply);
 /* Release or end the requests whose chat's host is now known; called on
  * every turn of the hub thread, after the socket and the clock. */
-void route_tick(struct queue *q);
-/* Put a request's note (route_text_moved) before its reply's text. */
-void route_note_reply(struct pending *p, proto_msg_t *reply);
+void route_tick(route_t *r);
 
 #endif

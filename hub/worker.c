@@ -27,10 +27,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/convid.h"
+#include "common/log.h"
 #include "common/mailbox.h"
 #include "hub/hubkeys.h"
-#include "common/log.h"
 #include "proto/ops.h"
+#include "proto/optable.h"
 
 #define WORKER_REDIAL_MS 5000 /* after a failed handshake */
 
@@ -136,11 +138,53 @@ bool worker_job_cancelled(worker_job_t *job)
     return false;
 }
 
+proto_msg_t *worker_unknown_op(const char *kind, const proto_msg_t *req)
+{
+    char text[200];
+    snprintf(text, sizeof text, "[talkback: the %s has no operation \"%.40s\"]",
+             ops_kind_label(kind), req->name ? req->name : "");
+    return proto_reply_new(req, PROTO_ST_BAD_REQUEST, true, text);
+}
+
+proto_msg_t *worker_check_ids(const char *kind, const proto_msg_t *req)
+{
+    if (!ops_has(kind, req->name, OPS_CONV))
+        return NULL;
+    if (convid_check(req->conv) != CONVID_OK)
+        return proto_reply_new(
+            req, PROTO_ST_OK, true,
+            "[talkback refused this call: the conversation id is unusable, so talkback cannot "
+            "tell which chat's sandbox to use. Nothing ran.]");
+    if (req->user && !convid_user_ok(req->user))
+        return proto_reply_new(
+            req, PROTO_ST_OK, true,
+            "[talkback refused this call: the user id is unusable. Nothing ran.]");
+    return NULL;
+}
+
+worker_handler_fn worker_op_find(const worker_op_t *ops, const char *op)
+{
+    for (; ops && op && ops->op; ops++)
+        if (strcmp(ops->op, op) == 0)
+            return ops->fn;
+    return NULL;
+}
+
+/* The reply to one request: unknown, refused for its ids, or its handler's. */
+static proto_msg_t *job_reply(worker_t *w, worker_job_t *job)
+{
+    worker_handler_fn fn = worker_op_find(w->opts.ops, job->req->name);
+    if (!fn)
+        return worker_unknown_op(w->kind, job->req);
+    proto_msg_t *refused = worker_check_ids(w->kind, job->req);
+    return refused ? refused : fn(job, w->opts.ctx);
+}
+
 static void *job_thread(void *arg)
 {
     job_entry_t *e = arg;
     worker_t *w = e->job.worker;
-    proto_msg_t *reply = w->opts.handler(&e->job, w->opts.ctx);
+    proto_msg_t *reply = job_reply(w, &e->job);
     if (!reply)
         reply = proto_reply_new(e->req, PROTO_ST_INTERNAL, true,
                                 "[talkback: the worker failed on this call]");

@@ -2,8 +2,11 @@
  *
  * A worker connects a DEALER socket to the hub, says HELLO{kind,name}
  * every heartbeat, and runs each REQUEST it gets on a thread of its own
- * (so a `sleep 60` in one chat never holds up another).  The handler
- * returns the reply; CANCEL sets the request's cancel flag, which the
+ * (so a `sleep 60` in one chat never holds up another), with the handler
+ * its ops array names for the request's operation; an operation it does
+ * not serve gets the one "unknown operation" answer, one that needs a
+ * conversation id and has no usable one is refused before any handler
+ * runs (proto/optable.h says which).  The handler returns the reply; CANCEL sets the request's cancel flag, which the
  * handler polls.  The same socket carries the worker's own requests to
  * other kinds (worker_call: a judge asking the sandbox manager to exec).
  *
@@ -32,6 +35,15 @@ typedef struct {
  * thread. */
 typedef proto_msg_t *(*worker_handler_fn)(worker_job_t *job, void *ctx);
 
+/* One operation a worker serves: its name (OP_, a row of its kind in
+ * proto/optable.h) and its handler.  A worker's array ends with
+ * { NULL, NULL }; tests/unit/test_ops.c checks that it has exactly one
+ * entry per row of its kind. */
+typedef struct {
+    const char *op;
+    worker_handler_fn fn;
+} worker_op_t;
+
 /* Fill the data of the next HELLO (data already holds "host"): a sandbox
  * manager adds its capacity here.  Runs on the worker's main thread before
  * each HELLO, so it must not block: copy what another thread measured. */
@@ -44,14 +56,14 @@ typedef struct {
     int heartbeat_ms;
     int max_jobs; /* concurrent requests at most; more wait */
     /* A tcp:// hub's keys (hubkeys.h); unused for ipc://. */
-    bool insecure;         /* hub_insecure: no CURVE, with a warning */
-    const char *keys_dir;  /* hub_keys: holds the hub's public key */
-    const char *cert_path; /* hub_cert: this worker's certificate;
+    bool insecure;          /* hub_insecure: no CURVE, with a warning */
+    const char *keys_dir;   /* hub_keys: holds the hub's public key */
+    const char *cert_path;  /* hub_cert: this worker's certificate;
                                NULL or "": keys_dir/<kind>.key_secret */
-    worker_handler_fn handler;
-    void *ctx;
-    const char *host;      /* HELLO's "host"; NULL: host_name, or the machine's */
-    worker_hello_fn hello; /* NULL: HELLO carries only the host */
+    const worker_op_t *ops; /* what it serves; ends with { NULL, NULL } */
+    void *ctx;              /* given to every handler */
+    const char *host;       /* HELLO's "host"; NULL: host_name, or the machine's */
+    worker_hello_fn hello;  /* NULL: HELLO carries only the host */
     void *hello_ctx;
 } worker_opts_t;
 
@@ -74,6 +86,20 @@ const char *worker_host(const worker_t *w);
 /* The host name of this process: configured (config host_name), or when
  * that is NULL or empty the machine's (gethostname), into out (len bytes). */
 void worker_host_name(const char *configured, char *out, size_t len);
+
+/* The reply to a request a worker of kind does not serve: the one
+ * "unknown operation" answer of every worker, and of the hub's own
+ * operations.  NULL when out of memory. */
+proto_msg_t *worker_unknown_op(const char *kind, const proto_msg_t *req);
+
+/* The reply a worker gives, before any handler runs, to a request whose
+ * operation needs a usable conversation id (OPS_CONV, proto/optable.h)
+ * and has none (or has an unusable user id); NULL when it may run.  The
+ * one place that check is made, for the operations of kind. */
+proto_msg_t *worker_check_ids(const char *kind, const proto_msg_t *req);
+
+/* The handler ops has for op, or NULL. */
+worker_handler_fn worker_op_find(const worker_op_t *ops, const char *op);
 
 /* True when the job should stop (cancel or deadline). */
 bool worker_job_cancelled(worker_job_t *job);

@@ -336,14 +336,18 @@ static proto_msg_t *op_run_code(worker_job_t *job, const judge_opts_t *o)
     return reply;
 }
 
-proto_msg_t *judge_handle(worker_job_t *job, void *ctx)
+/* The operations of kind judge (proto/optable.h); ctx is the judge_opts_t. */
+static proto_msg_t *h_run_code(worker_job_t *job, void *ctx)
 {
-    const judge_opts_t *o = ctx;
-    const char *op = job->req->name ? job->req->name : "";
-    if (strcmp(op, OP_RUN_CODE) == 0)
-        return op_run_code(job, o);
-    if (strcmp(op, OP_HISTORY) == 0)
-        return op_history(job, o);
-    return proto_reply_new(job->req, PROTO_ST_BAD_REQUEST, true,
-                           "[talkback: unknown judge operation]");
+    return op_run_code(job, ctx);
 }
+static proto_msg_t *h_history(worker_job_t *job, void *ctx)
+{
+    return op_history(job, ctx);
+}
+
+const worker_op_t judge_ops[] = {
+    { OP_RUN_CODE, h_run_code },
+    { OP_HISTORY, h_history },
+    { NULL, NULL },
+};

@@ -32,8 +32,9 @@ typedef struct {
     int64_t memory;               /* bytes a sandbox has, when it cannot say */
 } judge_opts_t;
 
-/* The worker handler for kind "judge"; ctx is the judge_opts_t. */
-proto_msg_t *judge_handle(worker_job_t *job, void *ctx);
+/* The operations of kind "judge" (proto/optable.h), one handler each,
+ * for the worker (worker_opts_t.ops); ctx is the judge_opts_t. */
+extern const worker_op_t judge_ops[];
 
 /* Name a signal for the model: "SIGSEGV (invalid memory access)".  Pure. */
 const char *judge_signal_name(int sig);

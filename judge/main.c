@@ -45,7 +45,7 @@ int main(int argc, char **argv)
         .keys_dir = config_str("hub_keys"),
         .cert_path = config_str("hub_cert"),
         .max_jobs = (int)config_int("max_jobs"),
-        .handler = judge_handle,
+        .ops = judge_ops,
         .ctx = &jo,
     };
     worker_t *w = worker_new(&wo);

@@ -200,7 +200,7 @@ int main(int argc, char **argv)
         return keys_one(argv[2], argv[3], argc == 5 ? argv[4] : NULL);
     /* The default set names no host: its sandbox and reaper keys act for
      * any host no other key names (hubkeys.h). */
-    for (const hubkeys_role_t *r = hubkeys_roles; r->kind; r++)
+    for (const hubkeys_role_t *r = hubkeys_roles(); r->kind; r++)
         if (keys_client(r->kind, r->kind, r->submit, NULL) < 0)
             return 1;
     return 0;

@@ -19,6 +19,11 @@
  * so those ARG_ names are the MCP argument names too; test_tools checks
  * that every schema property is one of the ARG_ names below.
  *
+ * What each operation is allowed and needs -- who serves it, which keys
+ * may send it, whether it needs a conversation id, may place a chat, is
+ * sent again when its worker dies, names a host -- is its row in
+ * optable.h, not here: this file names things and says what they carry.
+ *
  * Every reply may carry text (x) and is_error (e); "text" below is what
  * the text says.  Absent optional keys read as the defaults
  * ops_exec_read gives them.
@@ -43,9 +48,9 @@
 
 /* ---- kind "sandbox" (sandbox/manager.c) ---------------------------------
  *
- * Every sandbox operation needs a usable conversation id (c) and, when
- * given, a usable user id (u); otherwise the reply is an is_error text and
- * nothing runs.
+ * Every sandbox operation of a chat (OPS_CONV in optable.c) needs a usable
+ * conversation id (c) and, when given, a usable user id (u); otherwise the
+ * reply is an is_error text and nothing runs (hub/worker.c checks it).
  *
  * run         the model's tool, from the gateway.
  *   args      command (str, required), timeout (int, seconds; default

@@ -33,34 +33,6 @@ static volatile bool stopping;
 static reaper_opts_t policy; /* read from config once, in main */
 static int64_t disk_interval_s, reaper_interval_s;
 
-/* "sweep" request: run every sweep now and answer with what was done. */
-static proto_msg_t *handle(worker_job_t *job, void *ctx)
-{
-    (void)ctx;
-    if (!job->req->name || strcmp(job->req->name, OP_SWEEP) != 0)
-        return proto_reply_new(job->req, PROTO_ST_BAD_REQUEST, true,
-                               "[talkback: unknown reaper operation]");
-    textbuf_t out;
-    textbuf_init(&out);
-    reaper_t r = { .o = &policy,
-                   .d = docker,
-                   .hub = hub,
-                   .out = &out,
-                   .dry_run = proto_map_int(&job->req->args, ARG_DRY_RUN, 0) != 0 };
-    pthread_mutex_lock(&sweep_mu);
-    int rc = reaper_sweep(&r);
-    pthread_mutex_unlock(&sweep_mu);
-    proto_msg_t *reply = proto_reply_new(job->req, PROTO_ST_OK, rc != 0, out.buf ? out.buf : "");
-    if (reply) {
-        proto_map_set_int(&reply->data, DATA_CALLS, r.calls);
-        proto_map_set_int(&reply->data, DATA_STOPPED, r.stopped);
-        proto_map_set_int(&reply->data, DATA_REMOVED, r.removed);
-        proto_map_set_int(&reply->data, DATA_PAUSED, r.paused);
-    }
-    textbuf_free(&out);
-    return reply;
-}
-
 static void *clock_thread(void *arg)
 {
     (void)arg;
@@ -132,6 +104,7 @@ int main(int argc, char **argv)
         return 1;
     }
     zsys_init();
+    reaper_serve_t serve = { .o = &policy, .d = docker, .mu = &sweep_mu };
     worker_opts_t wo = {
         .endpoint = config_str("hub_endpoint"),
         .kind = KIND_REAPER,
@@ -141,7 +114,8 @@ int main(int argc, char **argv)
         .keys_dir = config_str("hub_keys"),
         .cert_path = config_str("hub_cert"),
         .max_jobs = 4,
-        .handler = handle,
+        .ops = reaper_ops,
+        .ctx = &serve,
     };
     hub = worker_new(&wo);
     if (!hub) {

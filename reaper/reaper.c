@@ -628,3 +628,33 @@ int reaper_sweep(reaper_t *r)
     rc |= reaper_sweep_records(r);
     return rc;
 }
+
+/* "sweep": run every sweep now and answer with what was done. */
+static proto_msg_t *reaper_op_sweep(worker_job_t *job, void *ctx)
+{
+    const reaper_serve_t *sv = ctx;
+    textbuf_t out;
+    textbuf_init(&out);
+    reaper_t r = { .o = sv->o,
+                   .d = sv->d,
+                   .hub = job->worker,
+                   .out = &out,
+                   .dry_run = proto_map_int(&job->req->args, ARG_DRY_RUN, 0) != 0 };
+    pthread_mutex_lock(sv->mu);
+    int rc = reaper_sweep(&r);
+    pthread_mutex_unlock(sv->mu);
+    proto_msg_t *reply = proto_reply_new(job->req, PROTO_ST_OK, rc != 0, out.buf ? out.buf : "");
+    if (reply) {
+        proto_map_set_int(&reply->data, DATA_CALLS, r.calls);
+        proto_map_set_int(&reply->data, DATA_STOPPED, r.stopped);
+        proto_map_set_int(&reply->data, DATA_REMOVED, r.removed);
+        proto_map_set_int(&reply->data, DATA_PAUSED, r.paused);
+    }
+    textbuf_free(&out);
+    return reply;
+}
+
+const worker_op_t reaper_ops[] = {
+    { OP_SWEEP, reaper_op_sweep },
+    { NULL, NULL },
+};

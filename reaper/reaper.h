@@ -26,6 +26,7 @@
 #ifndef TALKBACK_REAPER_H
 #define TALKBACK_REAPER_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include "common/textbuf.h"
@@ -71,5 +72,16 @@ int reaper_sweep_orphans(reaper_t *r);
 int reaper_sweep_records(reaper_t *r);
 /* All six, idle, paused, disk, evict, orphans, records, in that order.  0, or -1 when Docker could not be asked. */
 int reaper_sweep(reaper_t *r);
+
+/* What the reaper's worker serves its operations with (their ctx). */
+typedef struct {
+    const reaper_opts_t *o;
+    docker_t *d;
+    pthread_mutex_t *mu; /* one sweep at a time, with the clock's */
+} reaper_serve_t;
+
+/* The operations of kind "reaper" (proto/optable.h), one handler each,
+ * for the worker (worker_opts_t.ops, with a reaper_serve_t as ctx). */
+extern const worker_op_t reaper_ops[];
 
 #endif

@@ -53,7 +53,7 @@ static json_t *chat_container(const hostops_t *h, const char *conv, docker_err_t
     return info;
 }
 
-static proto_msg_t *op_locate(const hostops_t *h, worker_job_t *job)
+proto_msg_t *hostops_locate(const hostops_t *h, worker_job_t *job)
 {
     docker_err_t e;
     json_t *info = chat_container(h, job->req->conv, &e);
@@ -111,7 +111,7 @@ static void list_orphans(const hostops_t *h, worker_job_t *job, textbuf_t *t)
 
 /* One line per chat's sandbox: the labelled ones and the claimed spares,
  * whose labels claim_list_chats fills in from their records. */
-static proto_msg_t *op_list(const hostops_t *h, worker_job_t *job)
+proto_msg_t *hostops_list(const hostops_t *h, worker_job_t *job)
 {
     json_t *ans = claim_list_chats(h->d, NULL, true);
     if (!ans) {
@@ -146,6 +146,7 @@ static proto_msg_t *op_list(const hostops_t *h, worker_job_t *job)
     return r;
 }
 
+/* drain (on) or undrain: the flag kept in state_dir (capacity.h). */
 static proto_msg_t *op_drain(const hostops_t *h, worker_job_t *job, bool on)
 {
     const char *host = worker_host(job->worker);
@@ -222,19 +223,22 @@ static proto_msg_t *op_end(const hostops_t *h, worker_job_t *job, bool remove)
     return proto_reply_new(job->req, PROTO_ST_OK, false, text);
 }
 
-proto_msg_t *hostops_handle(const hostops_t *h, worker_job_t *job)
+proto_msg_t *hostops_drain(const hostops_t *h, worker_job_t *job)
 {
-    const char *op = job->req->name ? job->req->name : "";
-    if (strcmp(op, OP_LIST) == 0)
-        return op_list(h, job);
-    if (strcmp(op, OP_DRAIN) == 0 || strcmp(op, OP_UNDRAIN) == 0)
-        return op_drain(h, job, op[0] == 'd');
-    if (strcmp(op, OP_LOCATE) != 0 && strcmp(op, OP_STOP) != 0 && strcmp(op, OP_RM) != 0)
-        return NULL;
-    if (convid_check(job->req->conv) != CONVID_OK)
-        return proto_reply_new(job->req, PROTO_ST_BAD_REQUEST, true,
-                               "[talkback: the conversation id is unusable]");
-    if (strcmp(op, OP_LOCATE) == 0)
-        return op_locate(h, job);
-    return op_end(h, job, strcmp(op, OP_RM) == 0);
+    return op_drain(h, job, true);
+}
+
+proto_msg_t *hostops_undrain(const hostops_t *h, worker_job_t *job)
+{
+    return op_drain(h, job, false);
+}
+
+proto_msg_t *hostops_stop(const hostops_t *h, worker_job_t *job)
+{
+    return op_end(h, job, false);
+}
+
+proto_msg_t *hostops_rm(const hostops_t *h, worker_job_t *job)
+{
+    return op_end(h, job, true);
 }

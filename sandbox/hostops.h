@@ -33,8 +33,14 @@ typedef struct {
     void *ctx;
 } hostops_t;
 
-/* The reply to one of the operations above, or NULL when job's operation
- * is not one of them. */
-proto_msg_t *hostops_handle(const hostops_t *h, worker_job_t *job);
+/* The reply to each operation above.  The manager registers them with
+ * its other operations (manager.c); the worker library has checked the
+ * conversation id of those that carry one (proto/optable.h: OPS_CONV). */
+proto_msg_t *hostops_locate(const hostops_t *h, worker_job_t *job);
+proto_msg_t *hostops_list(const hostops_t *h, worker_job_t *job);
+proto_msg_t *hostops_drain(const hostops_t *h, worker_job_t *job);
+proto_msg_t *hostops_undrain(const hostops_t *h, worker_job_t *job);
+proto_msg_t *hostops_stop(const hostops_t *h, worker_job_t *job);
+proto_msg_t *hostops_rm(const hostops_t *h, worker_job_t *job);
 
 #endif

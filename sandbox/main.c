@@ -128,7 +128,7 @@ int main(int argc, char **argv)
         .keys_dir = config_str("hub_keys"),
         .cert_path = config_str("hub_cert"),
         .max_jobs = (int)config_int("max_jobs"),
-        .handler = manager_handle,
+        .ops = manager_ops,
         .ctx = m,
         .hello = capacity_hello,
         .hello_ctx = cap,

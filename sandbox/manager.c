@@ -499,7 +499,8 @@ static docker_err_t do_put(manager_t *m, const char *id, void *arg)
     return a->err == DOCKER_ENOTFOUND && strstr(a->msg, "container") ? DOCKER_ENOTFOUND : DOCKER_OK;
 }
 
-static proto_msg_t *tool_write(manager_t *m, worker_job_t *job)
+/* write_file (model: the retry note cleared, the write hints) and put. */
+static proto_msg_t *tool_write(manager_t *m, worker_job_t *job, bool model)
 {
     const proto_msg_t *req = job->req;
     size_t plen, clen;
@@ -564,7 +565,7 @@ static proto_msg_t *tool_write(manager_t *m, worker_job_t *job)
         textbuf_free(&h);
     } else {
         textbuf_printf(&t, "Wrote %zu bytes to %s.", clen, abspath);
-        if (req->name && strcmp(req->name, OP_WRITE_FILE) == 0) {
+        if (model) {
             /* A write is a change: re-running a failed command is no longer
              * a pointless retry.  Shell scripts get ShellCheck's findings. */
             hints_retry_clear(m->retry, req->conv);
@@ -673,41 +674,75 @@ void manager_use_capacity(manager_t *m, struct capacity *cap)
     m->hostops.cap = cap;
 }
 
-proto_msg_t *manager_handle(worker_job_t *job, void *ctx)
+/* ---- the operations served (proto/optable.h, kind sandbox) -------------------- */
+
+/* Each handler gets the manager as ctx; the worker library has already
+ * refused a call whose ids are unusable (OPS_CONV). */
+static proto_msg_t *h_run(worker_job_t *job, void *ctx)
 {
-    manager_t *m = ctx;
-    const proto_msg_t *req = job->req;
-    proto_msg_t *hr = hostops_handle(&m->hostops, job);
-    if (hr)
-        return hr;
-    convid_err_t ce = convid_check(req->conv);
-    if (ce != CONVID_OK)
-        return proto_reply_new(
-            req, PROTO_ST_OK, true,
-            "[talkback refused this call: the conversation id is unusable, so talkback cannot "
-            "tell which chat's sandbox to use. Nothing ran.]");
-    if (req->user && !convid_user_ok(req->user))
-        return proto_reply_new(
-            req, PROTO_ST_OK, true,
-            "[talkback refused this call: the user id is unusable. Nothing ran.]");
-    const char *tool = req->name ? req->name : "";
-    if (strcmp(tool, OP_RUN) == 0)
-        return tool_run(m, job);
-    if (strcmp(tool, OP_EXEC) == 0)
-        return op_exec(m, job);
-    if (strcmp(tool, OP_WRITE_FILE) == 0 || strcmp(tool, OP_PUT) == 0)
-        return tool_write(m, job);
-    if (strcmp(tool, OP_RESET) == 0)
-        return tool_reset(m, job);
-    if (strcmp(tool, OP_BUSY) == 0)
-        return op_busy(m, job);
-    if (strcmp(tool, OP_FORGET) == 0)
-        return op_forget(m, job);
-    if (strcmp(tool, OP_PAUSE) == 0)
-        return pause_op(m, job);
-    return proto_reply_new(req, PROTO_ST_BAD_REQUEST, true,
-                           "[talkback: unknown sandbox operation]");
+    return tool_run(ctx, job);
 }
+static proto_msg_t *h_exec(worker_job_t *job, void *ctx)
+{
+    return op_exec(ctx, job);
+}
+static proto_msg_t *h_write_file(worker_job_t *job, void *ctx)
+{
+    return tool_write(ctx, job, true);
+}
+static proto_msg_t *h_put(worker_job_t *job, void *ctx)
+{
+    return tool_write(ctx, job, false);
+}
+static proto_msg_t *h_reset(worker_job_t *job, void *ctx)
+{
+    return tool_reset(ctx, job);
+}
+static proto_msg_t *h_busy(worker_job_t *job, void *ctx)
+{
+    return op_busy(ctx, job);
+}
+static proto_msg_t *h_forget(worker_job_t *job, void *ctx)
+{
+    return op_forget(ctx, job);
+}
+static proto_msg_t *h_pause(worker_job_t *job, void *ctx)
+{
+    return pause_op(ctx, job);
+}
+/* The host operations (hostops.h), on the manager's hostops. */
+static proto_msg_t *h_locate(worker_job_t *job, void *ctx)
+{
+    return hostops_locate(&((manager_t *)ctx)->hostops, job);
+}
+static proto_msg_t *h_list(worker_job_t *job, void *ctx)
+{
+    return hostops_list(&((manager_t *)ctx)->hostops, job);
+}
+static proto_msg_t *h_drain(worker_job_t *job, void *ctx)
+{
+    return hostops_drain(&((manager_t *)ctx)->hostops, job);
+}
+static proto_msg_t *h_undrain(worker_job_t *job, void *ctx)
+{
+    return hostops_undrain(&((manager_t *)ctx)->hostops, job);
+}
+static proto_msg_t *h_stop(worker_job_t *job, void *ctx)
+{
+    return hostops_stop(&((manager_t *)ctx)->hostops, job);
+}
+static proto_msg_t *h_rm(worker_job_t *job, void *ctx)
+{
+    return hostops_rm(&((manager_t *)ctx)->hostops, job);
+}
+
+const worker_op_t manager_ops[] = {
+    { OP_RUN, h_run },       { OP_EXEC, h_exec },   { OP_WRITE_FILE, h_write_file },
+    { OP_PUT, h_put },       { OP_RESET, h_reset }, { OP_BUSY, h_busy },
+    { OP_FORGET, h_forget }, { OP_PAUSE, h_pause }, { OP_LOCATE, h_locate },
+    { OP_LIST, h_list },     { OP_DRAIN, h_drain }, { OP_UNDRAIN, h_undrain },
+    { OP_STOP, h_stop },     { OP_RM, h_rm },       { NULL, NULL },
+};
 
 int manager_spares(manager_t *m)
 {

@@ -12,8 +12,13 @@
  *   run, write_file, reset   the tools the model calls (from the gateway)
  *   exec, put                what judges use: a command line with its bare
  *                            output in the reply data, and a file
- *   busy, forget             what the reaper asks before and after it
- *                            stops or removes a chat's sandbox
+ *   busy, forget, pause      what the reaper asks before and after it
+ *                            stops or removes a chat's sandbox, and to
+ *                            pause an idle one
+ *   locate, list, drain, undrain, stop, rm
+ *                            the host's operations (hostops.h)
+ *
+ * Each is one entry of manager_ops, a row of proto/optable.c.
  */
 #ifndef TALKBACK_MANAGER_H
 #define TALKBACK_MANAGER_H
@@ -74,8 +79,9 @@ void manager_use_capacity(manager_t *m, struct capacity *cap);
 /* Spare sandboxes ready in the warm pool now (HELLO's `spares`). */
 int manager_spares(manager_t *m);
 
-/* The worker handler for kind "sandbox". */
-proto_msg_t *manager_handle(worker_job_t *job, void *ctx);
+/* The operations of kind "sandbox" (proto/optable.h), one handler each,
+ * for the worker (worker_opts_t.ops, with the manager as ctx). */
+extern const worker_op_t manager_ops[];
 
 /* Resolve a write_file path: relative paths are under /work; "." and ".."
  * are folded lexically, never above "/"; repeated slashes collapse.  Writes

@@ -168,7 +168,7 @@ test('on a keyed tcp:// hub: the ctl key works, a judge key and a stranger\'s ct
   withLogs(keyed, async () => {
     const allowed = fs.readFileSync(path.join(keys, 'allowed/ctl.key'), 'utf8');
     assert.match(allowed, /kinds = "ctl"/);
-    assert.match(allowed, /submit = "hub:hosts,hub:forget_host,sandbox:list,sandbox:drain,sandbox:undrain,sandbox:stop,sandbox:rm,sandbox:locate"/);
+    assert.match(allowed, /submit = "sandbox:locate,sandbox:list,sandbox:drain,sandbox:undrain,sandbox:stop,sandbox:rm,hub:hosts,hub:forget_host"/);
     assert.equal(fs.statSync(path.join(keys, 'ctl.key_secret')).mode & 0o777, 0o600);
     const env = { TALKBACK_HUB_KEYS: keys };
     const hosts = await waitFor(async () => {

@@ -95,7 +95,7 @@ test('talkback-keys writes the hub key, one certificate per kind, secrets 0600',
   assert.equal(fs.statSync(keys).mode & 0o777, 0o700);
   const judge = fs.readFileSync(path.join(keys, 'allowed/judge.key'), 'utf8');
   assert.match(judge, /kinds = "judge"/);
-  assert.match(judge, /submit = "sandbox:put,sandbox:exec"/);
+  assert.match(judge, /submit = "sandbox:exec,sandbox:put"/);
   assert.match(fs.readFileSync(path.join(keys, 'allowed/sandbox.key'), 'utf8'), /submit = ""/);
   // Run again: nothing is replaced.
   const before = fs.readFileSync(path.join(keys, 'judge.key_secret'), 'utf8');

@@ -42,6 +42,8 @@ static proto_msg_t *echo_handler(worker_job_t *job, void *ctx)
     return proto_reply_new(job->req, PROTO_ST_OK, false, text ? text : "");
 }
 
+static const worker_op_t echo_ops[] = { { "echo", echo_handler }, { NULL, NULL } };
+
 static void *worker_main(void *arg)
 {
     worker_t *w = arg;
@@ -83,11 +85,18 @@ static void hub_roundtrip(void **state)
     assert_true(proto_mono_ms() - t0 < 2000);
     queue_ticket_destroy(&t);
 
-    worker_opts_t wo = { .endpoint = endpoint,
-                         .kind = "echo",
-                         .heartbeat_ms = 100,
-                         .max_jobs = 4,
-                         .handler = echo_handler };
+    /* An operation of kind hub the hub does not serve: the workers' one
+     * unknown answer, at once. */
+    t = queue_submit(q, request(KIND_HUB, "hi", 5000), NULL);
+    r = queue_wait(t, 3000);
+    assert_non_null(r);
+    assert_int_equal(r->status, PROTO_ST_BAD_REQUEST);
+    assert_non_null(strstr(r->text, "the hub has no operation \"echo\""));
+    queue_ticket_destroy(&t);
+
+    worker_opts_t wo = {
+        .endpoint = endpoint, .kind = "echo", .heartbeat_ms = 100, .max_jobs = 4, .ops = echo_ops
+    };
     worker_t *w = worker_new(&wo);
     assert_non_null(w);
     pthread_t th;
@@ -225,7 +234,7 @@ static void meta_lists(void **state)
 static void meta_valid(void **state)
 {
     (void)state;
-    for (const hubkeys_role_t *r = hubkeys_roles; r->kind; r++)
+    for (const hubkeys_role_t *r = hubkeys_roles(); r->kind; r++)
         assert_true(hubkeys_meta_valid(r->kind, r->submit));
     assert_true(hubkeys_meta_valid("judge, sandbox", "sandbox:put, sandbox:exec"));
     assert_false(hubkeys_meta_valid("", ""));
@@ -318,7 +327,7 @@ static const char *worker_keys = "";
 /* The host the next start_worker says it runs on (NULL: the machine's). */
 static const char *worker_host_next;
 static const char *worker_name_next;
-static worker_handler_fn worker_handler_next;
+static const worker_op_t *worker_ops_next;
 
 static worker_t *start_worker(const char *ep, const char *kind, const char *cert, pthread_t *th)
 {
@@ -330,7 +339,7 @@ static worker_t *start_worker(const char *ep, const char *kind, const char *cert
                          .cert_path = cert,
                          .host = worker_host_next,
                          .name = worker_name_next,
-                         .handler = worker_handler_next ? worker_handler_next : echo_handler };
+                         .ops = worker_ops_next ? worker_ops_next : echo_ops };
     worker_t *w = worker_new(&wo);
     assert_non_null(w);
     pthread_create(th, NULL, worker_main, w);
@@ -683,6 +692,17 @@ static proto_msg_t *judge_handler(worker_job_t *job, void *ctx)
     return out;
 }
 
+static const worker_op_t sandbox_ops[] = {
+    { OP_EXEC, sandbox_handler },
+    { OP_LOCATE, sandbox_handler },
+    { NULL, NULL },
+};
+static const worker_op_t judge_ops[] = {
+    { OP_RUN_CODE, judge_handler },
+    { OP_HISTORY, judge_handler },
+    { NULL, NULL },
+};
+
 static proto_msg_t *judge_request(const char *op, const char *text)
 {
     proto_msg_t *m = request("judge", text, 15000);
@@ -722,13 +742,13 @@ static void retry_rules(void **state)
     queue_t *q = queue_new(&qo);
     assert_non_null(q);
     pthread_t ts, tj[3];
-    worker_handler_next = sandbox_handler;
+    worker_ops_next = sandbox_ops;
     worker_t *sb = start_worker(ep, "sandbox", "", &ts);
-    worker_handler_next = judge_handler;
+    worker_ops_next = judge_ops;
     worker_t *j[3];
     for (int i = 0; i < 3; i++)
         j[i] = start_worker(ep, "judge", "", &tj[i]);
-    worker_handler_next = NULL;
+    worker_ops_next = NULL;
     for (int i = 0;
          i < 100 && (queue_live_workers(q, "judge") < 3 || !queue_live_workers(q, "sandbox")); i++)
         usleep(20000);

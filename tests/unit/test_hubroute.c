@@ -62,6 +62,15 @@ static proto_msg_t *fake_handler(worker_job_t *job, void *ctx)
     return proto_reply_new(req, PROTO_ST_OK, false, f->host);
 }
 
+/* Every operation the hub may send a manager here goes to fake_handler. */
+static const worker_op_t fake_ops[] = {
+    { "run", fake_handler },        { "exec", fake_handler },
+    { "write_file", fake_handler }, { "reset", fake_handler },
+    { "locate", fake_handler },     { "list", fake_handler },
+    { "busy", fake_handler },       { "stop", fake_handler },
+    { "rm", fake_handler },         { NULL, NULL },
+};
+
 static void fake_hello(proto_map_t *data, void *ctx)
 {
     fake_t *f = ctx;
@@ -145,7 +154,7 @@ static void two_hosts(void **state)
                              .kind = "sandbox",
                              .heartbeat_ms = 100,
                              .max_jobs = 8,
-                             .handler = fake_handler,
+                             .ops = fake_ops,
                              .ctx = f[i],
                              .host = f[i]->host,
                              .hello = fake_hello,
@@ -226,7 +235,7 @@ static worker_t *fake_start(fake_t *f, pthread_t *th)
                          .kind = "sandbox",
                          .heartbeat_ms = 100,
                          .max_jobs = 8,
-                         .handler = fake_handler,
+                         .ops = fake_ops,
                          .ctx = f,
                          .host = f->host,
                          .hello = fake_hello,

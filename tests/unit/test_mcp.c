@@ -12,6 +12,7 @@
 
 #include "gateway/mcp.h"
 #include "gateway/tools.h"
+#include "proto/optable.h"
 
 static const mcp_opts_t opts = {
     .conversation_header = "X-Conversation-Id",
@@ -375,13 +376,12 @@ static void table_is_sound(void **state)
         json_array_foreach(json_object_get(s, "required"), k, r) assert_non_null(
             json_object_get(json_object_get(s, "properties"), json_string_value(r)));
         json_decref(s);
-        assert_non_null(t[i].kind);
-        assert_non_null(t[i].worker_label);
+        assert_non_null(ops_named(t[i].op));
         if (strcmp(t[i].name, "run_code") == 0) {
             saw_run_code = true;
             assert_true(t[i].enabled);
             assert_true(t[i].code_timeouts);
-            assert_string_equal(t[i].kind, "judge");
+            assert_string_equal(ops_named(t[i].op)->kind, "judge");
             assert_non_null(tools_find("run_code"));
         }
     }
