@@ -275,7 +275,8 @@ static void keep_says_ends_once(void **state)
     assert_true(bgk_rec(NULL, &died,
                         "700\x1fx\x1f"
                         "1\x1f\x1fsrv\x1f\x1f"));
-    bgk_job_t b = { .watch = true };
+    bgk_job_t b = { 0 };
+    bgk_job_start(&b, true); /* after the end: it is said as between calls */
     frame_msg_t m2 = { .type = FRAME_EXIT };
     bgk_attach(&m2, &b);
     assert_false(frame_has_str(&m2, FS_BG_LEFT));
@@ -292,6 +293,21 @@ static void keep_says_ends_once(void **state)
     assert_false(frame_has_str(&m3, FS_BG_DIED));  /* said once */
     assert_false(frame_has_str(&m3, FS_BG_ALIVE)); /* unchanged */
     bgk_sent(&b);
+
+    /* An end while a job runs is that job's: its state in capitals. */
+    bgk_job_t c = { 0 };
+    bgk_job_start(&c, true);
+    assert_true(bgk_rec(NULL, &died,
+                        "702\x1fk\x1f"
+                        "15\x1f\x1fsrv2\x1f\x1f"));
+    frame_msg_t mc = { .type = FRAME_EXIT };
+    bgk_attach(&mc, &c);
+    assert_true(frame_has_str(&mc, FS_BG_DIED));
+    assert_memory_equal(mc.str[FS_BG_DIED],
+                        "702\x1fK\x1f"
+                        "15\x1f",
+                        9);
+    bgk_sent(&c);
 
     /* Bounded: the oldest ends go first. */
     char item[64];
