@@ -62,10 +62,6 @@ bool agent_in_config(const json_t *info);
 /* Copy the agent binary into container id (created or stopped: before a
  * start, so the sandbox always runs the agent of this manager). */
 docker_err_t agent_install(agent_pool_t *p, const char *id);
-/* Copy the agent into container id (created or stopped) unless its record
- * in state_dir says this version is in there already (kept/kept.h); true
- * when it was copied (or tried). */
-bool agent_copy(agent_pool_t *p, const char *id);
 
 /* The manager found container id running.  has_agent: it runs the agent;
  * started_ms: when this manager's start of it began (proto_mono_ms), or 0

@@ -12,9 +12,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "common/log.h"
-#include "kept/kept.h"
-
 /* See agent.h. */
 bool agent_find_binary(const char *configured, char *out, size_t outlen)
 {
@@ -77,15 +74,4 @@ void agent_version(const char *bin, size_t len, char out[17])
         h *= 1099511628211ULL;
     }
     snprintf(out, 17, "%016llx", (unsigned long long)h);
-}
-
-/* See agent_link.h. */
-bool agent_copy(agent_pool_t *p, const char *id)
-{
-    const char *version = agent_pool_version(p);
-    if (!agent_pool_enabled(p) || kept_agent_is(id, version))
-        return false;
-    if (agent_install(p, id) == DOCKER_OK && kept_agent_set(id, version) != 0)
-        log_warn("cannot write the agent record of %.12s in %s", id, kept_state_dir());
-    return true;
 }

@@ -22,6 +22,7 @@
 #include "kept/chatname.h"
 #include "kept/claim.h"
 #include "kept/kept.h"
+#include "sandbox/agentcopy.h"
 #include "sandbox/capacity.h"
 #include "spec/sandbox.h"
 #include "sandbox/notices.h"

@@ -22,6 +22,7 @@
 #include "kept/claim.h"
 #include "kept/kept.h"
 #include "proto/proto.h"
+#include "sandbox/agentcopy.h"
 #include "sandbox/capacity.h"
 #include "sandbox/netcheck.h"
 
