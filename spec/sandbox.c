@@ -107,7 +107,10 @@ static json_t *sandbox_host(const spec_template_t *t, bool agent)
     return h;
 }
 
-/* See sandbox.h.  HostConfig comes last. */
+/* See sandbox.h.  With the agent, a sandbox's main process is the agent,
+ * reached over attach: stdin kept open across attaches, and no log, since
+ * its stdout carries the protocol.  Without, it idles on sleep with a
+ * bounded json-file log.  HostConfig comes last. */
 json_t *spec_create_body(const spec_template_t *t, const spec_body_t *b)
 {
     bool bare = b->kind == SPEC_TOMBSTONE || b->kind == SPEC_PROBE;
