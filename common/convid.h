@@ -49,7 +49,7 @@ bool convid_owner_ok(const char *owner, const char *user);
 void convid_container_name(const char *id, char *out);
 /* The name sandboxes made before had: the same with 16 hex digits of the
  * 64-bit FNV-1a of the id.  Such a sandbox keeps its name; the manager
- * finds it under it (docker/chatname.h). */
+ * finds it under it (kept/chatname.h). */
 void convid_container_name_v1(const char *id, char *out);
 /* Whether name (with or without Docker's leading '/') is id's, under
  * either scheme. */

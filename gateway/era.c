@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gateway/mcp.h"
+#include "gateway/mcptext.h"
 
 /* Every version talkback speaks, newest first: the modern one, then the
  * legacy ones (the same list mcp.c negotiates initialize with). */

@@ -120,14 +120,6 @@ const char *mcp_version_negotiate(const char *requested);
  * line, malloc'ed; NULL when out of memory. */
 char *mcp_error_body(int code, const char *message, const json_t *id);
 
-/* A JSON string of these bytes: byte-exact when they are UTF-8, else with
- * every invalid sequence replaced by U+FFFD.  NULL when out of memory. */
-json_t *mcp_json_text(const char *s, size_t len);
-/* Copy s replacing each maximal invalid UTF-8 subsequence with U+FFFD
- * (EF BF BD); NUL bytes are kept.  malloc'ed (NUL-terminated), length in
- * *out_len; NULL when out of memory. */
-char *mcp_utf8_sanitize(const char *s, size_t len, size_t *out_len);
-
 /* ---- Streamable HTTP header rules ---------------------------------------- */
 
 /* An Origin header is allowed when it is http(s)://localhost,

@@ -83,7 +83,7 @@ json_t *gbody_net_create(const char *buf, size_t len, const gtemplate_t *t, char
                          size_t whylen)
 {
     static const char *const names[] = { "name", "driver", "checkduplicate", "labels", "options" };
-    static const char *const lk[] = { "talkback.network" }, *const lv[] = { "sandboxes" };
+    static const char *const lk[] = { SPEC_LABEL_NETWORK }, *const lv[] = { SPEC_NETWORK_KIND };
     static const char *const ok[] = { "com.docker.network.bridge.enable_icc" }, *const ov[] = {
         "false"
     };
@@ -91,12 +91,13 @@ json_t *gbody_net_create(const char *buf, size_t len, const gtemplate_t *t, char
     json_t *j = gbody_parse(buf, len, why, whylen);
     if (!j || fields_pick(j, "the network body", names, N(names), f, why, whylen))
         goto done;
-    if (!fields_str_is(f[0], t->network) || !fields_str_is(f[1], "bridge") || !opt_bool(f[2]) ||
+    if (!fields_str_is(f[0], t->s.network) || !fields_str_is(f[1], "bridge") || !opt_bool(f[2]) ||
         (f[3] && !fields_map_is(f[3], lk, lv, 1)) || (f[4] && !fields_map_is(f[4], ok, ov, 1))) {
-        snprintf(why, whylen, "only the sandbox network %s, a bridge, may be created", t->network);
+        snprintf(why, whylen, "only the sandbox network %s, a bridge, may be created",
+                 t->s.network);
         goto done;
     }
-    out = json_pack("{s:s, s:s, s:b, s:{s:s}, s:{s:s}}", "Name", t->network, "Driver", "bridge",
+    out = json_pack("{s:s, s:s, s:b, s:{s:s}, s:{s:s}}", "Name", t->s.network, "Driver", "bridge",
                     "CheckDuplicate", 1, "Labels", lk[0], lv[0], "Options", ok[0], ov[0]);
 done:
     json_decref(j);

@@ -15,14 +15,12 @@
 #include <stdint.h>
 #include <jansson.h>
 
-/* The values of the sandbox template, from the config keys the sandbox
- * manager reads (common/config.c). */
+#include "spec/sandbox.h"
+
+/* The values of the sandbox template (spec/sandbox.h), from the config
+ * keys the sandbox manager reads (common/config.c), and the disk cap. */
 typedef struct {
-    const char *image;
-    const char *network;
-    const char *runtime; /* "" = Docker's default */
-    const char *log_max_size;
-    int64_t memory, memory_swap, nano_cpus, cpu_shares, pids_limit;
+    spec_template_t s;
     int64_t disk_cap; /* least StorageOpt size */
 } gtemplate_t;
 

@@ -31,6 +31,7 @@
 #include "guard/request.h"
 #include "guard/rules.h"
 #include "guard/splice.h"
+#include "spec/sandbox.h"
 
 #define GCONN_BODY_MAX   (1 << 20) /* a JSON body */
 #define GCONN_TIMEOUT_S  30        /* to send a request head and body */
@@ -269,7 +270,7 @@ static char *checked_body(const guard_t *g, int cfd, const greq_t *r, const grou
     if (!out) {
         refuse(cfd, 403, "%s", why);
     } else if (rt->body == GB_CREATE &&
-               json_object_get(json_object_get(checked, "Labels"), "talkback.probe") &&
+               json_object_get(json_object_get(checked, "Labels"), SPEC_LABEL_PROBE) &&
                !grules_probe_query_ok(r->query)) {
         refuse(cfd, 403, "a storage probe whose query is not name=talkback-probe-...");
         free(out);
@@ -277,7 +278,7 @@ static char *checked_body(const guard_t *g, int cfd, const greq_t *r, const grou
     } else if (rt->body == GB_CREATE &&
                !grules_create_query_fits(
                    r->query,
-                   json_object_get(json_object_get(checked, "Labels"), "talkback.spare"))) {
+                   json_object_get(json_object_get(checked, "Labels"), SPEC_LABEL_SPARE))) {
         refuse(cfd, 403,
                "a create whose name does not fit its labels (a spare is named talkback-spare-..., "
                "nothing else is)");
@@ -329,7 +330,7 @@ void gconn_serve(const guard_t *g, int cfd)
         refuse(cfd, 400, "%s", why);
         goto done;
     }
-    if (grules_match(r.method, r.path, g->tpl.network, &rt, why, sizeof why)) {
+    if (grules_match(r.method, r.path, g->tpl.s.network, &rt, why, sizeof why)) {
         refuse(cfd, 403, "%s", why);
         goto done;
     }

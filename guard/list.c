@@ -16,14 +16,14 @@
 #include <string.h>
 
 #include "guard/rules.h"
+#include "spec/sandbox.h"
 
-/* Every label a container talkback made carries one of (docker/kept.h,
- * docker/claim.h); a label filter on any of them already narrows a list to
- * containers that carry a talkback label. */
-static const char *const tb_labels[] = { "talkback.conversation", "talkback.spare",
-                                         "talkback.pool",         "talkback.tombstone",
-                                         "talkback.probe",        "talkback.created" };
-#define ADDED_LABEL "talkback.created" /* every sandbox and spare */
+/* Every label a container talkback made carries one of (spec/sandbox.h);
+ * a label filter on any of them already narrows a list to containers that
+ * carry a talkback label. */
+static const char *const tb_labels[] = { SPEC_LABEL_CONV, SPEC_LABEL_SPARE, SPEC_LABEL_POOL,
+                                         SPEC_LABEL_TOMB, SPEC_LABEL_PROBE, SPEC_LABEL_CREATED };
+#define ADDED_LABEL SPEC_LABEL_CREATED /* every sandbox and spare */
 
 /* The parameters a container list may have (the manager's and the
  * reaper's), in the order the rebuilt query puts them. */

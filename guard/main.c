@@ -108,15 +108,15 @@ static void *guard_thread(void *arg)
  * manager's own config keys. */
 static void gtemplate_from_config(gtemplate_t *t)
 {
-    t->image = config_str("image");
-    t->network = config_str("network");
-    t->runtime = config_str("runtime");
-    t->log_max_size = config_str("log_max_size");
-    t->memory = config_int("memory");
-    t->memory_swap = config_int("memory_swap");
-    t->nano_cpus = config_int("nano_cpus");
-    t->cpu_shares = config_int("cpu_shares");
-    t->pids_limit = config_int("pids_limit");
+    t->s.image = config_str("image");
+    t->s.network = config_str("network");
+    t->s.runtime = config_str("runtime");
+    t->s.log_max_size = config_str("log_max_size");
+    t->s.memory = config_int("memory");
+    t->s.memory_swap = config_int("memory_swap");
+    t->s.nano_cpus = config_int("nano_cpus");
+    t->s.cpu_shares = config_int("cpu_shares");
+    t->s.pids_limit = config_int("pids_limit");
     t->disk_cap = config_int("disk_cap");
 }
 
@@ -136,7 +136,7 @@ int main(int argc, char **argv)
     if (lfd < 0)
         return 1;
     log_info("guarding %s on %s: sandboxes of %s on network %s", guard.docker_socket, bind_to,
-             guard.tpl.image, guard.tpl.network);
+             guard.tpl.s.image, guard.tpl.s.network);
     pthread_attr_t attr;
     pthread_attr_init(&attr);
     pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);

@@ -18,7 +18,7 @@ typedef enum {
     GOWN_SANDBOX,
     GOWN_TOMBSTONE,
     GOWN_PROBE,   /* the manager's storage probe (sandbox/disk.c) */
-    GOWN_SPARE,   /* a spare sandbox nobody claimed (docker/claim.h) */
+    GOWN_SPARE,   /* a spare sandbox nobody claimed (kept/claim.h) */
     GOWN_FOREIGN, /* some other container */
     GOWN_MISSING, /* Docker has none of that name */
     GOWN_ERROR,   /* dockerd could not be asked */

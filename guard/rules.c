@@ -7,6 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "spec/sandbox.h"
+
+#define LEN(lit) (sizeof(lit) - 1)
+
 typedef struct {
     const char *method, *pattern;
     gbody_kind_t body;
@@ -129,32 +133,37 @@ int grules_match(const char *method, const char *path, const char *network, grou
 
 bool grules_create_query_ok(const char *query)
 {
-    if (strncmp(query, "name=talkback-", 14) != 0)
+    if (strncmp(query, "name=" SPEC_NAME_PREFIX, LEN("name=" SPEC_NAME_PREFIX)) != 0)
         return false;
     return is_id(query + 5, strlen(query + 5));
 }
 
 bool grules_probe_query_ok(const char *query)
 {
-    return strncmp(query, "name=talkback-probe-", 20) == 0 && grules_create_query_ok(query);
+    return strncmp(query, "name=" SPEC_PROBE_PREFIX, LEN("name=" SPEC_PROBE_PREFIX)) == 0 &&
+           grules_create_query_ok(query);
 }
 
 bool grules_spare_name_ok(const char *name)
 {
-    static const char pre[] = "talkback-spare-";
-    return strncmp(name, pre, sizeof pre - 1) == 0 && strlen(name) == sizeof pre - 1 + 24 &&
-           strspn(name + sizeof pre - 1, "0123456789abcdef") == 24;
+    static const char pre[] = SPEC_SPARE_PREFIX;
+    return strncmp(name, pre, sizeof pre - 1) == 0 &&
+           strlen(name) == sizeof pre - 1 + SPEC_SPARE_HEX &&
+           strspn(name + sizeof pre - 1, "0123456789abcdef") == SPEC_SPARE_HEX;
 }
 
 bool grules_chat_name_ok(const char *name)
 {
+    const size_t pre = LEN(SPEC_NAME_PREFIX);
     size_t n = strlen(name);
-    if (n < 9 + 1 + 17 || n > 9 + 128 + 17 || strncmp(name, "talkback-", 9) != 0 || !is_id(name, n))
+    if (n < pre + 1 + 17 || n > pre + 128 + 17 || strncmp(name, SPEC_NAME_PREFIX, pre) != 0 ||
+        !is_id(name, n))
         return false;
     if (name[n - 17] != '-' || strspn(name + n - 16, "0123456789abcdef") != 16)
         return false;
-    return !grules_spare_name_ok(name) && strncmp(name, "talkback-gone-", 14) != 0 &&
-           strncmp(name, "talkback-probe-", 15) != 0;
+    return !grules_spare_name_ok(name) &&
+           strncmp(name, SPEC_TOMB_PREFIX, LEN(SPEC_TOMB_PREFIX)) != 0 &&
+           strncmp(name, SPEC_PROBE_PREFIX, LEN(SPEC_PROBE_PREFIX)) != 0;
 }
 
 bool grules_rename_query_ok(const char *query)
@@ -170,17 +179,19 @@ bool grules_create_query_fits(const char *query, bool spare_labels)
 
 gowner_t grules_owner(const char *name, const json_t *labels)
 {
-    if (json_object_get(labels, "talkback.tombstone") && !strncmp(name, "/talkback-gone-", 15))
+    if (json_object_get(labels, SPEC_LABEL_TOMB) &&
+        !strncmp(name, "/" SPEC_TOMB_PREFIX, LEN("/" SPEC_TOMB_PREFIX)))
         return GOWN_TOMBSTONE;
-    if (json_object_get(labels, "talkback.probe"))
-        return strncmp(name, "/talkback-probe-", 16) ? GOWN_FOREIGN : GOWN_PROBE;
-    if (json_is_string(json_object_get(labels, "talkback.spare")) && name[0] == '/') {
+    if (json_object_get(labels, SPEC_LABEL_PROBE))
+        return strncmp(name, "/" SPEC_PROBE_PREFIX, LEN("/" SPEC_PROBE_PREFIX)) ? GOWN_FOREIGN
+                                                                                : GOWN_PROBE;
+    if (json_is_string(json_object_get(labels, SPEC_LABEL_SPARE)) && name[0] == '/') {
         if (grules_spare_name_ok(name + 1))
             return GOWN_SPARE;
         return grules_chat_name_ok(name + 1) ? GOWN_SANDBOX : GOWN_FOREIGN;
     }
-    if (json_is_string(json_object_get(labels, "talkback.conversation")) &&
-        !strncmp(name, "/talkback-", 10))
+    if (json_is_string(json_object_get(labels, SPEC_LABEL_CONV)) &&
+        !strncmp(name, "/" SPEC_NAME_PREFIX, LEN("/" SPEC_NAME_PREFIX)))
         return GOWN_SANDBOX;
     return GOWN_FOREIGN;
 }

@@ -58,7 +58,7 @@ bool grules_create_query_ok(const char *query);
 bool grules_probe_query_ok(const char *query);
 
 /* Whether name (no leading '/') is a spare sandbox's: "talkback-spare-" and
- * 24 lowercase hex digits (docker/claim.h). */
+ * 24 lowercase hex digits (kept/claim.h). */
 bool grules_spare_name_ok(const char *name);
 /* Whether name is a chat sandbox's: "talkback-", 1-128 of [A-Za-z0-9_.-],
  * "-" and 16 lowercase hex digits (common/convid.h), and not a spare's, a

@@ -1,6 +1,8 @@
-/* template.c -- the one container body the guard lets Docker create: the
- * sandbox template of sandbox/manager.c (or the reaper's tombstone),
- * checked field by field against the configured values and rebuilt.
+/* template.c -- the container bodies the guard lets Docker create: the
+ * four of spec/sandbox.h (a sandbox, a spare, a tombstone, the storage
+ * probe), checked field by field against the configured values and the
+ * spec's fixed ones, and rebuilt by the spec's builder from what was
+ * checked.
  *
  * Every field of the body must be on the template's list and hold the
  * template's value; the only free values are the three labels' texts.
@@ -22,7 +24,6 @@
 #include <string.h>
 
 #include "guard/fields.h"
-#include "spec/sandbox.h"
 #include "spec/sandbox.h"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
@@ -101,17 +102,6 @@ static int check_storage(const json_t *v, const gtemplate_t *t, int64_t *size, c
     return 0;
 }
 
-/* Add the checked StorageOpt (size bytes, none when 0) to a rebuilt
- * HostConfig h. */
-static void put_storage(json_t *h, int64_t size)
-{
-    char v[32];
-    if (!h || size <= 0)
-        return;
-    snprintf(v, sizeof v, "%lld", (long long)size);
-    json_object_set_new(h, "StorageOpt", json_pack("{s:s}", "size", v));
-}
-
 /* HostConfig.LogConfig: json-file with the configured size and one file
  * (agent = 0), or none (the agent's sandboxes, whose stdout is its wire). */
 static int check_log(const json_t *v, const gtemplate_t *t, int agent, char *why, size_t whylen)
@@ -123,7 +113,7 @@ static int check_log(const json_t *v, const gtemplate_t *t, int agent, char *why
         return -1;
     if (agent && fields_str_is(f[0], "none") && (!f[1] || fields_map_is(f[1], NULL, NULL, 0)))
         return 0;
-    const char *vals[] = { t->log_max_size, "1" };
+    const char *vals[] = { t->s.log_max_size, SPEC_LOG_FILES };
     if (!agent && fields_str_is(f[0], "json-file") && fields_map_is(f[1], keys, vals, 2))
         return 0;
     snprintf(why, whylen, "HostConfig.LogConfig is not the template's log");
@@ -149,14 +139,14 @@ static int check_host(const json_t *host, const gtemplate_t *t, int agent, int64
         int ok;
     } checks[] = {
         { "Init", json_is_true(f[0]) },
-        { "Memory", fields_int_is(f[1], t->memory) },
-        { "MemorySwap", fields_int_is(f[2], t->memory_swap) },
-        { "NanoCpus", fields_int_is(f[3], t->nano_cpus) },
-        { "CpuShares", fields_int_is(f[4], t->cpu_shares) },
-        { "PidsLimit", fields_int_is(f[5], t->pids_limit) },
-        { "NetworkMode", fields_str_is(f[6], t->network) },
-        { "Runtime",
-          *t->runtime ? fields_str_is(f[9], t->runtime) : (!f[9] || fields_str_is(f[9], "")) },
+        { "Memory", fields_int_is(f[1], t->s.memory) },
+        { "MemorySwap", fields_int_is(f[2], t->s.memory_swap) },
+        { "NanoCpus", fields_int_is(f[3], t->s.nano_cpus) },
+        { "CpuShares", fields_int_is(f[4], t->s.cpu_shares) },
+        { "PidsLimit", fields_int_is(f[5], t->s.pids_limit) },
+        { "NetworkMode", fields_str_is(f[6], t->s.network) },
+        { "Runtime", t->s.runtime && *t->s.runtime ? fields_str_is(f[9], t->s.runtime)
+                                                   : (!f[9] || fields_str_is(f[9], "")) },
         { "CapDrop", fields_strv_is(f[10], spec_cap_drop, spec_cap_drop_n) },
     };
     for (size_t i = 0; i < N(checks); i++)
@@ -168,59 +158,57 @@ static int check_host(const json_t *host, const gtemplate_t *t, int agent, int64
         return -1;
     if (fields_pick(f[8], "HostConfig.RestartPolicy", rp, N(rp), r, why, whylen))
         return -1;
-    if (!fields_str_is(r[0], "no") || (r[1] && !fields_int_is(r[1], 0))) {
+    if (!fields_str_is(r[0], SPEC_RESTART) || (r[1] && !fields_int_is(r[1], 0))) {
         snprintf(why, whylen, "HostConfig.RestartPolicy is not the template's");
         return -1;
     }
     return 0;
 }
 
-/* The HostConfig the guard forwards for a sandbox (from t and the checked
- * StorageOpt size, not the body). */
-static json_t *build_host(const gtemplate_t *t, int agent, int64_t size)
+/* The body the guard forwards: the spec's, built from t, the kind, the
+ * checked labels (the kind's keys, in the spec's order), the agent flag
+ * and the checked StorageOpt size -- never from the bytes received. */
+static json_t *rebuild(const gtemplate_t *t, spec_kind_t kind, const json_t *labels, int agent,
+                       int64_t size)
 {
-    json_t *caps = spec_cap_drop_json();
-    json_t *log = agent ? json_pack("{s:s, s:{}}", "Type", "none", "Config")
-                        : json_pack("{s:s, s:{s:s, s:s}}", "Type", "json-file", "Config",
-                                    "max-size", t->log_max_size, "max-file", "1");
-    json_t *h = json_pack("{s:b, s:I, s:I, s:I, s:I, s:I, s:s, s:o, s:{s:s}, s:o}", "Init", 1,
-                          "Memory", (json_int_t)t->memory, "MemorySwap", (json_int_t)t->memory_swap,
-                          "NanoCpus", (json_int_t)t->nano_cpus, "CpuShares",
-                          (json_int_t)t->cpu_shares, "PidsLimit", (json_int_t)t->pids_limit,
-                          "NetworkMode", t->network, "LogConfig", log, "RestartPolicy", "Name",
-                          "no", "CapDrop", caps);
-    if (h && *t->runtime)
-        json_object_set_new(h, "Runtime", json_string(t->runtime));
-    put_storage(h, size);
-    return h;
+    size_t n;
+    const char *const *keys = spec_labels_of(kind, &n);
+    spec_body_t b = { .kind = kind, .agent = agent != 0, .storage = size };
+    for (size_t i = 0; i < n && i < SPEC_LABELS_MAX; i++)
+        b.label[i] = json_string_value(json_object_get(labels, keys[i]));
+    if (kind == SPEC_SANDBOX || kind == SPEC_SPARE)
+        b.label[2] = b.label[2] ? b.label[2] : ""; /* never "now": what was checked */
+    return spec_create_body(&t->s, &b);
 }
 
-/* A sandbox's body: f holds the picked top-level fields (see names in
- * gbody_create). */
+/* Whether labels are exactly the keys of kind, any string values. */
+static int labels_are(const json_t *labels, spec_kind_t kind)
+{
+    size_t n;
+    const char *const *keys = spec_labels_of(kind, &n);
+    const char *const any[SPEC_LABELS_MAX] = { NULL, NULL, NULL };
+    return fields_map_is(labels, keys, any, n);
+}
+
+/* A sandbox's or a spare's body: f holds the picked top-level fields (see
+ * names in gbody_create). */
 static json_t *check_sandbox(json_t **f, const gtemplate_t *t, char *why, size_t whylen)
 {
-    static const char *const sleep_cmd[] = { "sleep", "infinity" };
-    static const char *const agent_cmd[] = { AGENT_CMD_PATH };
-    static const char *const labels[] = { "talkback.conversation", "talkback.user",
-                                          "talkback.created" };
-    static const char *const spare_labels[] = { "talkback.spare", "talkback.pool",
-                                                "talkback.created" };
-    const char *const any[] = { NULL, NULL, NULL };
-    int agent = fields_strv_is(f[1], agent_cmd, 1);
+    int agent = fields_strv_is(f[1], spec_agent_cmd, 1);
+    int spare = labels_are(f[9], SPEC_SPARE);
     const struct {
         const char *what;
         int ok;
     } checks[] = {
-        { "Cmd", agent || fields_strv_is(f[1], sleep_cmd, 2) },
-        { "WorkingDir", fields_str_is(f[2], "/work") },
-        { "User", fields_str_is(f[3], "root") },
-        { "Hostname", fields_str_is(f[4], "sandbox") },
+        { "Cmd", agent || fields_strv_is(f[1], spec_sleep_cmd, 2) },
+        { "WorkingDir", fields_str_is(f[2], SPEC_WORKDIR) },
+        { "User", fields_str_is(f[3], SPEC_USER) },
+        { "Hostname", fields_str_is(f[4], SPEC_HOSTNAME) },
         { "Tty", json_is_false(f[5]) },
         { "OpenStdin", agent ? json_is_true(f[6]) : (!f[6] || json_is_false(f[6])) },
         { "StdinOnce", !f[7] || json_is_false(f[7]) },
         { "AttachStdin", agent ? json_is_true(f[8]) : (!f[8] || json_is_false(f[8])) },
-        { "Labels",
-          fields_map_is(f[9], labels, any, 3) || fields_map_is(f[9], spare_labels, any, 3) },
+        { "Labels", spare || labels_are(f[9], SPEC_SANDBOX) },
     };
     for (size_t i = 0; i < N(checks); i++)
         if (!checks[i].ok) {
@@ -230,11 +218,7 @@ static json_t *check_sandbox(json_t **f, const gtemplate_t *t, char *why, size_t
     int64_t size;
     if (check_host(f[10], t, agent, &size, why, whylen))
         return NULL;
-    json_t *b = json_pack("{s:s, s:O, s:s, s:s, s:s, s:b, s:b, s:b, s:b, s:O, s:o}", "Image",
-                          t->image, "Cmd", f[1], "WorkingDir", "/work", "User", "root", "Hostname",
-                          "sandbox", "Tty", 0, "OpenStdin", agent, "StdinOnce", 0, "AttachStdin",
-                          agent, "Labels", f[9], "HostConfig", build_host(t, agent, size));
-    return b;
+    return rebuild(t, spare ? SPEC_SPARE : SPEC_SANDBOX, f[9], agent, size);
 }
 
 /* The HostConfig of a never-started container (a tombstone or the
@@ -250,7 +234,7 @@ static int check_bare_host(const json_t *host, const gtemplate_t *t, int probe, 
     if (fields_pick(host, "HostConfig", hnames, N(hnames), h, why, whylen) ||
         fields_pick(h[1], "HostConfig.LogConfig", lnames, N(lnames), l, why, whylen))
         return -1;
-    if (!fields_str_is(h[0], "none") || !fields_str_is(l[0], "none") ||
+    if (!fields_str_is(h[0], SPEC_BARE_NETWORK) || !fields_str_is(l[0], "none") ||
         (l[1] && !fields_map_is(l[1], NULL, NULL, 0)) || (h[2] && !probe)) {
         snprintf(why, whylen, "the %s's HostConfig is not the template's",
                  probe ? "probe" : "tombstone");
@@ -259,17 +243,14 @@ static int check_bare_host(const json_t *host, const gtemplate_t *t, int probe, 
     return check_storage(h[2], t, size, why, whylen);
 }
 
-/* A never-started container's body: a tombstone (docker/kept.c: three
- * labels) or the storage probe (sandbox/disk.c: the one label
- * talkback.probe=storage, perhaps a StorageOpt size): Image, Cmd true,
- * Labels and HostConfig only. */
+/* A never-started container's body: a tombstone (three labels) or the
+ * storage probe (the one label talkback.probe=storage, perhaps a
+ * StorageOpt size): Image, Cmd true, Labels and HostConfig only. */
 static json_t *check_bare(json_t **f, int probe, const gtemplate_t *t, char *why, size_t whylen)
 {
-    static const char *const true_cmd[] = { "true" };
-    static const char *const tlabels[] = { "talkback.tombstone", "talkback.gone.reason",
-                                           "talkback.gone.at" };
-    static const char *const plabels[] = { "talkback.probe" }, *const pvals[] = { "storage" };
-    const char *const any[] = { NULL, NULL, NULL };
+    static const char *const pvals[] = { SPEC_PROBE_STORAGE };
+    size_t pn;
+    const char *const *plabels = spec_labels_of(SPEC_PROBE, &pn);
     const char *what = probe ? "probe" : "tombstone";
     int64_t size;
     for (size_t i = 2; i <= 8; i++)
@@ -277,18 +258,14 @@ static json_t *check_bare(json_t **f, int probe, const gtemplate_t *t, char *why
             snprintf(why, whylen, "a %s has only Image, Cmd, Labels and HostConfig", what);
             return NULL;
         }
-    if (!fields_strv_is(f[1], true_cmd, 1) ||
-        !(probe ? fields_map_is(f[9], plabels, pvals, 1) : fields_map_is(f[9], tlabels, any, 3))) {
+    if (!fields_strv_is(f[1], spec_true_cmd, 1) ||
+        !(probe ? fields_map_is(f[9], plabels, pvals, pn) : labels_are(f[9], SPEC_TOMBSTONE))) {
         snprintf(why, whylen, "the %s's Cmd or Labels are not the template's", what);
         return NULL;
     }
     if (check_bare_host(f[10], t, probe, &size, why, whylen))
         return NULL;
-    json_t *b = json_pack("{s:s, s:[s], s:O, s:{s:s, s:{s:s}}}", "Image", t->image, "Cmd", "true",
-                          "Labels", f[9], "HostConfig", "NetworkMode", "none", "LogConfig", "Type",
-                          "none");
-    put_storage(json_object_get(b, "HostConfig"), size);
-    return b;
+    return rebuild(t, probe ? SPEC_PROBE : SPEC_TOMBSTONE, f[9], 0, size);
 }
 
 json_t *gbody_create(const char *buf, size_t len, const gtemplate_t *t, char *why, size_t whylen)
@@ -302,13 +279,13 @@ json_t *gbody_create(const char *buf, size_t len, const gtemplate_t *t, char *wh
         return NULL;
     if (fields_pick(j, "the body", names, N(names), f, why, whylen))
         goto done;
-    if (!fields_str_is(f[0], t->image)) {
-        snprintf(why, whylen, "Image is not the sandbox image %s", t->image);
+    if (!fields_str_is(f[0], t->s.image)) {
+        snprintf(why, whylen, "Image is not the sandbox image %s", t->s.image);
         goto done;
     }
-    if (json_is_object(f[9]) && json_object_get(f[9], "talkback.tombstone"))
+    if (json_is_object(f[9]) && json_object_get(f[9], SPEC_LABEL_TOMB))
         out = check_bare(f, 0, t, why, whylen);
-    else if (json_is_object(f[9]) && json_object_get(f[9], "talkback.probe"))
+    else if (json_is_object(f[9]) && json_object_get(f[9], SPEC_LABEL_PROBE))
         out = check_bare(f, 1, t, why, whylen);
     else
         out = check_sandbox(f, t, why, whylen);

@@ -12,7 +12,7 @@
 #include <sys/random.h>
 
 #include "judge/calls.h"
-#include "judge/judge.h"
+#include "judge/report.h"
 
 #define BUILD_DIR "/var/lib/talkback/build"
 #define REUSED    "talkback-build-reused "

@@ -17,7 +17,7 @@
 
 #include "common/textbuf.h"
 #include "hub/worker.h"
-#include "judge/judge.h"
+#include "judge/opts.h"
 #include "judge/languages.h"
 
 typedef enum {

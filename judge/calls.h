@@ -13,7 +13,7 @@
 #include "common/textbuf.h"
 #include "hub/worker.h"
 #include "proto/ops.h"
-#include "judge/judge.h"
+#include "judge/opts.h"
 
 /* Write a file in the chat's sandbox.  The reply, or NULL (out of memory). */
 proto_msg_t *judge_put(worker_job_t *job, const char *path, const char *content, size_t len);

@@ -10,7 +10,7 @@
 #include "judge/calls.h"
 #include "judge/compare.h"
 #include "judge/form.h"
-#include "judge/judge.h"
+#include "judge/report.h"
 #include "judge/stats.h"
 #include "hints/output.h"
 #include "proto/ops.h"

@@ -18,7 +18,7 @@
 
 #include "common/textbuf.h"
 #include "hub/worker.h"
-#include "judge/judge.h"
+#include "judge/opts.h"
 
 typedef struct {
     worker_job_t *job;

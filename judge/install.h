@@ -14,7 +14,7 @@
 #include <stdbool.h>
 #include "common/textbuf.h"
 #include "hub/worker.h"
-#include "judge/judge.h"
+#include "judge/opts.h"
 #include "judge/languages.h"
 
 typedef enum {

@@ -16,33 +16,11 @@
 #ifndef TALKBACK_JUDGE_H
 #define TALKBACK_JUDGE_H
 
-#include <stdint.h>
-
-#include "common/textbuf.h"
 #include "hub/worker.h"
-
-/* The judge's configuration, read by main.c (common/config.c has what
- * each key means). */
-typedef struct {
-    int64_t code_run_timeout;     /* s, when the call names none */
-    int64_t code_timeout_max;     /* s, the most a call may ask */
-    int64_t code_compile_timeout; /* s */
-    int64_t code_output_limit;    /* bytes a run may print */
-    int64_t call_grace;           /* s on top of a timeout for the round trip */
-    int64_t memory;               /* bytes a sandbox has, when it cannot say */
-} judge_opts_t;
+#include "judge/opts.h"
 
 /* The operations of kind "judge" (proto/optable.h), one handler each,
  * for the worker (worker_opts_t.ops); ctx is the judge_opts_t. */
 extern const worker_op_t judge_ops[];
-
-/* Name a signal for the model: "SIGSEGV (invalid memory access)".  Pure. */
-const char *judge_signal_name(int sig);
-
-/* Trim compiler output for the model: at most max_lines lines and
- * max_bytes bytes, cut at a line end, with a note of what was left out.
- * Appends to out.  Pure, unit-tested. */
-void judge_trim_compiler_output(const char *s, size_t len, size_t max_lines, size_t max_bytes,
-                                textbuf_t *out);
 
 #endif

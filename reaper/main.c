@@ -23,7 +23,7 @@
 #include "hub/worker.h"
 #include "docker/docker.h"
 #include "proto/ops.h"
-#include "docker/kept.h"
+#include "kept/kept.h"
 #include "reaper/reaper.h"
 
 static docker_t *docker;

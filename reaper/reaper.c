@@ -3,8 +3,8 @@
  *
  * Every decision is taken from what Docker reports at that moment: the
  * containers labelled talkback.conversation and the claimed spares
- * (docker/claim.h), their state, their writable
- * layer size, and each sandbox's last-call stamp (docker/kept.h).  Nothing
+ * (kept/claim.h), their state, their writable
+ * layer size, and each sandbox's last-call stamp (kept/kept.h).  Nothing
  * is remembered between sweeps, so restarting the reaper loses nothing.
  *
  * Costs, per sweep: one list of running (and paused) sandboxes plus one
@@ -24,8 +24,8 @@
 #include <time.h>
 
 #include "common/log.h"
-#include "docker/claim.h"
-#include "docker/kept.h"
+#include "kept/claim.h"
+#include "kept/kept.h"
 #include "proto/ops.h"
 #include "reaper/plan.h"
 
@@ -90,7 +90,7 @@ static json_t *in_scope(const reaper_t *r, json_t *list, const char *label)
 }
 
 /* The chats' sandboxes in a state: the labelled ones and the claimed
- * spares, with labels filled in from their claim records (docker/claim.h).
+ * spares, with labels filled in from their claim records (kept/claim.h).
  * Spares nobody has claimed are not chats: never idled, sized or evicted
  * here (the sandbox manager's pool owns them). */
 static json_t *list_sandboxes(reaper_t *r, const char *status, bool size)
@@ -106,7 +106,7 @@ static json_t *list_sandboxes(reaper_t *r, const char *status, bool size)
     json_decref(f);
     if (!list)
         log_warn("cannot list sandboxes: Docker did not answer");
-    return in_scope(r, list, KEPT_LABEL_CONV);
+    return in_scope(r, list, SPEC_LABEL_CONV);
 }
 
 static const char *label_of(json_t *c, const char *label)
@@ -187,7 +187,7 @@ static void forget(reaper_t *r, const char *conv)
 static void remove_sandbox(reaper_t *r, json_t *c, const char *why_log, const char *why_tomb)
 {
     const char *id = json_string_value(json_object_get(c, "Id"));
-    const char *conv = label_of(c, KEPT_LABEL_CONV);
+    const char *conv = label_of(c, SPEC_LABEL_CONV);
     report(r, "remove %s (%s)", name_of(c), why_log);
     if (r->dry_run || !id || !conv)
         return;
@@ -248,7 +248,7 @@ static void stop_sandbox(reaper_t *r, json_t *c, const char *reason)
         log_warn("could not stop %s: %s", name_of(c), docker_message(ans));
     } else {
         r->stopped++;
-        forget(r, label_of(c, KEPT_LABEL_CONV));
+        forget(r, label_of(c, SPEC_LABEL_CONV));
     }
     json_decref(ans);
 }
@@ -263,7 +263,7 @@ static void pause_sandbox(reaper_t *r, json_t *c, const char *age)
            name_of(c), age, idle);
     if (r->dry_run)
         return;
-    const char *conv = label_of(c, KEPT_LABEL_CONV);
+    const char *conv = label_of(c, SPEC_LABEL_CONV);
     proto_msg_t *q = NULL, *a = NULL;
     if (r->hub && conv && !r->hub_silent && (q = proto_msg_new(PROTO_REQUEST)) &&
         !proto_msg_set_kind(q, KIND_SANDBOX) && !proto_msg_set_name(q, OP_PAUSE) &&
@@ -300,7 +300,7 @@ int reaper_sweep_idle(reaper_t *r)
         bool to_pause = !paused && pause > 0 && pause < idle && now - used > pause;
         if (now - used <= idle && !to_pause)
             continue;
-        int busy = inflight(r, label_of(c, KEPT_LABEL_CONV));
+        int busy = inflight(r, label_of(c, SPEC_LABEL_CONV));
         if (busy > 0) {
             report(r, "keep %s (its stamp is old, but %d call(s) of it are running)", name_of(c),
                    busy);
@@ -359,7 +359,7 @@ int reaper_sweep_paused(reaper_t *r)
     {
         if ((int64_t)(n - i) <= max)
             break;
-        if (inflight(r, label_of(c, KEPT_LABEL_CONV)) > 0)
+        if (inflight(r, label_of(c, SPEC_LABEL_CONV)) > 0)
             continue; /* its call is unpausing it */
         char age[64], reason[64];
         kept_human_age(now - json_integer_value(json_object_get(c, "TalkbackLastCall")), age,
@@ -469,12 +469,12 @@ int reaper_sweep_evict(reaper_t *r)
     free(items);
     json_decref(list);
     /* Tombstones nobody came back for go after the same age. */
-    json_t *tombs = in_scope(r, list_labelled(r, KEPT_LABEL_TOMB, NULL, false), KEPT_LABEL_TOMB);
+    json_t *tombs = in_scope(r, list_labelled(r, SPEC_LABEL_TOMB, NULL, false), SPEC_LABEL_TOMB);
     size_t i;
     json_t *c;
     json_array_foreach(tombs, i, c)
     {
-        const char *at = label_of(c, KEPT_LABEL_GONE_AT);
+        const char *at = label_of(c, SPEC_LABEL_GONE_AT);
         int64_t gone = at ? strtoll(at, NULL, 10) : 0;
         if (lim.max_age <= 0 || lim.now - gone <= lim.max_age)
             continue;
@@ -584,8 +584,8 @@ int reaper_sweep_records(reaper_t *r)
         kept_record_ids_free(&ids);
         return 0;
     }
-    json_t *all = list_labelled(r, KEPT_LABEL_CONV, NULL, false);
-    json_t *spares = all ? list_labelled(r, KEPT_LABEL_SPARE, NULL, false) : NULL;
+    json_t *all = list_labelled(r, SPEC_LABEL_CONV, NULL, false);
+    json_t *spares = all ? list_labelled(r, SPEC_LABEL_SPARE, NULL, false) : NULL;
     if (spares)
         json_array_extend(all, spares); /* spares have records too (claim, agent) */
     if (all && !spares) {

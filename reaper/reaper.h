@@ -14,12 +14,12 @@
  *   evict    stopped sandboxes unused for keep_max_age, or past
  *            keep_max_count, or past keep_max_bytes together, are removed,
  *            oldest first, with tombstones (reaper/plan.c decides);
- *   orphans  a claimed spare whose claim record is gone (docker/claim.h:
+ *   orphans  a claimed spare whose claim record is gone (kept/claim.h:
  *            nobody's sandbox, no chat reaches it) is stopped when seen
  *            running, and removed once it has been an orphan for
  *            orphan_grace (no tombstone: nobody knows its chat).
  * Only chats' sandboxes are ever touched -- containers labelled
- * talkback.conversation, and spares claimed by a chat (docker/claim.h);
+ * talkback.conversation, and spares claimed by a chat (kept/claim.h);
  * spares nobody has claimed belong to the sandbox manager's pool -- and
  * removal never touches a running sandbox except for the disk cap.
  */
@@ -66,9 +66,9 @@ int reaper_sweep_paused(reaper_t *r);
 int reaper_sweep_disk(reaper_t *r);
 int reaper_sweep_evict(reaper_t *r);
 /* Stop the orphans of this state_dir's pool, and remove those past
- * orphan_grace (docker/claim.h). */
+ * orphan_grace (kept/claim.h). */
 int reaper_sweep_orphans(reaper_t *r);
-/* Drop records in state_dir (docker/kept.h) of containers that are gone. */
+/* Drop records in state_dir (kept/kept.h) of containers that are gone. */
 int reaper_sweep_records(reaper_t *r);
 /* All six, idle, paused, disk, evict, orphans, records, in that order.  0, or -1 when Docker could not be asked. */
 int reaper_sweep(reaper_t *r);

@@ -18,7 +18,7 @@
 #include <string.h>
 
 #include "common/log.h"
-#include "docker/kept.h"
+#include "kept/kept.h"
 #include "hints/probes_embedded.h"
 
 #define BG_SEP '\x1f'

@@ -24,7 +24,7 @@
  *   background, exited with status 1: it is not running now. ...]
  *
  * And the set of programs running, whenever it changes, is kept in
- * state_dir (docker/kept.h: <id>.background, outside the sandbox), so the
+ * state_dir (kept/kept.h: <id>.background, outside the sandbox), so the
  * resume notice after any stop names them (notices.c).
  *
  * Everything here comes from the sandbox: every field is bounded, cleaned
@@ -93,7 +93,7 @@ void bg_left_lines(const bgr_t *r, const char *output, size_t output_len, bg_pro
 void bg_died_lines(const bgr_t *r, bool during, textbuf_t *t);
 
 /* Keep the set running now in container id's record, when the EXIT sent
- * it (docker/kept.h). */
+ * it (kept/kept.h). */
 void bg_record(const char *id, const bgr_t *r);
 /* The resume's words for what ran before the stop, from container id's
  * record (used up): "Running before the stop, in the background: ...";

@@ -2,7 +2,7 @@
  * (see capacity.h).
  *
  * One thread asks Docker for the chats' sandboxes (by their conversation
- * label, and the claimed spares: docker/claim.h) and counts running and
+ * label, and the claimed spares: kept/claim.h) and counts running and
  * kept ones, asks the manager how many spares its warm pool holds ready,
  * reads MemAvailable from /proc/meminfo and statvfs of Docker's data root
  * (state_dir when that path is not known or not visible here), then
@@ -25,8 +25,8 @@
 #include <unistd.h>
 
 #include "common/log.h"
-#include "docker/claim.h"
-#include "docker/kept.h"
+#include "kept/claim.h"
+#include "kept/kept.h"
 #include "proto/ops.h"
 #include "sandbox/disk.h"
 

@@ -27,8 +27,9 @@
 #include <unistd.h>
 
 #include "common/log.h"
-#include "docker/kept.h"
+#include "kept/kept.h"
 #include "proto/proto.h"
+#include "spec/sandbox.h"
 
 typedef struct size_entry {
     char id[72];
@@ -85,17 +86,11 @@ static docker_err_t probe_create(docker_t *d, const char *image, const char *nam
                                  json_t **ans)
 {
     char path[160];
-    json_t *body = json_pack("{s:s, s:[s], s:{s:s}, s:{s:s, s:{s:s}}}", "Image", image, "Cmd",
-                             "true", "Labels", "talkback.probe", "storage", "HostConfig",
-                             "NetworkMode", "none", "LogConfig", "Type", "none");
+    const spec_template_t t = { .image = image };
+    const spec_body_t b = { .kind = SPEC_PROBE, .storage = size };
+    json_t *body = spec_create_body(&t, &b);
     if (!body)
         return DOCKER_ENOMEM;
-    if (size > 0) {
-        char v[32];
-        snprintf(v, sizeof v, "%" PRId64, size);
-        json_object_set_new(json_object_get(body, "HostConfig"), "StorageOpt",
-                            json_pack("{s:s}", "size", v));
-    }
     snprintf(path, sizeof path, "/containers/create?name=%s", name);
     long st;
     docker_err_t e = docker_call(d, "POST", path, body, &st, ans);
@@ -124,7 +119,7 @@ static void probe_remove(docker_t *d, const char *name)
 static bool probe(disk_t *k, char *why, size_t whylen)
 {
     char name[96], path[200];
-    snprintf(name, sizeof name, "talkback-probe-%ld-%ld", (long)getpid(), (long)time(NULL));
+    snprintf(name, sizeof name, SPEC_PROBE_PREFIX "%ld-%ld", (long)getpid(), (long)time(NULL));
     json_t *ans = NULL;
     docker_err_t e = probe_create(k->d, k->o.image, name, 0, &ans);
     snprintf(why, whylen, "%s", docker_message(ans));
@@ -385,13 +380,9 @@ bool disk_enforced(const disk_t *k)
     return k && k->enforced;
 }
 
-void disk_template(const disk_t *k, json_t *host_config)
+int64_t disk_storage(const disk_t *k)
 {
-    if (!disk_enforced(k) || !host_config)
-        return;
-    char size[32];
-    snprintf(size, sizeof size, "%" PRId64, k->size);
-    json_object_set_new(host_config, "StorageOpt", json_pack("{s:s}", "size", size));
+    return disk_enforced(k) ? k->size : 0;
 }
 
 /* The entry of container id, made when missing (under the lock); NULL

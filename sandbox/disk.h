@@ -48,8 +48,9 @@ void disk_destroy(disk_t **self_p);
 
 /* Whether new sandboxes get StorageOpt size. */
 bool disk_enforced(const disk_t *k);
-/* Add StorageOpt size to a sandbox's HostConfig when enforced. */
-void disk_template(const disk_t *k, json_t *host_config);
+/* The StorageOpt size of new sandboxes in bytes (spec_body_t.storage):
+ * 0 when the cap is not enforced at write time. */
+int64_t disk_storage(const disk_t *k);
 
 /* A call in container id (of chat conv, name its container's name) starts.
  * Where Docker cannot cap it, the sandbox is sized while the call runs:

@@ -1,5 +1,6 @@
-/* ensure.c -- a chat's container: the sandbox template, and finding,
- * making and starting the container of a chat (manager_int.h).
+/* ensure.c -- a chat's container: finding, making (from the spec's
+ * body, spec/sandbox.h) and starting the container of a chat
+ * (manager_int.h).
  *
  * A chat's container is found by its deterministic name and checked by its
  * labels.  Two first calls of one chat racing each other both try to
@@ -18,54 +19,13 @@
 #include "common/convid.h"
 #include "common/log.h"
 #include "proto/proto.h"
-#include "docker/chatname.h"
-#include "docker/claim.h"
-#include "docker/kept.h"
+#include "kept/chatname.h"
+#include "kept/claim.h"
+#include "kept/kept.h"
+#include "sandbox/agentcopy.h"
 #include "sandbox/capacity.h"
 #include "spec/sandbox.h"
 #include "sandbox/notices.h"
-
-#define LABEL_CONV    KEPT_LABEL_CONV
-#define LABEL_USER    KEPT_LABEL_USER
-#define LABEL_CREATED KEPT_LABEL_CREATED
-
-/* The sandbox template.  With the agent (agents enabled) the container's
- * main process is the agent, reached over attach: stdin kept open across
- * attaches, and no log, since its stdout carries the protocol.  Without,
- * it idles on sleep with a bounded json-file log. */
-json_t *manager_template(const manager_opts_t *o, const char *conv, const char *user, bool agent)
-{
-    char created[32];
-    time_t now = time(NULL);
-    struct tm tm;
-    gmtime_r(&now, &tm);
-    strftime(created, sizeof created, "%Y-%m-%dT%H:%M:%SZ", &tm);
-    json_t *host = json_pack(
-        "{s:b, s:I, s:I, s:I, s:I, s:I, s:s, s:{s:s, s:{s:s, s:s}}, s:{s:s}}", "Init", 1, "Memory",
-        (json_int_t)o->memory, "MemorySwap", (json_int_t)o->memory_swap, "NanoCpus",
-        (json_int_t)o->nano_cpus, "CpuShares", (json_int_t)o->cpu_shares, "PidsLimit",
-        (json_int_t)o->pids_limit, "NetworkMode", o->network, "LogConfig", "Type", "json-file",
-        "Config", "max-size", o->log_max_size, "max-file", "1", "RestartPolicy", "Name", "no");
-    if (!host)
-        return NULL;
-    if (agent)
-        json_object_set_new(host, "LogConfig", json_pack("{s:s, s:{}}", "Type", "none", "Config"));
-    if (o->runtime && *o->runtime)
-        json_object_set_new(host, "Runtime", json_string(o->runtime));
-    json_object_set_new(host, "CapDrop", spec_cap_drop_json());
-    json_t *t = json_pack("{s:s, s:[s,s], s:s, s:s, s:s, s:b, s:b, s:{s:s, s:s, s:s}, s:o}",
-                          "Image", o->image, "Cmd", "sleep", "infinity", "WorkingDir", "/work",
-                          "User", "root", "Hostname", "sandbox", "Tty", 0, "OpenStdin", 0, "Labels",
-                          LABEL_CONV, conv, LABEL_USER, user ? user : "", LABEL_CREATED, created,
-                          "HostConfig", host);
-    if (t && agent) {
-        json_object_set_new(t, "Cmd", json_pack("[s]", AGENT_CMD_PATH));
-        json_object_set_new(t, "OpenStdin", json_true());
-        json_object_set_new(t, "StdinOnce", json_false());
-        json_object_set_new(t, "AttachStdin", json_true());
-    }
-    return t;
-}
 
 /* Reconnect a container to the sandbox network by name (see the network
  * note in docs/sandbox.md). */
@@ -92,29 +52,19 @@ static void create_failed(const manager_opts_t *o, long status, const char *msg,
             err,
             "[talkback: the sandbox image %s is missing on the host, so no sandbox "
             "could be made and nothing ran. Tell the user to build it (deploy/image/build).]",
-            o->image);
+            o->tmpl.image);
     else if (strncmp(msg, "Unknown runtime", 15) == 0)
         textbuf_printf(
             err,
             "[talkback: the sandbox runtime `%s` (setting `runtime`) is not registered "
             "with Docker (daemon.json \"runtimes\"), so no sandbox could be made and nothing "
             "ran. Tell the user the sandbox host has a problem.]",
-            o->runtime);
+            o->tmpl.runtime);
     else
         textbuf_printf(err,
                        "[talkback: Docker refused to create this chat's sandbox (%s), so nothing "
                        "ran. Tell the user the sandbox host has a problem.]",
                        msg);
-}
-
-bool manager_agent_copy(agent_pool_t *agents, const char *id)
-{
-    const char *version = agent_pool_version(agents);
-    if (!agent_pool_enabled(agents) || kept_agent_is(id, version))
-        return false;
-    if (agent_install(agents, id) == DOCKER_OK && kept_agent_set(id, version) != 0)
-        log_warn("cannot write the agent record of %.12s in %s", id, kept_state_dir());
-    return true;
 }
 
 /* Start the chat's stopped container id (inspected as info), within the
@@ -136,7 +86,7 @@ static ensure_t ensure_started(manager_t *m, const char *conv, const char *id, j
     int64_t t1 = proto_mono_ms();
     /* Before every start: the sandbox then runs this manager's agent
      * (copied only when its record says another version is in there). */
-    bool copied = agent_in_config(info) && manager_agent_copy(m->agents, id);
+    bool copied = agent_in_config(info) && agent_copy(m->agents, id);
     char path[200];
     long status;
     snprintf(path, sizeof path, "/containers/%s/start", id);
@@ -153,7 +103,7 @@ static ensure_t ensure_started(manager_t *m, const char *conv, const char *id, j
         json_decref(ans);
         ans = NULL;
         kept_agent_set(id, ""); /* forget it: copy now */
-        manager_agent_copy(m->agents, id);
+        agent_copy(m->agents, id);
         e = docker_call(m->d, "POST", path, NULL, &status, &ans);
     }
     if (e == DOCKER_ENOTFOUND && strstr(docker_message(ans), "network")) {
@@ -162,7 +112,7 @@ static ensure_t ensure_started(manager_t *m, const char *conv, const char *id, j
          * Attach it to the network of that name now, then start. */
         json_decref(ans);
         ans = NULL;
-        repair_network(m->d, m->o.network, id);
+        repair_network(m->d, m->o.tmpl.network, id);
         e = docker_call(m->d, "POST", path, NULL, &status, &ans);
     }
     running_start_end(m->running, conv, label_user, id, e == DOCKER_OK ? id : NULL);
@@ -206,8 +156,11 @@ static ensure_t ensure_make(manager_t *m, const char *conv, const char *user, co
         *raced = pc == POOL_RACED;
         return ENSURE_OK;
     }
-    json_t *tmpl = manager_template(&m->o, conv, user, agent_pool_enabled(m->agents));
-    disk_template(m->disk, json_object_get(tmpl, "HostConfig"));
+    const spec_body_t b = { .kind = SPEC_SANDBOX,
+                            .label = { conv, user ? user : "", NULL },
+                            .agent = agent_pool_enabled(m->agents),
+                            .storage = disk_storage(m->disk) };
+    json_t *tmpl = spec_create_body(&m->o.tmpl, &b);
     json_t *ans = NULL;
     char path[CONVID_NAME_MAX + 64];
     long status;

@@ -3,7 +3,7 @@
  * A chat's container is looked up by its deterministic name and must be
  * the chat's, as everywhere in the manager: carry the chat in its label,
  * or be a spare the chat claimed (its claim record names the chat,
- * docker/claim.h); a container under the name that is another chat's is
+ * kept/claim.h); a container under the name that is another chat's is
  * not this chat's.  Spares nobody claimed are no chat's: list leaves them
  * out; orphans (claimed spares whose claim record is gone) are listed as
  * such, by their container name.  Labels come from
@@ -21,9 +21,9 @@
 #include "common/convid.h"
 #include "common/log.h"
 #include "common/textbuf.h"
-#include "docker/chatname.h"
-#include "docker/claim.h"
-#include "docker/kept.h"
+#include "kept/chatname.h"
+#include "kept/claim.h"
+#include "kept/kept.h"
 #include "proto/ops.h"
 
 /* Inspect conv's container: its JSON (caller frees) when it exists and is
@@ -79,7 +79,7 @@ static void put_field(textbuf_t *t, const char *s)
     textbuf_append(t, "\t", 1);
 }
 
-/* The orphans of this state_dir's pool (docker/claim.h), one line each:
+/* The orphans of this state_dir's pool (kept/claim.h), one line each:
  * the container's name where the conversation goes (nobody knows the
  * chat), no user, and the state "orphan-" + Docker's. */
 static void list_orphans(const hostops_t *h, worker_job_t *job, textbuf_t *t)
@@ -130,8 +130,8 @@ proto_msg_t *hostops_list(const hostops_t *h, worker_job_t *job)
         int64_t last = id && kept_id_ok(id) ? kept_stamp_get(id) : 0;
         if (!last)
             last = (int64_t)json_integer_value(json_object_get(c, "Created"));
-        put_field(&t, json_string_value(json_object_get(labels, KEPT_LABEL_CONV)));
-        put_field(&t, json_string_value(json_object_get(labels, KEPT_LABEL_USER)));
+        put_field(&t, json_string_value(json_object_get(labels, SPEC_LABEL_CONV)));
+        put_field(&t, json_string_value(json_object_get(labels, SPEC_LABEL_USER)));
         put_field(&t, worker_host(job->worker));
         put_field(&t, json_string_value(json_object_get(c, "State")));
         textbuf_printf(&t, "%" PRId64 "\t%" PRId64 "\n", last && now > last ? now - last : 0,

@@ -4,11 +4,11 @@
  *   op       args    reply
  *   locate   conv    data {found, state}: whether this host's Docker holds
  *                      the chat's container (by its name, and its label or
- *                      a claimed spare's record: docker/claim.h)
+ *                      a claimed spare's record: kept/claim.h)
  *   list     -       one line per chat's sandbox (spares nobody claimed
  *                      are left out), tab-separated: conversation, user,
  *                      host, state, idle_seconds, disk_bytes; and one per
- *                      orphan (docker/claim.h): its container name, no
+ *                      orphan (kept/claim.h): its container name, no
  *                      user, host, "orphan-" + its state, idle, disk
  *   drain    -       this host takes no new chats (flag kept in state_dir)
  *   undrain  -       it takes new chats again

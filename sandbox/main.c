@@ -19,22 +19,24 @@
 #include "proto/ops.h"
 #include "sandbox/capacity.h"
 #include "sandbox/inotify_cap.h"
-#include "docker/kept.h"
+#include "kept/kept.h"
 #include "sandbox/manager.h"
 
 /* The sandbox manager with its options read from the configuration. */
 static manager_t *manager_from_config(docker_t *d)
 {
     manager_opts_t mo = {
-        .image = config_str("image"),
-        .network = config_str("network"),
-        .runtime = config_str("runtime"),
-        .log_max_size = config_str("log_max_size"),
-        .memory = config_int("memory"),
-        .memory_swap = config_int("memory_swap"),
-        .nano_cpus = config_int("nano_cpus"),
-        .cpu_shares = config_int("cpu_shares"),
-        .pids_limit = config_int("pids_limit"),
+        .tmpl = {
+            .image = config_str("image"),
+            .network = config_str("network"),
+            .runtime = config_str("runtime"),
+            .log_max_size = config_str("log_max_size"),
+            .memory = config_int("memory"),
+            .memory_swap = config_int("memory_swap"),
+            .nano_cpus = config_int("nano_cpus"),
+            .cpu_shares = config_int("cpu_shares"),
+            .pids_limit = config_int("pids_limit"),
+        },
         .run_timeout = config_int("run_timeout"),
         .run_timeout_max = config_int("run_timeout_max"),
         .client_timeout = config_int("client_timeout"),

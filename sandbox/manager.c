@@ -20,9 +20,9 @@
 
 #include "common/convid.h"
 #include "common/log.h"
-#include "docker/chatname.h"
-#include "docker/claim.h"
-#include "docker/kept.h"
+#include "kept/chatname.h"
+#include "kept/claim.h"
+#include "kept/kept.h"
 #include "proto/ops.h"
 #include "sandbox/agent_link.h"
 #include "sandbox/cache.h"
@@ -37,9 +37,9 @@
 #include "sandbox/run.h"
 #include "sandbox/running.h"
 
-#define LABEL_CONV    KEPT_LABEL_CONV
-#define LABEL_USER    KEPT_LABEL_USER
-#define LABEL_CREATED KEPT_LABEL_CREATED
+#define LABEL_CONV    SPEC_LABEL_CONV
+#define LABEL_USER    SPEC_LABEL_USER
+#define LABEL_CREATED SPEC_LABEL_CREATED
 
 /* ---- tools ----------------------------------------------------------------------- */
 
@@ -764,7 +764,7 @@ static int ensure_network(docker_t *d, const char *net)
         return -1;
     }
     json_t *body = json_pack("{s:s, s:s, s:b, s:{s:s}, s:{s:s}}", "Name", net, "Driver", "bridge",
-                             "CheckDuplicate", 1, "Labels", "talkback.network", "sandboxes",
+                             "CheckDuplicate", 1, "Labels", SPEC_LABEL_NETWORK, SPEC_NETWORK_KIND,
                              "Options", "com.docker.network.bridge.enable_icc", "false");
     json_t *ans = NULL;
     e = docker_call(d, "POST", "/networks/create", body, &status, &ans);
@@ -795,10 +795,10 @@ manager_t *manager_new(docker_t *d, const manager_opts_t *o)
     m->o = *o;
     m->o.disk.forget = forget_conv;
     m->o.disk.ctx = m;
-    m->hints_tmpl = (hints_limits_t){ .memory = o->memory,
-                                      .memory_swap = o->memory_swap,
-                                      .nano_cpus = o->nano_cpus,
-                                      .pids = o->pids_limit,
+    m->hints_tmpl = (hints_limits_t){ .memory = o->tmpl.memory,
+                                      .memory_swap = o->tmpl.memory_swap,
+                                      .nano_cpus = o->tmpl.nano_cpus,
+                                      .pids = o->tmpl.pids_limit,
                                       .disk_cap = o->disk.cap };
     m->d = d;
     if (kept_state_init()) {
@@ -823,13 +823,18 @@ manager_t *manager_new(docker_t *d, const manager_opts_t *o)
     pthread_mutex_init(&m->mu, NULL);
     pthread_cond_init(&m->ensure_cv, NULL);
     m->disk = disk_new(d, &m->o.disk);
-    m->hostops = (hostops_t){ .d = d, .image = m->o.image, .forget = forget_conv, .ctx = m };
-    if (!m->running || !m->cache || !m->disk || ensure_network(d, m->o.network) ||
+    m->hostops = (hostops_t){ .d = d, .image = m->o.tmpl.image, .forget = forget_conv, .ctx = m };
+    if (!m->running || !m->cache || !m->disk || ensure_network(d, m->o.tmpl.network) ||
         !(m->o.netcheck = netcheck_new(d, &m->o.egress))) {
         manager_destroy(&m);
         return NULL;
     }
-    m->pool = pool_new(d, &m->o, m->agents, m->disk); /* NULL: no warm pool */
+    const pool_opts_t po = { .tmpl = m->o.tmpl,
+                             .warm_pool = o->warm_pool,
+                             .warm_pool_check = o->warm_pool_check,
+                             .mem_floor = o->mem_floor,
+                             .netcheck = m->o.netcheck };
+    m->pool = pool_new(d, &po, m->agents, m->disk); /* NULL: no warm pool */
     return m;
 }
 

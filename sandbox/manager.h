@@ -4,7 +4,7 @@
  * sandboxes.  A chat's container is found by its deterministic name
  * (convid_container_name) and checked by its label talkback.conversation,
  * or for a spare of the warm pool the chat claimed, by its claim record
- * (docker/claim.h, sandbox/pool.h); Docker and those records are the only
+ * (kept/claim.h, sandbox/pool.h); Docker and those records are the only
  * record, so a restarted manager finds every chat's container again.  The manager serves the worker kind "sandbox"
  * (KIND_SANDBOX); its operations, their arguments and what each reply
  * carries are listed in proto/ops.h:
@@ -32,6 +32,7 @@
 #include "sandbox/netcheck.h"
 #include "sandbox/pictures.h"
 #include "sandbox/running.h"
+#include "spec/sandbox.h"
 
 typedef struct manager manager_t;
 
@@ -39,9 +40,8 @@ typedef struct manager manager_t;
  * each key means).  Strings are not copied: they must outlive the
  * manager.  disk.busy/forget/ctx and netcheck are the manager's own. */
 typedef struct {
-    /* the sandbox template */
-    const char *image, *network, *runtime, *log_max_size;
-    int64_t memory, memory_swap, nano_cpus, cpu_shares, pids_limit;
+    /* the sandbox template: what every sandbox is made from (spec/sandbox.h) */
+    spec_template_t tmpl;
     /* calls */
     int64_t run_timeout, run_timeout_max; /* s */
     int64_t client_timeout, call_grace;   /* s: what bounds run_timeout_max */

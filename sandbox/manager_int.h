@@ -1,7 +1,6 @@
 /* manager_int.h -- what the sandbox manager's files share (manager.c: the
- * tools; ensure.c: the sandbox template and finding, making and starting a
- * chat's container; pause.c: the paused tier; pool.c: the spares made from
- * that template).  Not an interface
+ * tools; ensure.c: finding, making and starting a chat's container;
+ * pause.c: the paused tier).  Not an interface
  * for anything outside sandbox/.
  */
 #ifndef TALKBACK_SANDBOX_MANAGER_INT_H
@@ -40,15 +39,6 @@ struct manager {
 };
 
 /* ---- finding, making and starting a chat's container (ensure.c) ---- */
-
-/* The sandbox template of o (a new JSON object): labels for chat conv of
- * user; with the agent as its main process when agent. */
-json_t *manager_template(const manager_opts_t *o, const char *conv, const char *user, bool agent);
-
-/* Copy the agent into container id (created or stopped) unless its record
- * in state_dir says this version is in there already; true when it was
- * copied (or tried). */
-bool manager_agent_copy(agent_pool_t *agents, const char *id);
 
 typedef enum { ENSURE_OK, ENSURE_REFUSED, ENSURE_FAILED } ensure_t;
 

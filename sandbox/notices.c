@@ -15,7 +15,7 @@
 
 #include <string.h>
 
-#include "docker/kept.h"
+#include "kept/kept.h"
 #include "sandbox/background.h"
 #include "sandbox/running.h"
 

@@ -20,9 +20,9 @@
 
 #include "common/convid.h"
 #include "common/log.h"
-#include "docker/chatname.h"
-#include "docker/claim.h"
-#include "docker/kept.h"
+#include "kept/chatname.h"
+#include "kept/claim.h"
+#include "kept/kept.h"
 #include "proto/ops.h"
 #include "sandbox/notices.h"
 

@@ -19,11 +19,12 @@
 #include <time.h>
 
 #include "common/log.h"
-#include "docker/claim.h"
-#include "docker/kept.h"
+#include "kept/claim.h"
+#include "kept/kept.h"
 #include "proto/proto.h"
+#include "sandbox/agentcopy.h"
 #include "sandbox/capacity.h"
-#include "sandbox/manager_int.h"
+#include "sandbox/netcheck.h"
 
 typedef struct spare {
     char id[72];
@@ -32,7 +33,7 @@ typedef struct spare {
 
 struct pool {
     docker_t *d;
-    const manager_opts_t *o; /* the manager's: template, image, warm_pool */
+    pool_opts_t o;
     agent_pool_t *agents;
     disk_t *disk;
     pthread_mutex_t mu; /* guards everything below */
@@ -73,22 +74,16 @@ void pool_scope_hash(const char *state_dir, char out[17])
     claim_scope_hash(state_dir, out); /* the reaper's orphans are found by it too */
 }
 
-/* The template a spare is made from now: the sandbox template with the
- * spare's labels instead of a chat's. */
+/* The body a spare is made from now (spec/sandbox.h): a sandbox's, with
+ * the spare's labels instead of a chat's (hash_or_null: the template's
+ * own hash; NULL, to compute it: labels are left out of it). */
 static json_t *spare_template(pool_t *p, const char *hash_or_null)
 {
-    json_t *t = manager_template(p->o, "", "", agent_pool_enabled(p->agents));
-    if (!t)
-        return NULL;
-    disk_template(p->disk, json_object_get(t, "HostConfig"));
-    if (hash_or_null) {
-        json_t *labels = json_object_get(t, "Labels");
-        json_t *created = json_incref(json_object_get(labels, KEPT_LABEL_CREATED));
-        json_object_set_new(t, "Labels",
-                            json_pack("{s:s, s:s, s:o}", KEPT_LABEL_SPARE, hash_or_null,
-                                      KEPT_LABEL_POOL, p->scope, KEPT_LABEL_CREATED, created));
-    }
-    return t;
+    const spec_body_t b = { .kind = SPEC_SPARE,
+                            .label = { hash_or_null ? hash_or_null : "", p->scope, NULL },
+                            .agent = agent_pool_enabled(p->agents),
+                            .storage = disk_storage(p->disk) };
+    return spec_create_body(&p->o.tmpl, &b);
 }
 
 static void spare_remove(pool_t *p, const char *id, const char *why)
@@ -104,15 +99,15 @@ static void spare_remove(pool_t *p, const char *id, const char *why)
 /* Make, fill and start one spare; its id into id.  0 or -1. */
 static int spare_make(pool_t *p, char id[72])
 {
-    if (!capacity_start_room(p->o->mem_floor, NULL))
+    if (!capacity_start_room(p->o.mem_floor, NULL))
         return -1; /* no spares while the host is short of memory */
-    unsigned char rnd[CLAIM_SPARE_HEX / 2];
-    if (!netcheck_ok(p->o->netcheck, NULL)) /* as for any sandbox (netcheck.h) */
+    unsigned char rnd[SPEC_SPARE_HEX / 2];
+    if (!netcheck_ok(p->o.netcheck, NULL)) /* as for any sandbox (netcheck.h) */
         return -1;
     if (getrandom(rnd, sizeof rnd, 0) != (ssize_t)sizeof rnd)
         return -1;
     char name[64], path[200];
-    int o = snprintf(name, sizeof name, "%s", CLAIM_SPARE_PREFIX);
+    int o = snprintf(name, sizeof name, "%s", SPEC_SPARE_PREFIX);
     for (size_t i = 0; i < sizeof rnd; i++)
         o += snprintf(name + o, sizeof name - (size_t)o, "%02x", rnd[i]);
     json_t *t = spare_template(p, p->hash);
@@ -131,7 +126,7 @@ static int spare_make(pool_t *p, char id[72])
     json_decref(ans);
     bool agent = agent_pool_enabled(p->agents);
     if (agent)
-        manager_agent_copy(p->agents, id);
+        agent_copy(p->agents, id);
     snprintf(path, sizeof path, "/containers/%s/start", id);
     ans = NULL;
     int64_t t_start = proto_mono_ms();
@@ -152,10 +147,10 @@ static int spare_make(pool_t *p, char id[72])
  * now (Docker's ancestor filter resolves the name). */
 static bool spare_current(pool_t *p, const char *id)
 {
-    json_t *f = json_pack("{s:[s], s:[s], s:[s], s:[s]}", "id", id, "ancestor", p->o->image,
-                          "status", "running", "label", KEPT_LABEL_SPARE);
+    json_t *f = json_pack("{s:[s], s:[s], s:[s], s:[s]}", "id", id, "ancestor", p->o.tmpl.image,
+                          "status", "running", "label", SPEC_LABEL_SPARE);
     char lab[64];
-    snprintf(lab, sizeof lab, "%s=%s", KEPT_LABEL_SPARE, p->hash);
+    snprintf(lab, sizeof lab, "%s=%s", SPEC_LABEL_SPARE, p->hash);
     json_array_set_new(json_object_get(f, "label"), 0, json_string(lab));
     json_t *list = f ? claim_list(p->d, f, false) : NULL;
     json_decref(f);
@@ -208,7 +203,7 @@ static void sweep_one(pool_t *p, json_t *c, json_t *current, bool first)
     }
     pthread_mutex_lock(&p->mu);
     bool mine = good ? true : ready_take(p, id);
-    if (good && first && p->n_ready < p->o->warm_pool &&
+    if (good && first && p->n_ready < p->o.warm_pool &&
         claim_record_set(id, "spare-check", "") == 0) {
         claim_record_drop(id); /* nobody's claim on it: adopt it */
         ready_push(p, id);
@@ -228,10 +223,10 @@ static void sweep_one(pool_t *p, json_t *c, json_t *current, bool first)
 static void pool_sweep(pool_t *p, bool first)
 {
     char lab[64], hl[64];
-    snprintf(lab, sizeof lab, "%s=%s", KEPT_LABEL_POOL, p->scope);
-    snprintf(hl, sizeof hl, "%s=%s", KEPT_LABEL_SPARE, p->hash);
+    snprintf(lab, sizeof lab, "%s=%s", SPEC_LABEL_POOL, p->scope);
+    snprintf(hl, sizeof hl, "%s=%s", SPEC_LABEL_SPARE, p->hash);
     json_t *fa = json_pack("{s:[s]}", "label", lab);
-    json_t *fc = json_pack("{s:[s,s], s:[s], s:[s]}", "label", lab, hl, "ancestor", p->o->image,
+    json_t *fc = json_pack("{s:[s,s], s:[s], s:[s]}", "label", lab, hl, "ancestor", p->o.tmpl.image,
                            "status", "running");
     json_t *all = fa ? claim_list(p->d, fa, false) : NULL;
     json_t *current = all && fc ? claim_list(p->d, fc, false) : NULL;
@@ -249,7 +244,7 @@ static void pool_sweep(pool_t *p, bool first)
 static void *pool_main(void *arg)
 {
     pool_t *p = arg;
-    int64_t check_ms = p->o->warm_pool_check * 1000;
+    int64_t check_ms = p->o.warm_pool_check * 1000;
     if (check_ms <= 0)
         check_ms = 10000;
     pool_sweep(p, true);
@@ -264,7 +259,7 @@ static void *pool_main(void *arg)
             pthread_mutex_lock(&p->mu);
             continue;
         }
-        if (p->n_ready < p->o->warm_pool && now >= p->retry_at) {
+        if (p->n_ready < p->o.warm_pool && now >= p->retry_at) {
             pthread_mutex_unlock(&p->mu);
             char id[72];
             int rc = spare_make(p, id);
@@ -275,8 +270,8 @@ static void *pool_main(void *arg)
                 p->retry_at = proto_mono_ms() + check_ms;
             continue;
         }
-        int64_t until = p->n_ready < p->o->warm_pool && p->retry_at < next_check ? p->retry_at
-                                                                                 : next_check;
+        int64_t until = p->n_ready < p->o.warm_pool && p->retry_at < next_check ? p->retry_at
+                                                                                : next_check;
         struct timespec ts;
         clock_gettime(CLOCK_REALTIME, &ts);
         int64_t wait = until - now > 0 ? until - now : 1;
@@ -292,7 +287,7 @@ static void *pool_main(void *arg)
     return NULL;
 }
 
-pool_t *pool_new(docker_t *d, const manager_opts_t *o, agent_pool_t *agents, disk_t *disk)
+pool_t *pool_new(docker_t *d, const pool_opts_t *o, agent_pool_t *agents, disk_t *disk)
 {
     if (o->warm_pool <= 0)
         return NULL;
@@ -300,7 +295,7 @@ pool_t *pool_new(docker_t *d, const manager_opts_t *o, agent_pool_t *agents, dis
     if (!p)
         return NULL;
     p->d = d;
-    p->o = o;
+    p->o = *o;
     p->agents = agents;
     p->disk = disk;
     pthread_mutex_init(&p->mu, NULL);
@@ -317,7 +312,7 @@ pool_t *pool_new(docker_t *d, const manager_opts_t *o, agent_pool_t *agents, dis
         free(p);
         return NULL;
     }
-    log_info("warm pool: %" PRId64 " spare sandboxes (template %s, pool %s)", p->o->warm_pool,
+    log_info("warm pool: %" PRId64 " spare sandboxes (template %s, pool %s)", p->o.warm_pool,
              p->hash, p->scope);
     return p;
 }

@@ -3,7 +3,7 @@
  * The sandbox manager keeps `warm_pool` spare sandboxes created, started,
  * with the agent copied in and its link attached.  A new chat whose
  * container does not exist claims one instead of creating a container: it
- * writes the claim record (docker/claim.h) and renames the spare to the
+ * writes the claim record (kept/claim.h) and renames the spare to the
  * chat's deterministic name; a thread makes the next spare in the
  * background.  A spare has never run anything of anyone: it is made from
  * the image, nothing but its agent runs in it, and it leaves the pool only
@@ -24,9 +24,20 @@
 #include "docker/docker.h"
 #include "sandbox/agent_link.h"
 #include "sandbox/disk.h"
-#include "sandbox/manager.h"
+#include "spec/sandbox.h"
 
 typedef struct pool pool_t;
+struct netcheck;
+
+/* What the pool makes spares from and how many (main.c reads them into
+ * the manager's options, which pass them here). */
+typedef struct {
+    spec_template_t tmpl;      /* what every spare is made from */
+    int64_t warm_pool;         /* spares kept ready */
+    int64_t warm_pool_check;   /* s between checks of the spares */
+    int64_t mem_floor;         /* capacity.h: no spare made below it */
+    struct netcheck *netcheck; /* netcheck.h: none made off the rule */
+} pool_opts_t;
 
 typedef enum {
     POOL_CLAIMED, /* the spare is the chat's container now: *id */
@@ -34,11 +45,11 @@ typedef enum {
     POOL_RACED    /* the chat's name was taken meanwhile: look it up */
 } pool_claim_t;
 
-/* Start the pool (its thread makes the spares from the template of o,
+/* Start the pool (its thread makes the spares from o->tmpl,
  * o->warm_pool of them, checked every o->warm_pool_check seconds; o is
- * not copied and must outlive the pool); NULL when o->warm_pool is 0 or
- * the pool cannot start (then every chat is made the usual way). */
-pool_t *pool_new(docker_t *d, const manager_opts_t *o, agent_pool_t *agents, disk_t *disk);
+ * copied, its strings must outlive the pool); NULL when o->warm_pool is 0
+ * or the pool cannot start (then every chat is made the usual way). */
+pool_t *pool_new(docker_t *d, const pool_opts_t *o, agent_pool_t *agents, disk_t *disk);
 /* Stop it and remove the spares it holds. */
 void pool_destroy(pool_t **self_p);
 

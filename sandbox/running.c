@@ -33,8 +33,8 @@
 
 #include "common/convid.h"
 #include "common/log.h"
-#include "docker/claim.h"
-#include "docker/kept.h"
+#include "kept/claim.h"
+#include "kept/kept.h"
 #include "proto/proto.h"
 
 /* A chat with calls running. */
@@ -252,12 +252,12 @@ int running_inflight(running_t *c, const char *conv)
 
 static const char *conv_of(json_t *x)
 {
-    return json_string_value(json_object_get(json_object_get(x, "Labels"), KEPT_LABEL_CONV)) ?: "";
+    return json_string_value(json_object_get(json_object_get(x, "Labels"), SPEC_LABEL_CONV)) ?: "";
 }
 
 static const char *user_of(json_t *x)
 {
-    return json_string_value(json_object_get(json_object_get(x, "Labels"), KEPT_LABEL_USER)) ?: "";
+    return json_string_value(json_object_get(json_object_get(x, "Labels"), SPEC_LABEL_USER)) ?: "";
 }
 
 static const char *id_of(json_t *x)

@@ -4,7 +4,7 @@
  *   calls     how many calls of each chat are running (the reaper asks
  *             before it stops a sandbox); an entry lives only while a call
  *             of that chat runs, so nothing grows with the number of chats;
- *   stamps    the last-call record of each sandbox (docker/kept.h): the
+ *   stamps    the last-call record of each sandbox (kept/kept.h): the
  *             call's deadline while it runs, "now" when the last one ends;
  *             written in state_dir on the Docker host, where nothing in a
  *             sandbox can reach it;
@@ -46,7 +46,7 @@ typedef struct {
     void *ctx;
 } running_opts_t;
 
-/* The stop reasons (docker/kept.h) of a sandbox stopped to make room, each
+/* The stop reasons (kept/kept.h) of a sandbox stopped to make room, each
  * followed by the cap ("room-user 20"): sandbox/notices.c words them. */
 #define RUNNING_REASON_USER "room-user"
 #define RUNNING_REASON_ALL  "room-all"

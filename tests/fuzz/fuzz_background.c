@@ -20,7 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "docker/kept.h"
+#include "kept/kept.h"
 #include "sandbox/background.h"
 
 static const char *probe_text;

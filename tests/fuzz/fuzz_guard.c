@@ -25,15 +25,17 @@
 #include "guard/request.h"
 
 static const gtemplate_t tpl = {
-    .image = "talkback-sandbox:latest",
-    .network = "talkback-sandboxes",
-    .runtime = "",
-    .log_max_size = "1m",
-    .memory = 268435456,
-    .memory_swap = 1073741824,
-    .nano_cpus = 1000000000,
-    .cpu_shares = 256,
-    .pids_limit = 512,
+    .s = {
+        .image = "talkback-sandbox:latest",
+        .network = "talkback-sandboxes",
+        .runtime = "",
+        .log_max_size = "1m",
+        .memory = 268435456,
+        .memory_swap = 1073741824,
+        .nano_cpus = 1000000000,
+        .cpu_shares = 256,
+        .pids_limit = 512,
+    },
     .disk_cap = 2147483648,
 };
 
@@ -60,7 +62,7 @@ static void no_loosening(const json_t *j)
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
         if (json_object_get(h, bad[i]))
             abort();
-    if (strcmp(json_string_value(json_object_get(j, "Image")), tpl.image) != 0)
+    if (strcmp(json_string_value(json_object_get(j, "Image")), tpl.s.image) != 0)
         abort();
 }
 

@@ -27,6 +27,7 @@
 #include <jansson.h>
 
 #include "gateway/mcp.h"
+#include "gateway/mcptext.h"
 
 static void fuzz_fail(const char *what, const char *body)
 {

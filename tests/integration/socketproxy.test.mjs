@@ -240,7 +240,7 @@ async function removeOurContainers() {
   await docker('rm', '-f', FOREIGN, FAKE, PROBE, `${PROBE}-sized`, PRIV, EVIL, LISTED).catch(() => {});
 }
 
-/** The sandbox template of sandbox/manager.c with the default config keys
+/** The sandbox body of spec/sandbox.c (spec_create_body) with the default config keys
  *  (no agent: sleep infinity and a json-file log), for conversation conv. */
 function template(conv) {
   return {

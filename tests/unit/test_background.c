@@ -13,7 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "docker/kept.h"
+#include "kept/kept.h"
 #include "sandbox/background.h"
 
 #define S "\x1f"

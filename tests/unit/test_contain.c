@@ -20,8 +20,8 @@
 #include "agent/imagescan.h"
 #include "agent/watchdog.h"
 #include "common/convid.h"
-#include "docker/claim.h"
-#include "docker/kept.h"
+#include "kept/claim.h"
+#include "kept/kept.h"
 #include "sandbox/capacity.h"
 #include "sandbox/disk.h"
 #include "sandbox/inotify_cap.h"
@@ -231,7 +231,7 @@ static void orphans(void **state)
     name[0] = '/';
     convid_container_name("chat-1", name + 1);
     json_t *labels =
-        json_pack("{s:s, s:s}", KEPT_LABEL_SPARE, "00112233445566aa", KEPT_LABEL_POOL, scope);
+        json_pack("{s:s, s:s}", SPEC_LABEL_SPARE, "00112233445566aa", SPEC_LABEL_POOL, scope);
     /* claimed (a chat's name) with no record: an orphan of this pool only */
     assert_true(claim_is_orphan(labels, id, name, scope));
     assert_false(claim_is_orphan(labels, id, name, other));
@@ -246,7 +246,7 @@ static void orphans(void **state)
     /* a spare nobody claimed (a spare's name) is the pool's, no orphan */
     assert_false(claim_is_orphan(labels, id, "/talkback-spare-0123456789abcdef01234567", scope));
     /* a labelled chat sandbox is never one */
-    json_object_set_new(labels, KEPT_LABEL_CONV, json_string("chat-1"));
+    json_object_set_new(labels, SPEC_LABEL_CONV, json_string("chat-1"));
     assert_false(claim_is_orphan(labels, id, name, scope));
     json_decref(labels);
 

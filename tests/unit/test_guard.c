@@ -1,7 +1,9 @@
 /* test_guard.c -- unit tests of the Docker guard's pure parts: the field
  * folding of Go's JSON decoder, the body checks against the sandbox
- * template (with its StorageOpt size, and the storage probe), the
- * request-head parser and the path rules. */
+ * template (with its StorageOpt size, and the storage probe: bodies
+ * built by spec/sandbox.h, as the manager builds them; tests/unit/
+ * test_spec.c feeds every kind and mutates every field), the request-head
+ * parser and the path rules. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -16,47 +18,58 @@
 #include "guard/rules.h"
 
 static const gtemplate_t tpl = {
-    .image = "img:1",
-    .network = "net",
-    .runtime = "",
-    .log_max_size = "1m",
-    .memory = 256,
-    .memory_swap = 1024,
-    .nano_cpus = 1000,
-    .cpu_shares = 256,
-    .pids_limit = 512,
+    .s = {
+        .image = "img:1",
+        .network = "net",
+        .runtime = "",
+        .log_max_size = "1m",
+        .memory = 256,
+        .memory_swap = 1024,
+        .nano_cpus = 1000,
+        .cpu_shares = 256,
+        .pids_limit = 512,
+    },
     .disk_cap = 1 << 30,
 };
 
-/* The storage probe of sandbox/disk.c with HOST inserted into its
- * HostConfig and TOP at the top level. */
-static char *probe_body(const char *top, const char *host)
+/* The body the spec builds for b (spec/sandbox.h: what the manager, the
+ * pool, the reaper and the probe send) with HOST inserted into its
+ * HostConfig and TOP at the top level (each "" or a ",\"Key\":value"
+ * fragment): the spec puts HostConfig last. */
+static char *spec_body(const spec_body_t *sb, const char *top, const char *host)
 {
-    static char b[1024];
-    snprintf(b, sizeof b,
-             "{\"Image\":\"img:1\",\"Cmd\":[\"true\"],\"Labels\":{\"talkback.probe\":\"storage\"},"
-             "\"HostConfig\":{\"NetworkMode\":\"none\",\"LogConfig\":{\"Type\":\"none\"}%s}%s}",
-             host, top);
+    static char b[4096];
+    json_t *j = spec_create_body(&tpl.s, sb);
+    char *s = json_dumps(j, JSON_COMPACT);
+    assert_non_null(s);
+    size_t n = strlen(s);
+    assert_true(n > 2 && s[n - 1] == '}' && s[n - 2] == '}');
+    s[n - 2] = '\0';
+    snprintf(b, sizeof b, "%s%s}%s}", s, host, top);
+    free(s);
+    json_decref(j);
     return b;
 }
 
-/* The manager's template with HOST inserted into HostConfig and TOP at the
- * top level (each "" or a ",\"Key\":value" fragment). */
+/* The storage probe of sandbox/disk.c. */
+static char *probe_body(const char *top, const char *host)
+{
+    const spec_body_t sb = { .kind = SPEC_PROBE };
+    return spec_body(&sb, top, host);
+}
+
+/* The manager's sandbox of chat "c" (no agent). */
 static char *body(const char *top, const char *host)
 {
-    static char b[4096];
-    snprintf(b, sizeof b,
-             "{\"Image\":\"img:1\",\"Cmd\":[\"sleep\",\"infinity\"],\"WorkingDir\":\"/work\","
-             "\"User\":\"root\",\"Hostname\":\"sandbox\",\"Tty\":false,\"OpenStdin\":false,"
-             "\"Labels\":{\"talkback.conversation\":\"c\",\"talkback.user\":\"\",\"talkback."
-             "created\":\"t\"},"
-             "\"HostConfig\":{\"Init\":true,\"Memory\":256,\"MemorySwap\":1024,\"NanoCpus\":1000,"
-             "\"CpuShares\":256,\"PidsLimit\":512,\"NetworkMode\":\"net\",\"LogConfig\":{\"Type\":"
-             "\"json-file\",\"Config\":{\"max-size\":\"1m\",\"max-file\":\"1\"}},\"RestartPolicy\":"
-             "{\"Name\":\"no\"},\"CapDrop\":[\"AUDIT_WRITE\",\"MKNOD\",\"NET_RAW\",\"SETFCAP\","
-             "\"SETPCAP\",\"SYS_CHROOT\"]%s}%s}",
-             host, top);
-    return b;
+    const spec_body_t sb = { .kind = SPEC_SANDBOX, .label = { "c", "", "t" } };
+    return spec_body(&sb, top, host);
+}
+
+/* A tombstone (kept/kept.c). */
+static char *tomb_body(const char *top, const char *host)
+{
+    const spec_body_t sb = { .kind = SPEC_TOMBSTONE, .label = { "c", "r", "1" } };
+    return spec_body(&sb, top, host);
 }
 
 static int passes(const char *b)
@@ -94,15 +107,9 @@ static void test_template(void **state)
     assert_false(passes(body(",\"Volumes\":{\"/x\":{}}", "")));
     assert_false(passes(body("", ",\"CapAdd\":[\"ALL\"]")));
     assert_false(passes(body("", ",\"SecurityOpt\":[\"seccomp=unconfined\"]")));
-    /* The reaper's tombstone (docker/kept.c) passes; with a limit it does not. */
-    assert_true(
-        passes("{\"Image\":\"img:1\",\"Cmd\":[\"true\"],\"Labels\":{\"talkback.tombstone\":\"c\","
-               "\"talkback.gone.reason\":\"r\",\"talkback.gone.at\":\"1\"},\"HostConfig\":"
-               "{\"NetworkMode\":\"none\",\"LogConfig\":{\"Type\":\"none\"}}}"));
-    assert_false(passes(
-        "{\"Image\":\"img:1\",\"Cmd\":[\"true\"],\"Labels\":{\"talkback.tombstone\":\"c\","
-        "\"talkback.gone.reason\":\"r\",\"talkback.gone.at\":\"1\"},\"HostConfig\":"
-        "{\"NetworkMode\":\"none\",\"Privileged\":true,\"LogConfig\":{\"Type\":\"none\"}}}"));
+    /* The reaper's tombstone (kept/kept.c) passes; with a limit it does not. */
+    assert_true(passes(tomb_body("", "")));
+    assert_false(passes(tomb_body("", ",\"Privileged\":true")));
     assert_false(passes("[]"));
     assert_false(passes("{"));
 }
@@ -178,6 +185,20 @@ static void test_storage(void **state)
     assert_false(passes(body("", ",\"StorageOpt\":[\"size=2G\"]")));
 }
 
+/* Whether the probe's body passes with member key of object `in` (NULL:
+ * the top level) set to v (taken). */
+static int probe_with(const char *in, const char *key, json_t *v)
+{
+    const spec_body_t sb = { .kind = SPEC_PROBE };
+    json_t *j = spec_create_body(&tpl.s, &sb);
+    json_object_set_new(in ? json_object_get(j, in) : j, key, v);
+    char *b = json_dumps(j, JSON_COMPACT);
+    int ok = passes(b);
+    free(b);
+    json_decref(j);
+    return ok;
+}
+
 static void test_probe(void **state)
 {
     (void)state;
@@ -190,22 +211,11 @@ static void test_probe(void **state)
     assert_false(passes(probe_body("", ",\"Binds\":[\"/:/h\"]")));
     assert_false(passes(probe_body(",\"Entrypoint\":[\"sh\"]", "")));
     assert_false(passes(probe_body(",\"OpenStdin\":true", "")));
-    assert_false(
-        passes("{\"Image\":\"img:1\",\"Cmd\":[\"sh\"],\"Labels\":{\"talkback.probe\":\"storage\"},"
-               "\"HostConfig\":{\"NetworkMode\":\"none\",\"LogConfig\":{\"Type\":\"none\"}}}"));
-    assert_false(
-        passes("{\"Image\":\"img:1\",\"Cmd\":[\"true\"],\"Labels\":{\"talkback.probe\":\"storage\","
-               "\"talkback.conversation\":\"c\"},\"HostConfig\":{\"NetworkMode\":\"none\","
-               "\"LogConfig\":{\"Type\":\"none\"}}}"));
-    assert_false(passes(
-        "{\"Image\":\"img:1\",\"Cmd\":[\"true\"],\"Labels\":{\"talkback.probe\":\"storage\"},"
-        "\"HostConfig\":{\"NetworkMode\":\"net\",\"LogConfig\":{\"Type\":\"none\"}}}"));
+    assert_false(probe_with(NULL, "Cmd", json_pack("[s]", "sh")));
+    assert_false(probe_with("Labels", SPEC_LABEL_CONV, json_string("c")));
+    assert_false(probe_with("HostConfig", "NetworkMode", json_string("net")));
     /* A tombstone takes no StorageOpt. */
-    assert_false(
-        passes("{\"Image\":\"img:1\",\"Cmd\":[\"true\"],\"Labels\":{\"talkback.tombstone\":\"c\","
-               "\"talkback.gone.reason\":\"r\",\"talkback.gone.at\":\"1\"},\"HostConfig\":"
-               "{\"NetworkMode\":\"none\",\"LogConfig\":{\"Type\":\"none\"},"
-               "\"StorageOpt\":{\"size\":\"2G\"}}}"));
+    assert_false(passes(tomb_body("", ",\"StorageOpt\":{\"size\":\"2G\"}")));
 }
 
 static void test_request(void **state)

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "gateway/mcp.h"
+#include "gateway/mcptext.h"
 #include "gateway/tools.h"
 #include "proto/optable.h"
 

@@ -1,6 +1,6 @@
 /* test_reaper.c -- the eviction plan (oldest first, never wrong order),
  * the tar reader, and the records in state_dir the reaper decides by
- * (docker/kept.h): stamps, stop reasons, and what a record name may be. */
+ * (kept/kept.h): stamps, stop reasons, and what a record name may be. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -16,7 +16,7 @@
 
 #include "common/config.h"
 #include "docker/docker.h"
-#include "docker/kept.h"
+#include "kept/kept.h"
 #include "reaper/plan.h"
 
 #define DAY 86400

@@ -13,7 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "docker/kept.h"
+#include "kept/kept.h"
 #include "sandbox/running.h"
 #include "sandbox/disk.h"
 #include "sandbox/notices.h"

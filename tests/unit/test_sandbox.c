@@ -13,8 +13,8 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "docker/claim.h"
-#include "docker/kept.h"
+#include "kept/claim.h"
+#include "kept/kept.h"
 #include "sandbox/cache.h"
 #include "sandbox/manager.h"
 #include "sandbox/pool.h"

@@ -35,14 +35,10 @@
 #include <jansson.h>
 
 #include "common/convid.h"
-#include "docker/kept.h"
+#include "kept/kept.h"
 #include "docker/docker.h"
 
-#define KEPT_LABEL_SPARE   "talkback.spare"
-#define KEPT_LABEL_POOL    "talkback.pool"
-#define CLAIM_SPARE_PREFIX "talkback-spare-"
-#define CLAIM_SPARE_HEX    24
-#define CLAIM_USER_MAX     128
+#define CLAIM_USER_MAX 128
 
 /* Whether name (with or without Docker's leading '/') is a spare's name. */
 bool claim_spare_name_ok(const char *name);

@@ -15,7 +15,7 @@
  *               FinishedAt, so a later stop by a Docker or host restart is
  *               not blamed on idleness;
  *   claim       <state_dir>/<container id>.claim: the chat of a claimed
- *               spare sandbox (docker/claim.h);
+ *               spare sandbox (kept/claim.h);
  *   agent       <state_dir>/<container id>.agent: the version of the agent
  *               last copied into the sandbox, so a resume copies it only
  *               when it changed;
@@ -40,13 +40,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "docker/docker.h"
+#include "spec/sandbox.h" /* the labels, the names */
 
-#define KEPT_LABEL_CONV        "talkback.conversation"
-#define KEPT_LABEL_USER        "talkback.user"
-#define KEPT_LABEL_CREATED     "talkback.created"
-#define KEPT_LABEL_TOMB        "talkback.tombstone"
-#define KEPT_LABEL_REASON      "talkback.gone.reason"
-#define KEPT_LABEL_GONE_AT     "talkback.gone.at"
 #define KEPT_STAMP_SUFFIX      ".last-call"
 #define KEPT_REASON_SUFFIX     ".stop-reason"
 #define KEPT_REASON_MAX        64

@@ -1,11 +1,11 @@
 /* chatname.c -- the name of a chat's container (see chatname.h). */
-#include "docker/chatname.h"
+#include "kept/chatname.h"
 
 #include <stdio.h>
 #include <string.h>
 
 #include "common/log.h"
-#include "docker/claim.h"
+#include "kept/claim.h"
 
 /* Inspect a container by name: DOCKER_OK with *info, or the error. */
 static docker_err_t chatname_inspect(docker_t *d, const char *name, json_t **info)

@@ -6,7 +6,7 @@
  * fails when a record is there already: two managers can never both claim
  * one spare.
  */
-#include "docker/claim.h"
+#include "kept/claim.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -17,7 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "docker/kept.h"
+#include "kept/kept.h"
 
 #define CLAIM_RECORD_MAX (CONVID_MAX + CLAIM_USER_MAX + 4)
 
@@ -27,10 +27,10 @@ bool claim_spare_name_ok(const char *name)
         return false;
     if (*name == '/')
         name++;
-    size_t pl = strlen(CLAIM_SPARE_PREFIX);
-    if (strncmp(name, CLAIM_SPARE_PREFIX, pl) != 0 || strlen(name) != pl + CLAIM_SPARE_HEX)
+    size_t pl = strlen(SPEC_SPARE_PREFIX);
+    if (strncmp(name, SPEC_SPARE_PREFIX, pl) != 0 || strlen(name) != pl + SPEC_SPARE_HEX)
         return false;
-    return strspn(name + pl, "0123456789abcdef") == CLAIM_SPARE_HEX;
+    return strspn(name + pl, "0123456789abcdef") == SPEC_SPARE_HEX;
 }
 
 /* <state_dir>/<id>.claim into out; -1 when id is not an id. */
@@ -112,19 +112,19 @@ void claim_record_drop(const char *id)
 
 bool claim_is_unclaimed(const json_t *labels, const char *name)
 {
-    return json_is_string(json_object_get(labels, KEPT_LABEL_SPARE)) && claim_spare_name_ok(name);
+    return json_is_string(json_object_get(labels, SPEC_LABEL_SPARE)) && claim_spare_name_ok(name);
 }
 
 bool claim_identity(const json_t *labels, const char *id, const char *name, char *conv, char *user)
 {
-    const char *lc = json_string_value(json_object_get(labels, KEPT_LABEL_CONV));
+    const char *lc = json_string_value(json_object_get(labels, SPEC_LABEL_CONV));
     if (lc) {
-        const char *lu = json_string_value(json_object_get(labels, KEPT_LABEL_USER));
+        const char *lu = json_string_value(json_object_get(labels, SPEC_LABEL_USER));
         snprintf(conv, CONVID_MAX + 1, "%s", lc);
         snprintf(user, CLAIM_USER_MAX + 1, "%s", lu ? lu : "");
         return true;
     }
-    if (!json_is_string(json_object_get(labels, KEPT_LABEL_SPARE)) || !id || !name ||
+    if (!json_is_string(json_object_get(labels, SPEC_LABEL_SPARE)) || !id || !name ||
         claim_spare_name_ok(name) || claim_record_get(id, conv, user) != 0)
         return false;
     /* The record must name the chat whose name the spare carries now (or
@@ -144,10 +144,10 @@ void claim_scope_hash(const char *state_dir, char out[17])
 
 bool claim_is_orphan(const json_t *labels, const char *id, const char *name, const char *scope)
 {
-    const char *pool = json_string_value(json_object_get(labels, KEPT_LABEL_POOL));
+    const char *pool = json_string_value(json_object_get(labels, SPEC_LABEL_POOL));
     char conv[CONVID_MAX + 1], user[CLAIM_USER_MAX + 1];
-    return json_is_string(json_object_get(labels, KEPT_LABEL_SPARE)) &&
-           !json_object_get(labels, KEPT_LABEL_CONV) && pool && scope && strcmp(pool, scope) == 0 &&
+    return json_is_string(json_object_get(labels, SPEC_LABEL_SPARE)) &&
+           !json_object_get(labels, SPEC_LABEL_CONV) && pool && scope && strcmp(pool, scope) == 0 &&
            id && name && !claim_spare_name_ok(name) &&
            !claim_identity(labels, id, name, conv, user);
 }
@@ -180,7 +180,7 @@ json_t *claim_list(docker_t *d, const json_t *filters, bool size)
 json_t *claim_list_orphans(docker_t *d, const char *scope, bool size)
 {
     char lab[64];
-    snprintf(lab, sizeof lab, "%s=%s", KEPT_LABEL_POOL, scope);
+    snprintf(lab, sizeof lab, "%s=%s", SPEC_LABEL_POOL, scope);
     json_t *f = json_pack("{s:[s]}", "label", lab);
     json_t *all = f ? claim_list(d, f, size) : NULL;
     json_decref(f);
@@ -205,7 +205,7 @@ static json_t *with_label(const json_t *filters, const char *label)
 
 json_t *claim_list_chats(docker_t *d, const json_t *filters, bool size)
 {
-    json_t *fc = with_label(filters, KEPT_LABEL_CONV), *fs = with_label(filters, KEPT_LABEL_SPARE);
+    json_t *fc = with_label(filters, SPEC_LABEL_CONV), *fs = with_label(filters, SPEC_LABEL_SPARE);
     json_t *chats = fc ? claim_list(d, fc, size) : NULL;
     json_t *spares = chats && fs ? claim_list(d, fs, size) : NULL;
     json_decref(fc);
@@ -224,8 +224,8 @@ json_t *claim_list_chats(docker_t *d, const json_t *filters, bool size)
         char conv[CONVID_MAX + 1], user[CLAIM_USER_MAX + 1];
         if (!json_is_object(labels) || !claim_identity(labels, id, name, conv, user))
             continue;
-        json_object_set_new(labels, KEPT_LABEL_CONV, json_string(conv));
-        json_object_set_new(labels, KEPT_LABEL_USER, json_string(user));
+        json_object_set_new(labels, SPEC_LABEL_CONV, json_string(conv));
+        json_object_set_new(labels, SPEC_LABEL_USER, json_string(user));
         json_array_append(chats, c);
     }
     json_decref(spares);

@@ -1,12 +1,13 @@
 /* kept.c -- what a kept talkback sandbox looks like in Docker (see
- * kept.h for the conventions and why each exists).
+ * kept.h for the conventions and why each exists; its container bodies
+ * are spec/sandbox.h's).
  *
  * Stamps and reasons are tiny files in state_dir on the Docker host, named
  * after the container id: a stamp is an empty file whose mtime is the
  * time, so writing one is an open and a futimens, and nothing in them is
  * ever read from inside a sandbox.
  */
-#include "docker/kept.h"
+#include "kept/kept.h"
 
 #include "common/convid.h"
 #include "common/log.h"
@@ -369,8 +370,10 @@ void kept_record_ids_free(char ***ids_p)
 
 void kept_tombstone_name(const char *sandbox_name, char *out, size_t outlen)
 {
-    const char *rest = strncmp(sandbox_name, "talkback-", 9) == 0 ? sandbox_name + 9 : sandbox_name;
-    snprintf(out, outlen, "talkback-gone-%s", rest);
+    size_t pre = strlen(SPEC_NAME_PREFIX);
+    const char *rest = strncmp(sandbox_name, SPEC_NAME_PREFIX, pre) == 0 ? sandbox_name + pre
+                                                                         : sandbox_name;
+    snprintf(out, outlen, "%s%s", SPEC_TOMB_PREFIX, rest);
 }
 
 docker_err_t kept_tombstone_create(docker_t *d, const char *image, const char *conv,
@@ -379,10 +382,9 @@ docker_err_t kept_tombstone_create(docker_t *d, const char *image, const char *c
     char tname[512], path[600], at[32];
     kept_tombstone_name(name, tname, sizeof tname);
     snprintf(at, sizeof at, "%" PRId64, (int64_t)time(NULL));
-    json_t *body = json_pack("{s:s, s:[s], s:{s:s, s:s, s:s}, s:{s:s, s:{s:s}}}", "Image", image,
-                             "Cmd", "true", "Labels", KEPT_LABEL_TOMB, conv, KEPT_LABEL_REASON,
-                             reason, KEPT_LABEL_GONE_AT, at, "HostConfig", "NetworkMode", "none",
-                             "LogConfig", "Type", "none");
+    const spec_template_t t = { .image = image };
+    const spec_body_t b = { .kind = SPEC_TOMBSTONE, .label = { conv, reason, at } };
+    json_t *body = spec_create_body(&t, &b);
     if (!body)
         return DOCKER_ENOMEM;
     long st;
@@ -416,9 +418,9 @@ char *kept_tombstone_take(docker_t *d, const char *conv, const char *name, int64
         return strcmp(old, name) != 0 ? kept_tombstone_take(d, conv, old, gone_at) : NULL;
     }
     json_t *labels = json_object_get(json_object_get(info, "Config"), "Labels");
-    const char *tconv = json_string_value(json_object_get(labels, KEPT_LABEL_TOMB));
-    const char *reason = json_string_value(json_object_get(labels, KEPT_LABEL_REASON));
-    const char *at = json_string_value(json_object_get(labels, KEPT_LABEL_GONE_AT));
+    const char *tconv = json_string_value(json_object_get(labels, SPEC_LABEL_TOMB));
+    const char *reason = json_string_value(json_object_get(labels, SPEC_LABEL_REASON));
+    const char *at = json_string_value(json_object_get(labels, SPEC_LABEL_GONE_AT));
     char *out = NULL;
     if (tconv && strcmp(tconv, conv) == 0 && reason) {
         out = strdup(reason);
