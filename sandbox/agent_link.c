@@ -197,7 +197,7 @@ static bool link_dead(agent_link_t *l)
  * link is then dead). */
 static int link_send(agent_link_t *l, const frame_msg_t *m)
 {
-    frame_buf_t b = { 0 };
+    textbuf_t b = { 0 };
     frame_msg_t stamped = *m;
     frame_set_num(&stamped, FN_NONCE, l->nonce);
     if (frame_encode(&stamped, &b) != 0)
@@ -230,7 +230,7 @@ static int link_send(agent_link_t *l, const frame_msg_t *m)
         poll(&p, 1, AGENT_POLL_MS);
     }
     pthread_mutex_unlock(&l->wmu);
-    frame_buf_free(&b);
+    textbuf_free(&b);
     return rc;
 }
 
