@@ -128,7 +128,7 @@ typedef struct job {
 
 static job_t *jobs;
 static int chld_pipe[2] = { -1, -1 };
-static frame_buf_t obuf;
+static textbuf_t obuf;
 static char chunk[AGENT_CHUNK];
 
 static int64_t mono_ms(void)
@@ -169,13 +169,13 @@ static int write_all(int fd, const void *p, size_t n)
  * nothing can be told any more, so the worker ends (and is restarted). */
 static void send_msg(const frame_msg_t *m)
 {
-    obuf.len = 0;
+    textbuf_reset(&obuf);
     if (frame_encode(m, &obuf) != 0)
         return;
     if (write_all(STDOUT_FILENO, obuf.buf, obuf.len) != 0)
         _exit(3);
     if (obuf.cap > 4 * AGENT_CHUNK)
-        frame_buf_free(&obuf);
+        textbuf_free(&obuf);
 }
 
 static void send_fail(uint64_t id, int err, const char *what)

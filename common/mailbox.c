@@ -1,8 +1,7 @@
 /* mailbox.c -- a locked list of pointers and an eventfd (see mailbox.h).
  *
- * The list is singly linked with a tail pointer, so a post is O(1) under
- * the lock and a drain takes the whole list in one swap and walks it
- * unlocked.  An eventfd rather than a pipe: one descriptor, and a counter
+ * The list is common/list.h's, so a post is O(1) under the lock and a
+ * drain takes the whole list in one swap and walks it unlocked.  An eventfd rather than a pipe: one descriptor, and a counter
  * that never fills up however many posts come before a drain.
  */
 #include "common/mailbox.h"
@@ -13,14 +12,16 @@
 #include <sys/eventfd.h>
 #include <unistd.h>
 
+#include "common/list.h"
+
 typedef struct mailbox_node {
     void *item;
-    struct mailbox_node *next;
+    list_node_t link;
 } mailbox_node_t;
 
 struct mailbox {
-    pthread_mutex_t mu; /* guards head and tail */
-    mailbox_node_t *head, **tail;
+    pthread_mutex_t mu; /* guards items */
+    list_t items;       /* oldest first */
     int fd;
     void (*free_item)(void *item);
 };
@@ -36,7 +37,6 @@ mailbox_t *mailbox_new(void (*free_item)(void *item))
         return NULL;
     }
     pthread_mutex_init(&mb->mu, NULL);
-    mb->tail = &mb->head;
     mb->free_item = free_item;
     return mb;
 }
@@ -46,9 +46,9 @@ void mailbox_destroy(mailbox_t **self_p)
     if (!self_p || !*self_p)
         return;
     mailbox_t *mb = *self_p;
-    while (mb->head) {
-        mailbox_node_t *n = mb->head;
-        mb->head = n->next;
+    list_node_t *p;
+    while ((p = list_pop_front(&mb->items))) {
+        mailbox_node_t *n = LIST_ITEM(p, mailbox_node_t, link);
         if (mb->free_item)
             mb->free_item(n->item);
         free(n);
@@ -75,10 +75,8 @@ int mailbox_post(mailbox_t *mb, void *item)
         return -1;
     }
     n->item = item;
-    n->next = NULL;
     pthread_mutex_lock(&mb->mu);
-    *mb->tail = n;
-    mb->tail = &n->next;
+    list_push_back(&mb->items, &n->link);
     pthread_mutex_unlock(&mb->mu);
     mailbox_kick(mb);
     return 0;
@@ -90,17 +88,14 @@ size_t mailbox_drain(mailbox_t *mb, void (*fn)(void *item, void *arg), void *arg
     ssize_t r = read(mb->fd, &count, sizeof count);
     (void)r;
     pthread_mutex_lock(&mb->mu);
-    mailbox_node_t *n = mb->head;
-    mb->head = NULL;
-    mb->tail = &mb->head;
+    list_t all = mb->items;
+    mb->items = (list_t){ 0 };
     pthread_mutex_unlock(&mb->mu);
     size_t taken = 0;
-    while (n) {
-        mailbox_node_t *next = n->next;
+    list_for_each_item_safe(n, &all, mailbox_node_t, link) {
         if (fn)
             fn(n->item, arg);
         free(n);
-        n = next;
         taken++;
     }
     return taken;

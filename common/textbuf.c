@@ -1,4 +1,4 @@
-/* textbuf.c -- growable buffers and the head+tail output cap (see
+/* textbuf.c -- the growable buffer and the head+tail output cap (see
  * textbuf.h).
  *
  * capbuf keeps the first half of its budget verbatim and the second half
@@ -18,16 +18,38 @@ void textbuf_init(textbuf_t *t)
     memset(t, 0, sizeof *t);
 }
 
-void textbuf_free(textbuf_t *t)
+void textbuf_init_max(textbuf_t *t, size_t max)
 {
-    free(t->buf);
     memset(t, 0, sizeof *t);
+    t->max = max;
 }
 
-static int textbuf_reserve(textbuf_t *t, size_t more)
+void textbuf_free(textbuf_t *t)
 {
-    if (t->oom)
+    size_t max = t->max;
+    free(t->buf);
+    memset(t, 0, sizeof *t);
+    t->max = max;
+}
+
+void textbuf_reset(textbuf_t *t)
+{
+    t->len = 0;
+    t->oom = t->overflow = 0;
+    if (t->buf)
+        t->buf[0] = '\0';
+}
+
+/* Room for more bytes and the NUL, doubling from 256 bytes.  Checked
+ * against the bound and against size_t wrapping before any arithmetic. */
+int textbuf_reserve(textbuf_t *t, size_t more)
+{
+    if (t->oom || t->overflow)
         return -1;
+    if ((t->max && more > t->max - t->len) || more > SIZE_MAX / 2 - t->len - 1) {
+        t->overflow = 1;
+        return -1;
+    }
     if (t->len + more + 1 <= t->cap)
         return 0;
     size_t ncap = t->cap ? t->cap : 256;
@@ -43,33 +65,48 @@ static int textbuf_reserve(textbuf_t *t, size_t more)
     return 0;
 }
 
-void textbuf_append(textbuf_t *t, const void *data, size_t len)
+void textbuf_setlen(textbuf_t *t, size_t len)
+{
+    if (!t->buf || len >= t->cap)
+        return; /* not reserved: a caller's bug, never a write past cap */
+    t->len = len;
+    t->buf[len] = '\0';
+}
+
+int textbuf_append(textbuf_t *t, const void *data, size_t len)
 {
     if (textbuf_reserve(t, len))
-        return;
+        return -1;
     if (len)
         memcpy(t->buf + t->len, data, len);
     t->len += len;
     t->buf[t->len] = '\0';
+    return 0;
 }
 
-void textbuf_puts(textbuf_t *t, const char *s)
+int textbuf_puts(textbuf_t *t, const char *s)
 {
-    textbuf_append(t, s, strlen(s));
+    return textbuf_append(t, s, strlen(s));
 }
 
-void textbuf_printf(textbuf_t *t, const char *fmt, ...)
+int textbuf_printf(textbuf_t *t, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
     int n = vsnprintf(NULL, 0, fmt, ap);
     va_end(ap);
     if (n < 0 || textbuf_reserve(t, (size_t)n))
-        return;
+        return -1;
     va_start(ap, fmt);
     vsnprintf(t->buf + t->len, (size_t)n + 1, fmt, ap);
     va_end(ap);
     t->len += (size_t)n;
+    return 0;
+}
+
+int textbuf_failed(const textbuf_t *t)
+{
+    return t->oom || t->overflow;
 }
 
 char *textbuf_take(textbuf_t *t, size_t *len)
@@ -79,7 +116,9 @@ char *textbuf_take(textbuf_t *t, size_t *len)
     char *b = t->buf;
     if (len)
         *len = t->len;
+    size_t max = t->max;
     memset(t, 0, sizeof *t);
+    t->max = max;
     return b;
 }
 

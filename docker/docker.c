@@ -114,48 +114,11 @@ docker_err_t docker_status_err(long status)
     return DOCKER_EHTTP;
 }
 
-/* ---- growable answer buffer --------------------------------------------- */
-
-void membuf_init(membuf_t *b, size_t max)
+/* libcurl's write callback: an answer into a bounded textbuf_t (0, which
+ * stops the transfer, once it is full or out of memory). */
+static size_t answer_write(char *ptr, size_t size, size_t nmemb, void *ud)
 {
-    memset(b, 0, sizeof *b);
-    b->max = max;
-}
-
-void membuf_free(membuf_t *b)
-{
-    free(b->data);
-    b->data = NULL;
-    b->len = b->cap = 0;
-}
-
-bool membuf_add(membuf_t *b, const char *p, size_t n)
-{
-    if (n > b->max - b->len) {
-        b->overflow = true;
-        return false;
-    }
-    if (b->len + n + 1 > b->cap) {
-        size_t cap = b->cap ? b->cap : 1024;
-        while (cap < b->len + n + 1)
-            cap *= 2;
-        char *d = realloc(b->data, cap);
-        if (d == NULL) {
-            b->oom = true;
-            return false;
-        }
-        b->data = d;
-        b->cap = cap;
-    }
-    memcpy(b->data + b->len, p, n);
-    b->len += n;
-    b->data[b->len] = '\0';
-    return true;
-}
-
-static size_t membuf_write(char *ptr, size_t size, size_t nmemb, void *ud)
-{
-    return membuf_add(ud, ptr, size * nmemb) ? size * nmemb : 0;
+    return textbuf_append(ud, ptr, size * nmemb) == 0 ? size * nmemb : 0;
 }
 
 /* ---- per-thread curl handles -------------------------------------------- */
@@ -256,7 +219,7 @@ typedef struct {
 /* Perform one request on the thread's handle.  *status gets the HTTP
  * status (0 if none); resp gets the body.  curl_err (CURL_ERROR_SIZE) gets
  * libcurl's message when the daemon was not reached. */
-static docker_err_t perform(const docker_t *d, const request_t *rq, long *status, membuf_t *resp,
+static docker_err_t perform(const docker_t *d, const request_t *rq, long *status, textbuf_t *resp,
                             char *curl_err)
 {
     struct curl_slist *hdrs = NULL, *tmp;
@@ -300,7 +263,7 @@ static docker_err_t perform(const docker_t *d, const request_t *rq, long *status
     }
     cc |= curl_easy_setopt(h, CURLOPT_HTTPHEADER, hdrs);
     cc |= curl_easy_setopt(h, CURLOPT_TIMEOUT, DOCKER_CALL_S);
-    cc |= curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, membuf_write);
+    cc |= curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, answer_write);
     cc |= curl_easy_setopt(h, CURLOPT_WRITEDATA, resp);
     if (rq->api != NULL) {
         cc |= curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, api_header_cb);
@@ -336,19 +299,19 @@ cleanup:
 
 /* The parsed answer: JSON if it is JSON; for errors always an object with
  * a message (Docker's own, or one made from the text or the status). */
-static json_t *answer_json(const membuf_t *b, long status, docker_err_t rc)
+static json_t *answer_json(const textbuf_t *b, long status, docker_err_t rc)
 {
     json_t *j = NULL;
 
     if (b->len > 0)
-        j = json_loadb(b->data, b->len, 0, NULL);
+        j = json_loadb(b->buf, b->len, 0, NULL);
     if (j != NULL || rc == DOCKER_OK)
         return j;
     if (b->len > 0) {
         size_t n = b->len;
-        while (n > 0 && (b->data[n - 1] == '\n' || b->data[n - 1] == '\r'))
+        while (n > 0 && (b->buf[n - 1] == '\n' || b->buf[n - 1] == '\r'))
             n--;
-        j = json_pack("{s:s%}", "message", b->data, n < 512 ? n : 512);
+        j = json_pack("{s:s%}", "message", b->buf, n < 512 ? n : 512);
     }
     if (j == NULL) {
         char msg[64];
@@ -363,11 +326,11 @@ docker_err_t docker_call_raw(docker_t *d, const char *method, const char *path, 
 {
     char curl_err[CURL_ERROR_SIZE];
     char *full = NULL;
-    membuf_t resp;
+    textbuf_t resp;
     long st = 0;
     docker_err_t rc;
 
-    membuf_init(&resp, DOCKER_ANSWER_MAX);
+    textbuf_init_max(&resp, DOCKER_ANSWER_MAX);
     if (status != NULL)
         *status = 0;
     if (out != NULL)
@@ -388,7 +351,7 @@ docker_err_t docker_call_raw(docker_t *d, const char *method, const char *path, 
         else if (rc != DOCKER_ENOMEM && rc != DOCKER_EPROTO)
             *out = answer_json(&resp, st, rc);
     }
-    membuf_free(&resp);
+    textbuf_free(&resp);
     free(full);
     return rc;
 }
@@ -505,12 +468,12 @@ static docker_err_t negotiate(docker_t *d, char *errbuf, size_t errlen)
 {
     char curl_err[CURL_ERROR_SIZE];
     api_header_t api = { "" };
-    membuf_t resp;
+    textbuf_t resp;
     json_t *ver = NULL;
     long st = 0;
     docker_err_t rc;
 
-    membuf_init(&resp, DOCKER_ANSWER_MAX);
+    textbuf_init_max(&resp, DOCKER_ANSWER_MAX);
     request_t ping = { "GET", "/_ping", NULL, NULL, 0, &api };
     rc = perform(d, &ping, &st, &resp, curl_err);
     if (rc == DOCKER_ECONNECT) {
@@ -521,7 +484,7 @@ static docker_err_t negotiate(docker_t *d, char *errbuf, size_t errlen)
     if (rc == DOCKER_OK && version_ok(api.value))
         goto found;
 
-    membuf_free(&resp);
+    textbuf_free(&resp);
     request_t version = { "GET", "/version", NULL, NULL, 0, NULL };
     rc = perform(d, &version, &st, &resp, curl_err);
     if (rc == DOCKER_ECONNECT) {
@@ -529,7 +492,7 @@ static docker_err_t negotiate(docker_t *d, char *errbuf, size_t errlen)
         goto cleanup;
     }
     if (rc == DOCKER_OK && resp.len > 0)
-        ver = json_loadb(resp.data, resp.len, 0, NULL);
+        ver = json_loadb(resp.buf, resp.len, 0, NULL);
     const char *v = json_string_value(json_object_get(ver, "ApiVersion"));
     if (rc != DOCKER_OK || v == NULL || strlen(v) >= sizeof api.value || !version_ok(v)) {
         set_err(errbuf, errlen, "Docker did not tell its API version (HTTP %ld)", st);
@@ -544,7 +507,7 @@ found:
     rc = DOCKER_OK;
 cleanup:
     json_decref(ver);
-    membuf_free(&resp);
+    textbuf_free(&resp);
     return rc;
 }
 
@@ -660,7 +623,7 @@ docker_err_t docker_get_file(docker_t *d, const char *id, const char *abspath, s
 {
     char curl_err[CURL_ERROR_SIZE];
     char *cid = NULL, *cpath = NULL, *full = NULL;
-    membuf_t resp;
+    textbuf_t resp;
     long st = 0;
     docker_err_t rc = DOCKER_ENOMEM;
 
@@ -671,7 +634,7 @@ docker_err_t docker_get_file(docker_t *d, const char *id, const char *abspath, s
     if (d == NULL || id == NULL || abspath == NULL || abspath[0] != '/')
         return DOCKER_EARG;
     /* The answer is a tar of the one file: its header plus content. */
-    membuf_init(&resp, max + 8192);
+    textbuf_init_max(&resp, max + 8192);
     cid = docker_path_escape(id);
     cpath = docker_path_escape(abspath);
     if (cid == NULL || cpath == NULL)
@@ -684,7 +647,7 @@ docker_err_t docker_get_file(docker_t *d, const char *id, const char *abspath, s
     if (rc == DOCKER_OK) {
         const char *p;
         size_t n;
-        if (!docker_tar_first(resp.data, resp.len, &p, &n, mtime)) {
+        if (!docker_tar_first(resp.buf, resp.len, &p, &n, mtime)) {
             rc = DOCKER_EPROTO;
         } else if ((*data = malloc(n + 1)) == NULL) {
             rc = DOCKER_ENOMEM;
@@ -695,7 +658,7 @@ docker_err_t docker_get_file(docker_t *d, const char *id, const char *abspath, s
         }
     }
 cleanup:
-    membuf_free(&resp);
+    textbuf_free(&resp);
     free(full);
     free(cpath);
     free(cid);

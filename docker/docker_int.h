@@ -1,7 +1,7 @@
 /* docker_int.h -- what docker.c and exec.c share, and nothing outside
- * docker/ may use: the docker_t layout, the limits of both, the growable
- * answer buffer and the few helpers both call.  The public API is
- * docker.h.
+ * docker/ may use: the docker_t layout, the limits of both and the few
+ * helpers both call (answers go into common/textbuf.h's bounded buffer).
+ * The public API is docker.h.
  */
 #ifndef TALKBACK_DOCKER_INT_H
 #define TALKBACK_DOCKER_INT_H
@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "common/textbuf.h"
 #include "docker/docker.h"
 
 #define DOCKER_DEFAULT_HOST  "unix:///var/run/docker.sock"
@@ -43,17 +44,6 @@ struct docker {
     char version[DOCKER_VERSION_MAX];
     char prefix[DOCKER_VERSION_MAX + 2]; /* "/v1.41" */
 };
-
-typedef struct {
-    char *data;
-    size_t len, cap, max;
-    bool overflow, oom;
-} membuf_t;
-
-/* An answer buffer of at most max bytes (membuf_add fails past it). */
-void membuf_init(membuf_t *b, size_t max);
-void membuf_free(membuf_t *b);
-bool membuf_add(membuf_t *b, const char *p, size_t n);
 
 /* A malloc'd printf, NULL when out of memory. */
 char *docker_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

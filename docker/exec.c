@@ -107,8 +107,8 @@ typedef struct {
     const docker_exec_t *x;
     CURL *h;
     long status;
-    bool bad;         /* the demultiplexer refused the stream */
-    membuf_t errtext; /* body of an error answer */
+    bool bad;          /* the demultiplexer refused the stream */
+    textbuf_t errtext; /* body of an error answer */
 } curl_stream_t;
 
 static size_t curl_stream_write(char *ptr, size_t size, size_t nmemb, void *ud)
@@ -125,7 +125,7 @@ static size_t curl_stream_write(char *ptr, size_t size, size_t nmemb, void *ud)
         }
         return n;
     }
-    membuf_add(&s->errtext, ptr, n); /* keep what fits */
+    textbuf_append(&s->errtext, ptr, n); /* up to its bound */
     return n;
 }
 
@@ -148,7 +148,7 @@ static docker_err_t exec_stream_curl(docker_t *d, const char *eid, const docker_
 
     memset(&s, 0, sizeof s);
     docker_demux_init(&s.dm);
-    membuf_init(&s.errtext, DOCKER_ERRTEXT_MAX);
+    textbuf_init_max(&s.errtext, DOCKER_ERRTEXT_MAX);
     s.x = x;
 
     if (!docker_global_init())
@@ -217,7 +217,7 @@ cleanup:
     curl_easy_cleanup(h);
     curl_multi_cleanup(m);
     curl_slist_free_all(hdrs);
-    membuf_free(&s.errtext);
+    textbuf_free(&s.errtext);
     free(url);
     return rc;
 }

@@ -21,13 +21,14 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/list.h"
 #include "common/log.h"
 
 /* How often the watchdog looks for connections past their deadline. */
 #define LIMITS_TICK_MS 250
 
 struct limits_conn {
-    struct limits_conn *prev, *next;
+    list_node_t link; /* on the open connections */
     int fd;
     struct sockaddr_storage addr;
     limits_over_t over;
@@ -40,7 +41,7 @@ struct limits {
     limits_opts_t o;
     pthread_mutex_t mu;
     pthread_cond_t cv;
-    limits_conn_t *head;
+    list_t conns;    /* open, newest first */
     unsigned served; /* open and not over a limit */
     bool stop;
     pthread_t watchdog;
@@ -75,7 +76,7 @@ bool limits_same_client(const struct sockaddr *a, const struct sockaddr *b)
 static void limits_sweep(limits_t *l, int64_t now)
 {
     unsigned cut[2] = { 0, 0 }; /* headers, body */
-    for (limits_conn_t *c = l->head; c; c = c->next) {
+    list_for_each_item(c, &l->conns, limits_conn_t, link) {
         if (c->cut || !c->deadline_ms || now < c->deadline_ms)
             continue;
         c->cut = true;
@@ -145,11 +146,9 @@ void limits_destroy(limits_t **self_p)
     pthread_cond_signal(&l->cv);
     pthread_mutex_unlock(&l->mu);
     pthread_join(l->watchdog, NULL);
-    while (l->head) {
-        limits_conn_t *c = l->head;
-        l->head = c->next;
-        free(c);
-    }
+    list_node_t *n;
+    while ((n = list_pop_front(&l->conns)))
+        free(LIST_ITEM(n, limits_conn_t, link));
     pthread_cond_destroy(&l->cv);
     pthread_mutex_destroy(&l->mu);
     free(l);
@@ -171,9 +170,10 @@ static limits_over_t limits_judge(const limits_t *l, const struct sockaddr *addr
     if (l->o.max_connections && l->served >= l->o.max_connections)
         return LIMITS_OVER_TOTAL;
     unsigned mine = 0;
-    for (const limits_conn_t *c = l->head; c; c = c->next)
+    list_for_each_item(c, &l->conns, const limits_conn_t, link) {
         if (c->over == LIMITS_OK && limits_same_client((const struct sockaddr *)&c->addr, addr))
             mine++;
+    }
     if (l->o.max_client_connections && mine >= l->o.max_client_connections)
         return LIMITS_OVER_CLIENT;
     return LIMITS_OK;
@@ -196,10 +196,7 @@ limits_conn_t *limits_open(limits_t *l, int fd, const struct sockaddr *addr)
     c->over = limits_judge(l, addr);
     if (c->over == LIMITS_OK)
         l->served++;
-    c->next = l->head;
-    if (l->head)
-        l->head->prev = c;
-    l->head = c;
+    list_push_front(&l->conns, &c->link);
     pthread_mutex_unlock(&l->mu);
     return c;
 }
@@ -210,12 +207,7 @@ void limits_close(limits_t *l, limits_conn_t **cp)
         return;
     limits_conn_t *c = *cp;
     pthread_mutex_lock(&l->mu);
-    if (c->prev)
-        c->prev->next = c->next;
-    else
-        l->head = c->next;
-    if (c->next)
-        c->next->prev = c->prev;
+    list_remove(&l->conns, &c->link);
     if (c->over == LIMITS_OK)
         l->served--;
     pthread_mutex_unlock(&l->mu);

@@ -1,8 +1,10 @@
 /* tools.c -- the tool table and argument checking.
  *
  * The table below is the single place a tool is defined.  Adding a tool
- * is one row: its texts, its inputSchema, its annotations, the operation
- * that serves it (whose row in proto/optable.h says which kind of worker).  tools_build_request checks a call's arguments against
+ * is one row: its texts, its inputSchema (a plain JSON file,
+ * gateway/schemas/NAME.json), its annotations, the operation that serves
+ * it (whose row in proto/optable.h says which kind of worker).
+ * tools_build_request checks a call's arguments against
  * the row's own inputSchema (types, "required", "enum"), and copies the
  * arguments it names byte-exact into the proto request, under the same
  * names: those are the operation's ARG_ keys (proto/ops.h).  Arguments it
@@ -21,6 +23,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* SCHEMA_RUN, SCHEMA_RUN_CODE...: gateway/schemas/NAME.json, embedded at
+ * build time (cmake/embed-json.cmake). */
+#include "gateway/schemas_embedded.h"
+
 /* How long reset and write_file may take in the worker, beyond which the
  * call's deadline (plus call_grace) ends it. */
 #define TOOLS_FIXED_WAIT_S 60
@@ -38,14 +44,7 @@ static const tools_def_t tools_rows[] = {
             "the background (CMD > server.log 2>&1 &) and use them in a later run. Files "
             "and installs stay. Returns the output and the exit code.",
         .use = "run for shell commands",
-        .input_schema = "{\"type\":\"object\","
-                        "\"properties\":{"
-                        "\"command\":{\"type\":\"string\","
-                        "\"description\":\"The bash command line, e.g. \\\"ls -la\\\" or "
-                        "\\\"python3 main.py\\\".\"},"
-                        "\"timeout\":{\"type\":\"integer\",\"minimum\":1,"
-                        "\"description\":\"Seconds before the command is stopped.\"}},"
-                        "\"required\":[\"command\"]}",
+        .input_schema = SCHEMA_RUN,
         .read_only = false,
         .destructive = true,
         .idempotent = false,
@@ -62,14 +61,7 @@ static const tools_def_t tools_rows[] = {
             "Relative paths are under /work; missing folders are created. Use it instead "
             "of an editor or a heredoc, then build or run the file with run.",
         .use = "write_file to create files",
-        .input_schema =
-            "{\"type\":\"object\","
-            "\"properties\":{"
-            "\"path\":{\"type\":\"string\","
-            "\"description\":\"Where to write, e.g. \\\"main.py\\\" or \\\"/work/src/app.c\\\".\"},"
-            "\"content\":{\"type\":\"string\","
-            "\"description\":\"The whole new content of the file.\"}},"
-            "\"required\":[\"path\",\"content\"]}",
+        .input_schema = SCHEMA_WRITE_FILE,
         .read_only = false,
         .destructive = true,
         .idempotent = true,
@@ -86,7 +78,7 @@ static const tools_def_t tools_rows[] = {
                        "the next call starts from a clean one. Only when the machine is broken: "
                        "everything in it is lost.",
         .use = "reset to start again from a clean machine",
-        .input_schema = "{\"type\":\"object\",\"properties\":{}}",
+        .input_schema = SCHEMA_RESET,
         .read_only = false,
         .destructive = true,
         .idempotent = true,
@@ -105,26 +97,7 @@ static const tools_def_t tools_rows[] = {
             "compiler's message. To check several cases in one call, send `tests` instead of "
             "`input` and `expected`. Until it says PASS, fix the code and call run_code again.",
         .use = "run_code to compile, run and check a program",
-        .input_schema =
-            "{\"type\":\"object\","
-            "\"properties\":{"
-            "\"language\":{\"type\":\"string\","
-            "\"description\":\"The language, e.g. \\\"c\\\", \\\"cpp\\\", \\\"python\\\".\"},"
-            "\"code\":{\"type\":\"string\",\"description\":\"The whole program.\"},"
-            "\"input\":{\"type\":\"string\",\"description\":\"What the program reads on stdin.\"},"
-            "\"expected\":{\"type\":\"string\","
-            "\"description\":\"The output it should print, to compare against.\"},"
-            "\"tests\":{\"type\":\"array\",\"minItems\":1,\"maxItems\":20,"
-            "\"items\":{\"type\":\"object\",\"properties\":{"
-            "\"input\":{\"type\":\"string\"},\"expected\":{\"type\":\"string\"}},"
-            "\"required\":[\"expected\"]},"
-            "\"description\":\"Several cases at once, instead of input and expected: "
-            "[{\\\"input\\\": \\\"1 2\\\\n\\\", \\\"expected\\\": \\\"3\\\\n\\\"}, ...], at most "
-            "20. "
-            "Compiled once, run on each.\"},"
-            "\"timeout\":{\"type\":\"integer\",\"minimum\":1,"
-            "\"description\":\"Seconds before the program is stopped.\"}},"
-            "\"required\":[\"language\",\"code\"]}",
+        .input_schema = SCHEMA_RUN_CODE,
         /* destructive: it overwrites /work/main.<ext> and the binary */
         .read_only = false,
         .destructive = true,

@@ -2,7 +2,7 @@
  * in each chat, so a repeat of the same failure can be called pointless.
  *
  * Only hashes are kept (command, output), 16 per chat, for the 4096 chats
- * used last; a bounded list in LRU order is plenty next to a docker exec.
+ * used last: a string-keyed map (common/list.h) in LRU order.
  */
 #include "hints/hints.h"
 
@@ -11,6 +11,9 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "common/list.h"
+
 /* ---- retry memory ------------------------------------------------------------------ */
 
 #define RETRY_PER_CONV 16
@@ -22,16 +25,15 @@ typedef struct {
 } retry_item_t;
 
 typedef struct retry_conv {
+    strmap_node_t node; /* keyed by conv */
     char *conv;
     retry_item_t items[RETRY_PER_CONV];
     size_t n, next; /* used slots; the slot to overwrite next */
-    struct retry_conv *prev, *nextc;
 } retry_conv_t;
 
 struct hints_retry {
     pthread_mutex_t mu;
-    retry_conv_t *head, *tail; /* most recently used first */
-    size_t count;
+    strmap_t convs; /* least recently used first */
 };
 
 static uint64_t fnv1a(const void *data, size_t len, uint64_t h)
@@ -54,30 +56,6 @@ hints_retry_t *hints_retry_new(void)
     return s;
 }
 
-static void retry_unlink(hints_retry_t *s, retry_conv_t *c)
-{
-    if (c->prev)
-        c->prev->nextc = c->nextc;
-    else
-        s->head = c->nextc;
-    if (c->nextc)
-        c->nextc->prev = c->prev;
-    else
-        s->tail = c->prev;
-    c->prev = c->nextc = NULL;
-}
-
-static void retry_push_front(hints_retry_t *s, retry_conv_t *c)
-{
-    c->prev = NULL;
-    c->nextc = s->head;
-    if (s->head)
-        s->head->prev = c;
-    s->head = c;
-    if (!s->tail)
-        s->tail = c;
-}
-
 static void retry_conv_free(retry_conv_t *c)
 {
     free(c->conv);
@@ -89,11 +67,11 @@ void hints_retry_free(hints_retry_t **self_p)
     if (!self_p || !*self_p)
         return;
     hints_retry_t *s = *self_p;
-    while (s->head) {
-        retry_conv_t *c = s->head;
-        s->head = c->nextc;
-        retry_conv_free(c);
+    strmap_for_each_safe(n, &s->convs) {
+        strmap_del(&s->convs, n);
+        retry_conv_free(STRMAP_ITEM(n, retry_conv_t, node));
     }
+    strmap_free(&s->convs);
     pthread_mutex_destroy(&s->mu);
     free(s);
     *self_p = NULL;
@@ -101,10 +79,7 @@ void hints_retry_free(hints_retry_t **self_p)
 
 static retry_conv_t *retry_find(hints_retry_t *s, const char *conv)
 {
-    for (retry_conv_t *c = s->head; c; c = c->nextc)
-        if (strcmp(c->conv, conv) == 0)
-            return c;
-    return NULL;
+    return STRMAP_ITEM(strmap_get(&s->convs, conv), retry_conv_t, node);
 }
 
 bool hints_retry_note(hints_retry_t *s, const char *conv, const char *command, int exit_code,
@@ -117,10 +92,8 @@ bool hints_retry_note(hints_retry_t *s, const char *conv, const char *command, i
     bool repeated = false;
     pthread_mutex_lock(&s->mu);
     retry_conv_t *c = retry_find(s, conv);
-    if (c) {
-        retry_unlink(s, c);
-        retry_push_front(s, c);
-    }
+    if (c)
+        strmap_touch(&s->convs, &c->node);
     long slot = -1;
     if (c)
         for (size_t i = 0; i < c->n; i++)
@@ -153,12 +126,11 @@ bool hints_retry_note(hints_retry_t *s, const char *conv, const char *command, i
             pthread_mutex_unlock(&s->mu);
             return false;
         }
-        retry_push_front(s, c);
-        if (++s->count > RETRY_CONVS) {
-            retry_conv_t *old = s->tail;
-            retry_unlink(s, old);
-            retry_conv_free(old);
-            s->count--;
+        strmap_put(&s->convs, &c->node, c->conv); /* none was there */
+        if (strmap_len(&s->convs) > RETRY_CONVS) {
+            strmap_node_t *old = strmap_oldest(&s->convs);
+            strmap_del(&s->convs, old);
+            retry_conv_free(STRMAP_ITEM(old, retry_conv_t, node));
         }
     }
     size_t at = c->n < RETRY_PER_CONV ? c->n++ : c->next;
@@ -175,9 +147,8 @@ void hints_retry_clear(hints_retry_t *s, const char *conv)
     pthread_mutex_lock(&s->mu);
     retry_conv_t *c = retry_find(s, conv);
     if (c) {
-        retry_unlink(s, c);
+        strmap_del(&s->convs, &c->node);
         retry_conv_free(c);
-        s->count--;
     }
     pthread_mutex_unlock(&s->mu);
 }

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "common/config.h"
+#include "common/list.h"
 #include "common/log.h"
 #include "hub/queue.h"
 #include "hub/record.h"
@@ -28,16 +29,12 @@ typedef struct pair {
     proto_msg_t *req;
     int64_t req_ts;
     proto_msg_t *rep;
-    struct pair *next;
+    list_node_t link; /* in the recording's order */
 } pair_t;
-
-typedef struct {
-    pair_t *head, **tail;
-} pairs_t;
 
 static int on_event(void *ctx, int64_t ts, const char *dir, proto_msg_t *m)
 {
-    pairs_t *ps = ctx;
+    list_t *ps = ctx;
     if (strcmp(dir, "req") == 0) {
         pair_t *p = calloc(1, sizeof *p);
         if (!p) {
@@ -46,15 +43,15 @@ static int on_event(void *ctx, int64_t ts, const char *dir, proto_msg_t *m)
         }
         p->req = m;
         p->req_ts = ts;
-        *ps->tail = p;
-        ps->tail = &p->next;
+        list_push_back(ps, &p->link);
         return 0;
     }
-    for (pair_t *p = ps->head; p; p = p->next)
+    list_for_each_item(p, ps, pair_t, link) {
         if (!p->rep && p->req->id == m->id) {
             p->rep = m;
             return 0;
         }
+    }
     proto_msg_destroy(&m);
     return 0;
 }
@@ -95,7 +92,7 @@ int main(int argc, char **argv)
         return 2;
     log_init("talkback-replay", log_level_parse(config_str("log_level")));
 
-    pairs_t ps = { NULL, &ps.head };
+    list_t ps = { 0 };
     int n = record_read(file, on_event, &ps);
     if (n < 0) {
         fprintf(stderr, "talkback-replay: %s is not a readable recording\n", file);
@@ -121,7 +118,7 @@ int main(int argc, char **argv)
         usleep(100000);
 
     int total = 0, same = 0, unanswered = 0;
-    for (pair_t *p = ps.head; p; p = p->next) {
+    list_for_each_item(p, &ps, pair_t, link) {
         if (!p->rep) {
             unanswered++;
             continue;
@@ -155,9 +152,7 @@ int main(int argc, char **argv)
     printf("replayed %d requests: %d same, %d differ%s\n", total, same, total - same,
            unanswered ? " (requests recorded without a reply were skipped)" : "");
     queue_destroy(&q);
-    while (ps.head) {
-        pair_t *p = ps.head;
-        ps.head = p->next;
+    list_for_each_item_safe(p, &ps, pair_t, link) {
         proto_msg_destroy(&p->req);
         proto_msg_destroy(&p->rep);
         free(p);

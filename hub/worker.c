@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "common/convid.h"
+#include "common/list.h"
 #include "common/log.h"
 #include "common/mailbox.h"
 #include "hub/hubkeys.h"
@@ -40,14 +41,14 @@ typedef struct job_entry {
     worker_job_t job; /* first: handlers get &entry->job */
     proto_msg_t *req;
     pthread_t thread;
-    struct job_entry *next;
+    list_node_t link; /* on jobs or waiting */
 } job_entry_t;
 
 typedef struct call_entry {
     uint64_t id;
     proto_msg_t *reply;
     pthread_cond_t cv;
-    struct call_entry *next;
+    list_node_t link; /* on calls */
 } call_entry_t;
 
 typedef struct out_item {
@@ -65,9 +66,9 @@ struct worker {
     int64_t redial_at;  /* monotonic ms; 0 = connected or trying */
     mailbox_t *outbox;  /* out_item_t from job threads */
     pthread_mutex_t mu; /* guards everything below */
-    job_entry_t *jobs;  /* running */
-    job_entry_t *waiting, **waiting_tail;
-    call_entry_t *calls;
+    list_t jobs;        /* running */
+    list_t waiting;     /* to start, oldest first */
+    list_t calls;       /* worker_call's waiting for their reply */
     int running;
     uint64_t next_call_id;
     bool stop;
@@ -200,11 +201,7 @@ static void *job_thread(void *arg)
     }
     /* Unlink and free this job. */
     pthread_mutex_lock(&w->mu);
-    for (job_entry_t **pp = &w->jobs; *pp; pp = &(*pp)->next)
-        if (*pp == e) {
-            *pp = e->next;
-            break;
-        }
+    list_remove(&w->jobs, &e->link);
     pthread_mutex_unlock(&w->mu);
     proto_msg_destroy(&e->req);
     free(e);
@@ -214,13 +211,9 @@ static void *job_thread(void *arg)
 /* Start waiting jobs while there is room.  Called with mu held. */
 static void start_jobs_locked(worker_t *w)
 {
-    while (w->waiting && w->running < w->opts.max_jobs) {
-        job_entry_t *e = w->waiting;
-        w->waiting = e->next;
-        if (!w->waiting)
-            w->waiting_tail = &w->waiting;
-        e->next = w->jobs;
-        w->jobs = e;
+    while (!list_empty(&w->waiting) && w->running < w->opts.max_jobs) {
+        job_entry_t *e = LIST_ITEM(list_pop_front(&w->waiting), job_entry_t, link);
+        list_push_front(&w->jobs, &e->link);
         w->running++;
         pthread_attr_t attr;
         pthread_attr_init(&attr);
@@ -228,7 +221,7 @@ static void start_jobs_locked(worker_t *w)
         pthread_attr_setstacksize(&attr, 512 * 1024);
         if (pthread_create(&e->thread, &attr, job_thread, e) != 0) {
             log_error("cannot start a thread: %s", strerror(errno));
-            w->jobs = e->next;
+            list_remove(&w->jobs, &e->link);
             w->running--;
             proto_msg_t *r = proto_reply_new(e->req, PROTO_ST_INTERNAL, true,
                                              "[talkback: the worker is out of threads; try again]");
@@ -264,22 +257,19 @@ static void on_frame(worker_t *w, zframe_t *body)
         e->job.req = e->req;
         e->job.worker = w;
         atomic_init(&e->job.cancelled, false);
-        *w->waiting_tail = e;
-        w->waiting_tail = &e->next;
+        list_push_back(&w->waiting, &e->link);
         start_jobs_locked(w);
         break;
     }
     case PROTO_CANCEL:
-        for (job_entry_t *e = w->jobs; e; e = e->next)
+        list_for_each_item(e, &w->jobs, job_entry_t, link) {
             if (e->req->id == m->id)
                 atomic_store(&e->job.cancelled, true);
-        for (job_entry_t **pp = &w->waiting; *pp; pp = &(*pp)->next)
-            if ((*pp)->req->id == m->id) {
+        }
+        list_for_each_item(e, &w->waiting, job_entry_t, link) {
+            if (e->req->id == m->id) {
                 /* Never started: answer at once. */
-                job_entry_t *e = *pp;
-                *pp = e->next;
-                if (!*pp)
-                    w->waiting_tail = pp;
+                list_remove(&w->waiting, &e->link);
                 proto_msg_t *r = proto_reply_new(e->req, PROTO_ST_OK, true,
                                                  "[Cancelled before it started: nothing ran.]");
                 pthread_mutex_unlock(&w->mu);
@@ -292,15 +282,17 @@ static void on_frame(worker_t *w, zframe_t *body)
                 free(e);
                 break;
             }
+        }
         break;
     case PROTO_REPLY:
-        for (call_entry_t *c = w->calls; c; c = c->next)
+        list_for_each_item(c, &w->calls, call_entry_t, link) {
             if (c->id == m->id && !c->reply) {
                 c->reply = m;
                 m = NULL;
                 pthread_cond_broadcast(&c->cv);
                 break;
             }
+        }
         break;
     case PROTO_HELLO: break;
     }
@@ -546,7 +538,6 @@ worker_t *worker_new(const worker_opts_t *opts)
         w->opts.max_jobs = 64;
     if (w->opts.heartbeat_ms <= 0)
         w->opts.heartbeat_ms = 1000;
-    w->waiting_tail = &w->waiting;
     pthread_mutex_init(&w->mu, NULL);
     char name[128];
     if (!opts->name)
@@ -648,22 +639,23 @@ void worker_destroy(worker_t **self_p)
     /* Running jobs are told to stop and given a moment; a process that is
      * exiting does not wait for a 30-minute build. */
     pthread_mutex_lock(&w->mu);
-    for (job_entry_t *e = w->jobs; e; e = e->next)
+    list_for_each_item(e, &w->jobs, job_entry_t, link) {
         atomic_store(&e->job.cancelled, true);
+    }
     pthread_mutex_unlock(&w->mu);
     for (int i = 0; i < 50; i++) {
         pthread_mutex_lock(&w->mu);
-        bool idle = w->jobs == NULL;
+        bool idle = list_empty(&w->jobs);
         pthread_mutex_unlock(&w->mu);
         if (idle)
             break;
         usleep(20000);
     }
     pthread_mutex_lock(&w->mu);
-    bool idle = w->jobs == NULL;
-    while (w->waiting) {
-        job_entry_t *e = w->waiting;
-        w->waiting = e->next;
+    bool idle = list_empty(&w->jobs);
+    list_node_t *n;
+    while ((n = list_pop_front(&w->waiting))) {
+        job_entry_t *e = LIST_ITEM(n, job_entry_t, link);
         proto_msg_destroy(&e->req);
         free(e);
     }
@@ -698,8 +690,7 @@ proto_msg_t *worker_call(worker_t *w, proto_msg_t *req, worker_job_t *job)
 
     pthread_mutex_lock(&w->mu);
     c.id = ++w->next_call_id;
-    c.next = w->calls;
-    w->calls = &c;
+    list_push_front(&w->calls, &c.link);
     pthread_mutex_unlock(&w->mu);
 
     req->id = c.id;
@@ -736,11 +727,7 @@ proto_msg_t *worker_call(worker_t *w, proto_msg_t *req, worker_job_t *job)
         if (late)
             break;
     }
-    for (call_entry_t **pp = &w->calls; *pp; pp = &(*pp)->next)
-        if (*pp == &c) {
-            *pp = c.next;
-            break;
-        }
+    list_remove(&w->calls, &c.link);
     pthread_mutex_unlock(&w->mu);
     pthread_cond_destroy(&c.cv);
 

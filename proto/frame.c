@@ -112,30 +112,6 @@ uint32_t frame_crc32(const void *p, size_t len)
 
 /* ---- encoding ----------------------------------------------------------- */
 
-void frame_buf_free(frame_buf_t *b)
-{
-    free(b->buf);
-    b->buf = NULL;
-    b->len = b->cap = 0;
-}
-
-static int buf_reserve(frame_buf_t *b, size_t more)
-{
-    if (more > SIZE_MAX / 2 - b->len)
-        return -1;
-    if (b->len + more <= b->cap)
-        return 0;
-    size_t cap = b->cap ? b->cap : 256;
-    while (cap < b->len + more)
-        cap *= 2;
-    unsigned char *n = realloc(b->buf, cap);
-    if (!n)
-        return -1;
-    b->buf = n;
-    b->cap = cap;
-    return 0;
-}
-
 static void put_be(unsigned char *p, uint64_t v, int bytes)
 {
     for (int i = bytes - 1; i >= 0; i--) {
@@ -230,66 +206,80 @@ static size_t enc_strhdr(unsigned char *p, size_t n, bool bin)
     return 5;
 }
 
-static void put_key(frame_buf_t *b, const char *k)
+/* A writer into room reserved in a textbuf_t: the bytes go to p[n...]. */
+typedef struct {
+    unsigned char *p;
+    size_t n;
+} wr_t;
+
+static void put_key(wr_t *w, const char *k)
 {
     size_t n = strlen(k);
-    b->len += enc_strhdr(b->buf + b->len, n, false);
-    memcpy(b->buf + b->len, k, n);
-    b->len += n;
+    w->n += enc_strhdr(w->p + w->n, n, false);
+    memcpy(w->p + w->n, k, n);
+    w->n += n;
 }
 
-int frame_encode(const frame_msg_t *m, frame_buf_t *out)
+/* The bytes one frame of m takes at most, or 0 when a value is past
+ * FRAME_MAX; *keys gets the map's size. */
+static size_t frame_need(const frame_msg_t *m, unsigned *keys)
 {
     size_t need = FRAME_HDR + 3 + 2 * 16; /* header, map, t, id */
-    unsigned keys = 1 + (m->id != 0);
+    *keys = 1 + (m->id != 0);
     for (int f = 0; f < FN__COUNT; f++)
         if (frame_has_num(m, (frame_num_t)f)) {
             need += 16;
-            keys++;
+            (*keys)++;
         }
     for (int f = 0; f < FS__COUNT; f++)
         if (frame_has_str(m, (frame_str_t)f)) {
             if (m->str_len[f] > FRAME_MAX)
-                return -1;
+                return 0;
             need += 16 + m->str_len[f];
-            keys++;
+            (*keys)++;
         }
-    if (need - FRAME_HDR > FRAME_MAX || buf_reserve(out, need))
+    return need - FRAME_HDR > FRAME_MAX ? 0 : need;
+}
+
+int frame_encode(const frame_msg_t *m, textbuf_t *out)
+{
+    unsigned keys;
+    size_t need = frame_need(m, &keys);
+    if (!need || textbuf_reserve(out, need))
         return -1;
-    size_t start = out->len;
-    out->len += FRAME_HDR;
+    wr_t w = { (unsigned char *)out->buf + out->len, FRAME_HDR };
     if (keys < 16) {
-        out->buf[out->len++] = (unsigned char)(0x80 | keys);
+        w.p[w.n++] = (unsigned char)(0x80 | keys);
     } else {
-        out->buf[out->len++] = 0xde;
-        put_be(out->buf + out->len, keys, 2);
-        out->len += 2;
+        w.p[w.n++] = 0xde;
+        put_be(w.p + w.n, keys, 2);
+        w.n += 2;
     }
-    put_key(out, "t");
-    out->len += enc_uint(out->buf + out->len, m->type);
+    put_key(&w, "t");
+    w.n += enc_uint(w.p + w.n, m->type);
     if (m->id) {
-        put_key(out, "id");
-        out->len += enc_uint(out->buf + out->len, m->id);
+        put_key(&w, "id");
+        w.n += enc_uint(w.p + w.n, m->id);
     }
     for (int f = 0; f < FN__COUNT; f++)
         if (frame_has_num(m, (frame_num_t)f)) {
-            put_key(out, num_keys[f]);
-            out->len += enc_int(out->buf + out->len, m->num[f]);
+            put_key(&w, num_keys[f]);
+            w.n += enc_int(w.p + w.n, m->num[f]);
         }
     for (int f = 0; f < FS__COUNT; f++)
         if (frame_has_str(m, (frame_str_t)f)) {
-            put_key(out, str_keys[f]);
-            out->len += enc_strhdr(out->buf + out->len, m->str_len[f], true);
+            put_key(&w, str_keys[f]);
+            w.n += enc_strhdr(w.p + w.n, m->str_len[f], true);
             if (m->str_len[f])
-                memcpy(out->buf + out->len, m->str[f], m->str_len[f]);
-            out->len += m->str_len[f];
+                memcpy(w.p + w.n, m->str[f], m->str_len[f]);
+            w.n += m->str_len[f];
         }
-    unsigned char *h = out->buf + start;
-    size_t plen = out->len - start - FRAME_HDR;
-    memcpy(h, frame_magic, 4);
-    put_be(h + 4, plen, 4);
-    put_be(h + 8, frame_crc32(h + FRAME_HDR, plen), 4);
-    put_be(h + 12, frame_crc32(h, 12), 4);
+    size_t plen = w.n - FRAME_HDR;
+    memcpy(w.p, frame_magic, 4);
+    put_be(w.p + 4, plen, 4);
+    put_be(w.p + 8, frame_crc32(w.p + FRAME_HDR, plen), 4);
+    put_be(w.p + 12, frame_crc32(w.p, 12), 4);
+    textbuf_setlen(out, out->len + w.n);
     return 0;
 }
 

@@ -5,7 +5,8 @@
  * speaks over its stdin/stdout, which the manager reaches through one
  * Docker attach connection (sandbox/agent_link.c).  It cannot link msgpack-c
  * (static builds), so this file carries its own small codec and depends
- * on libc only: both sides compile it.
+ * on libc only (and on common/textbuf.c, libc only too): both sides
+ * compile it.
  *
  * One frame:
  *
@@ -41,6 +42,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include "common/textbuf.h"
 
 #define FRAME_VERSION   1
 #define FRAME_HDR       16u
@@ -177,16 +180,11 @@ bool frame_type_known(uint32_t t);
  * list to a run's output callback (1 and 2 are stdout and stderr). */
 #define FRAME_STREAM_IMAGES 3
 
-/* A growable output buffer. */
-typedef struct {
-    unsigned char *buf;
-    size_t len, cap;
-} frame_buf_t;
-
-void frame_buf_free(frame_buf_t *b);
-/* Append one whole frame (header and payload) holding m.  0, or -1 when
- * out of memory or the payload would exceed FRAME_MAX. */
-int frame_encode(const frame_msg_t *m, frame_buf_t *out);
+/* Append one whole frame (header and payload) holding m to out (the one
+ * growable buffer, common/textbuf.h).  0, or -1 when out of memory, past
+ * out's bound, or the payload would exceed FRAME_MAX; then out holds no
+ * part of the frame. */
+int frame_encode(const frame_msg_t *m, textbuf_t *out);
 
 /* Decode one payload (no header).  0 with *m filled, -1 when it is not a
  * map of the expected shape, holds trailing bytes, or names an unknown

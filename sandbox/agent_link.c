@@ -42,6 +42,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/list.h"
 #include "common/log.h"
 #include "proto/frame.h"
 #include "sandbox/scripts_embedded.h"
@@ -88,7 +89,7 @@ typedef struct call {
     agent_limits_t lim;
     docker_output_fn on_output;
     void *ctx;
-    struct call *next;
+    list_node_t link; /* on its link's calls */
 } call_t;
 
 struct agent_link {
@@ -110,7 +111,7 @@ struct agent_link {
     int64_t nonce;
     long agent_pid;
     uint64_t next_id;
-    call_t *calls;
+    list_t calls;
     docker_demux_t dm;
     frame_reader_t fr;
     char *early; /* stream bytes that came with the attach answer */
@@ -118,13 +119,13 @@ struct agent_link {
 };
 
 typedef struct entry {
+    strmap_node_t node; /* keyed by id */
     char id[72];
     agent_link_t *link;
     bool has_agent, attaching;
     bool restart; /* kill the worker before attaching */
     int fails;
     int64_t retry_at;
-    struct entry *next;
 } entry_t;
 
 struct agent_pool {
@@ -134,7 +135,7 @@ struct agent_pool {
     int64_t deadline_ms; /* agent_frame_deadline */
     char version[17];    /* a hash of it (agent_version) */
     pthread_mutex_t mu;
-    entry_t *entries;
+    strmap_t entries; /* by container id */
 };
 
 /* ---- the binary ----------------------------------------------------------- */
@@ -197,7 +198,7 @@ static bool link_dead(agent_link_t *l)
  * link is then dead). */
 static int link_send(agent_link_t *l, const frame_msg_t *m)
 {
-    frame_buf_t b = { 0 };
+    textbuf_t b = { 0 };
     frame_msg_t stamped = *m;
     frame_set_num(&stamped, FN_NONCE, l->nonce);
     if (frame_encode(&stamped, &b) != 0)
@@ -230,7 +231,7 @@ static int link_send(agent_link_t *l, const frame_msg_t *m)
         poll(&p, 1, AGENT_POLL_MS);
     }
     pthread_mutex_unlock(&l->wmu);
-    frame_buf_free(&b);
+    textbuf_free(&b);
     return rc;
 }
 
@@ -238,9 +239,10 @@ static int link_send(agent_link_t *l, const frame_msg_t *m)
 
 static call_t *call_find(agent_link_t *l, uint64_t id)
 {
-    for (call_t *c = l->calls; c; c = c->next)
+    list_for_each_item(c, &l->calls, call_t, link) {
         if (c->id == id)
             return c;
+    }
     return NULL;
 }
 
@@ -626,12 +628,13 @@ void agent_pool_destroy(agent_pool_t **self_p)
     if (!self_p || !*self_p)
         return;
     agent_pool_t *p = *self_p;
-    while (p->entries) {
-        entry_t *e = p->entries;
-        p->entries = e->next;
+    strmap_for_each_safe(n, &p->entries) {
+        entry_t *e = STRMAP_ITEM(n, entry_t, node);
+        strmap_del(&p->entries, n);
         link_unref(p, e->link);
         free(e);
     }
+    strmap_free(&p->entries);
     pthread_mutex_destroy(&p->mu);
     free(p->bin);
     free(p);
@@ -641,17 +644,11 @@ void agent_pool_destroy(agent_pool_t **self_p)
 /* With p->mu held. */
 static entry_t *entry_get(agent_pool_t *p, const char *id, bool create)
 {
-    for (entry_t *e = p->entries; e; e = e->next)
-        if (strcmp(e->id, id) == 0)
-            return e;
-    if (!create)
-        return NULL;
-    entry_t *e = calloc(1, sizeof *e);
-    if (!e)
-        return NULL;
+    entry_t *e = STRMAP_ITEM(strmap_get(&p->entries, id), entry_t, node);
+    if (e || !create || !(e = calloc(1, sizeof *e)))
+        return e;
     snprintf(e->id, sizeof e->id, "%s", id);
-    e->next = p->entries;
-    p->entries = e;
+    strmap_put(&p->entries, &e->node, e->id); /* none was there */
     return e;
 }
 
@@ -659,14 +656,12 @@ static void entry_remove(agent_pool_t *p, const char *id)
 {
     agent_link_t *old = NULL;
     pthread_mutex_lock(&p->mu);
-    for (entry_t **pp = &p->entries; *pp; pp = &(*pp)->next)
-        if (strcmp((*pp)->id, id) == 0) {
-            entry_t *e = *pp;
-            *pp = e->next;
-            old = e->link;
-            free(e);
-            break;
-        }
+    entry_t *e = STRMAP_ITEM(strmap_get(&p->entries, id), entry_t, node);
+    if (e) {
+        strmap_del(&p->entries, &e->node);
+        old = e->link;
+        free(e);
+    }
     pthread_mutex_unlock(&p->mu);
     link_unref(p, old);
 }
@@ -809,17 +804,12 @@ void agent_note(agent_pool_t *p, const char *id, bool has_agent, int64_t started
 static void call_add(agent_link_t *l, call_t *c)
 {
     c->id = ++l->next_id;
-    c->next = l->calls;
-    l->calls = c;
+    list_push_front(&l->calls, &c->link);
 }
 
 static void call_remove(agent_link_t *l, call_t *c)
 {
-    for (call_t **pp = &l->calls; *pp; pp = &(*pp)->next)
-        if (*pp == c) {
-            *pp = c->next;
-            break;
-        }
+    list_remove(&l->calls, &c->link);
 }
 
 /* Items as one byte string of NUL-terminated items. */

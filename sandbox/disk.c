@@ -26,12 +26,14 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/list.h"
 #include "common/log.h"
 #include "kept/kept.h"
 #include "proto/proto.h"
 #include "spec/sandbox.h"
 
 typedef struct size_entry {
+    strmap_node_t node; /* keyed by id */
     char id[72];
     char *conv, *name;
     bool queued;      /* a sizing after a call is asked for */
@@ -42,7 +44,6 @@ typedef struct size_entry {
     int64_t rw;       /* its size then, -1: not known */
     int64_t rate;     /* the fastest it was seen to grow, bytes/s */
     int64_t cost_ms;  /* what that sizing took */
-    struct size_entry *next;
 } size_entry_t;
 
 struct disk {
@@ -55,7 +56,7 @@ struct disk {
     bool running, stopping;
     pthread_mutex_t mu;
     pthread_cond_t cv;
-    size_entry_t *entries;
+    strmap_t entries; /* the sandboxes with calls running or recent */
 };
 
 void disk_size_phrase(int64_t bytes, char *out, size_t outlen)
@@ -212,10 +213,10 @@ static size_entry_t *next_due(disk_t *k, int64_t now, int64_t every, int64_t *wa
 {
     size_entry_t *best = NULL;
     int64_t best_due = INT64_MAX;
-    for (size_entry_t **pp = &k->entries; *pp;) {
-        size_entry_t *e = *pp;
+    strmap_for_each_safe(n, &k->entries) {
+        size_entry_t *e = STRMAP_ITEM(n, size_entry_t, node);
         if (e->active == 0 && !e->queued && !e->over && now - e->sized_at >= every) {
-            *pp = e->next;
+            strmap_del(&k->entries, n);
             entry_free(e);
             continue;
         }
@@ -224,7 +225,6 @@ static size_entry_t *next_due(disk_t *k, int64_t now, int64_t every, int64_t *wa
             best_due = due;
             best = e;
         }
-        pp = &e->next;
     }
     *wait_ms = best_due == INT64_MAX ? 1000 : best_due - now;
     return best && best_due <= now ? best : NULL;
@@ -364,11 +364,11 @@ void disk_destroy(disk_t **self_p)
         pthread_mutex_unlock(&k->mu);
         pthread_join(k->thread, NULL);
     }
-    while (k->entries) {
-        size_entry_t *e = k->entries;
-        k->entries = e->next;
-        entry_free(e);
+    strmap_for_each_safe(n, &k->entries) {
+        strmap_del(&k->entries, n);
+        entry_free(STRMAP_ITEM(n, size_entry_t, node));
     }
+    strmap_free(&k->entries);
     pthread_mutex_destroy(&k->mu);
     pthread_cond_destroy(&k->cv);
     free(k);
@@ -389,9 +389,7 @@ int64_t disk_storage(const disk_t *k)
  * without memory. */
 static size_entry_t *entry_get(disk_t *k, const char *id, const char *conv, const char *name)
 {
-    size_entry_t *e = k->entries;
-    while (e && strcmp(e->id, id) != 0)
-        e = e->next;
+    size_entry_t *e = STRMAP_ITEM(strmap_get(&k->entries, id), size_entry_t, node);
     if (e || !(e = calloc(1, sizeof *e)))
         return e;
     snprintf(e->id, sizeof e->id, "%s", id);
@@ -403,8 +401,7 @@ static size_entry_t *entry_get(disk_t *k, const char *id, const char *conv, cons
         entry_free(e);
         return NULL;
     }
-    e->next = k->entries;
-    k->entries = e;
+    strmap_put(&k->entries, &e->node, e->id); /* none was there */
     return e;
 }
 
@@ -432,9 +429,7 @@ bool disk_over(disk_t *k, const char *id, int64_t *written)
     if (!k || !k->running || !id)
         return false;
     pthread_mutex_lock(&k->mu);
-    size_entry_t *e = k->entries;
-    while (e && strcmp(e->id, id) != 0)
-        e = e->next;
+    size_entry_t *e = STRMAP_ITEM(strmap_get(&k->entries, id), size_entry_t, node);
     bool over = e && e->over;
     if (over && written)
         *written = e->rw;

@@ -188,7 +188,7 @@ static ensure_t ensure_make(manager_t *m, const char *conv, const char *user, co
  * by one call at a time (calls of another manager meet Docker's 409). */
 struct ensuring {
     char conv[CONVID_MAX + 1];
-    struct ensuring *next;
+    list_node_t link; /* on m->ensuring */
 };
 
 /* Wait until no ensure of conv runs, then mark one as running.  True when
@@ -198,17 +198,17 @@ static bool ensure_lock(manager_t *m, const char *conv, struct ensuring *me)
     bool waited = false;
     snprintf(me->conv, sizeof me->conv, "%s", conv);
     pthread_mutex_lock(&m->mu);
-    for (;;) {
-        struct ensuring *e = m->ensuring;
-        while (e && strcmp(e->conv, conv) != 0)
-            e = e->next;
-        if (!e)
-            break;
-        waited = true;
-        pthread_cond_wait(&m->ensure_cv, &m->mu);
+    for (bool busy = true; busy;) {
+        busy = false;
+        list_for_each_item(e, &m->ensuring, struct ensuring, link) {
+            busy = busy || strcmp(e->conv, conv) == 0;
+        }
+        if (busy) {
+            waited = true;
+            pthread_cond_wait(&m->ensure_cv, &m->mu);
+        }
     }
-    me->next = m->ensuring;
-    m->ensuring = me;
+    list_push_front(&m->ensuring, &me->link);
     pthread_mutex_unlock(&m->mu);
     return waited;
 }
@@ -216,11 +216,7 @@ static bool ensure_lock(manager_t *m, const char *conv, struct ensuring *me)
 static void ensure_unlock(manager_t *m, struct ensuring *me)
 {
     pthread_mutex_lock(&m->mu);
-    for (struct ensuring **pp = &m->ensuring; *pp; pp = &(*pp)->next)
-        if (*pp == me) {
-            *pp = me->next;
-            break;
-        }
+    list_remove(&m->ensuring, &me->link);
     pthread_cond_broadcast(&m->ensure_cv);
     pthread_mutex_unlock(&m->mu);
 }

@@ -9,6 +9,7 @@
 #include <pthread.h>
 #include <stdbool.h>
 
+#include "common/list.h"
 #include "common/textbuf.h"
 #include "docker/docker.h"
 #include "sandbox/agent_link.h"
@@ -25,17 +26,17 @@ struct manager {
     manager_opts_t o;
     hints_limits_t hints_tmpl; /* the template's limits, as hints.h says them */
     docker_t *d;
-    cache_t *cache;            /* chat -> container id (cache.h) */
-    running_t *running;        /* calls in flight, last-call records, caps (running.h) */
-    disk_t *disk;              /* the disk cap (disk.h) */
-    hints_retry_t *retry;      /* recent failed runs per chat (hints.h) */
-    agent_pool_t *agents;      /* links to the agents in sandboxes (agent.h) */
-    hostops_t hostops;         /* locate, list, drain, stop, rm (hostops.h) */
-    run_via_t via;             /* Docker and agents, for run.h */
-    pool_t *pool;              /* spare sandboxes for new chats (pool.h); NULL: none */
-    pthread_mutex_t mu;        /* guards ensuring */
-    pthread_cond_t ensure_cv;  /* with mu: an ensure of a chat ended */
-    struct ensuring *ensuring; /* with mu: chats whose ensure runs now (ensure.c) */
+    cache_t *cache;           /* chat -> container id (cache.h) */
+    running_t *running;       /* calls in flight, last-call records, caps (running.h) */
+    disk_t *disk;             /* the disk cap (disk.h) */
+    hints_retry_t *retry;     /* recent failed runs per chat (hints.h) */
+    agent_pool_t *agents;     /* links to the agents in sandboxes (agent.h) */
+    hostops_t hostops;        /* locate, list, drain, stop, rm (hostops.h) */
+    run_via_t via;            /* Docker and agents, for run.h */
+    pool_t *pool;             /* spare sandboxes for new chats (pool.h); NULL: none */
+    pthread_mutex_t mu;       /* guards ensuring */
+    pthread_cond_t ensure_cv; /* with mu: an ensure of a chat ended */
+    list_t ensuring;          /* with mu: chats whose ensure runs now (ensure.c) */
 };
 
 /* ---- finding, making and starting a chat's container (ensure.c) ---- */

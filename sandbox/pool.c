@@ -18,6 +18,7 @@
 #include <sys/random.h>
 #include <time.h>
 
+#include "common/list.h"
 #include "common/log.h"
 #include "kept/claim.h"
 #include "kept/kept.h"
@@ -28,7 +29,7 @@
 
 typedef struct spare {
     char id[72];
-    struct spare *next;
+    list_node_t link; /* on the ready list, newest first */
 } spare_t;
 
 struct pool {
@@ -40,7 +41,7 @@ struct pool {
     pthread_cond_t cv;
     pthread_t thread;
     bool stop;
-    spare_t *ready;
+    list_t ready;
     int n_ready;
     int64_t retry_at; /* after a failed make (monotonic ms) */
     char hash[17];    /* talkback.spare of the spares made now */
@@ -162,14 +163,14 @@ static bool spare_current(pool_t *p, const char *id)
 /* With p->mu held: take spare id off the ready list; true when it was there. */
 static bool ready_take(pool_t *p, const char *id)
 {
-    for (spare_t **pp = &p->ready; *pp; pp = &(*pp)->next)
-        if (strcmp((*pp)->id, id) == 0) {
-            spare_t *s = *pp;
-            *pp = s->next;
+    list_for_each_item(s, &p->ready, spare_t, link) {
+        if (strcmp(s->id, id) == 0) {
+            list_remove(&p->ready, &s->link);
             free(s);
             p->n_ready--;
             return true;
         }
+    }
     return false;
 }
 
@@ -180,8 +181,7 @@ static void ready_push(pool_t *p, const char *id)
     if (!s)
         return;
     snprintf(s->id, sizeof s->id, "%s", id);
-    s->next = p->ready;
-    p->ready = s;
+    list_push_front(&p->ready, &s->link);
     p->n_ready++;
 }
 
@@ -327,9 +327,9 @@ void pool_destroy(pool_t **self_p)
     pthread_cond_broadcast(&p->cv);
     pthread_mutex_unlock(&p->mu);
     pthread_join(p->thread, NULL);
-    while (p->ready) {
-        spare_t *s = p->ready;
-        p->ready = s->next;
+    list_node_t *n;
+    while ((n = list_pop_front(&p->ready))) {
+        spare_t *s = LIST_ITEM(n, spare_t, link);
         spare_remove(p, s->id, "the sandbox manager stops");
         free(s);
     }
@@ -353,9 +353,9 @@ int pool_spares(pool_t *p)
 static bool pool_pop(pool_t *p, char id[72])
 {
     pthread_mutex_lock(&p->mu);
-    spare_t *s = p->ready;
+    spare_t *s = LIST_FIRST(&p->ready, spare_t, link);
     if (s) {
-        p->ready = s->next;
+        list_remove(&p->ready, &s->link);
         p->n_ready--;
         snprintf(id, 72, "%s", s->id);
         free(s);

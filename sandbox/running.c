@@ -32,6 +32,7 @@
 #include <time.h>
 
 #include "common/convid.h"
+#include "common/list.h"
 #include "common/log.h"
 #include "kept/claim.h"
 #include "kept/kept.h"
@@ -39,10 +40,10 @@
 
 /* A chat with calls running. */
 typedef struct call_entry {
+    strmap_node_t node; /* keyed by conv */
     char *conv;
     int inflight;
     int64_t until; /* the latest deadline of its calls */
-    struct call_entry *next;
 } call_entry_t;
 
 /* A start under way: of chat conv and user ("" = no user id), of
@@ -51,9 +52,9 @@ typedef struct hold {
     char *conv;
     char *user;
     char id[72];
-    int64_t ended; /* 0 while under way; then when it ended */
-    bool pending;  /* its chat's call has not begun yet: not to be stopped */
-    struct hold *next;
+    int64_t ended;    /* 0 while under way; then when it ended */
+    bool pending;     /* its chat's call has not begun yet: not to be stopped */
+    list_node_t link; /* on the holds, newest first */
 } hold_t;
 
 /* A finished start still counts for a caller whose container list was
@@ -64,11 +65,11 @@ typedef struct hold {
 /* A sandbox this manager is stopping to make room (stop) or pausing (the
  * reaper asked): its chat's calls wait for it, then find it again. */
 typedef struct park {
+    strmap_node_t node; /* keyed by id */
     char *conv;
     char id[72];
     bool stop;     /* stopped to make room: it no longer takes a place */
     int64_t ended; /* 0 while under way; then when it ended (monotonic ms) */
-    struct park *next;
 } park_t;
 
 struct running {
@@ -76,10 +77,10 @@ struct running {
     running_opts_t o;
     pthread_mutex_t mu;
     pthread_cond_t cv; /* with mu: a park ended, or a stopper finished */
-    call_entry_t *calls;
-    hold_t *holds; /* starts under way */
-    park_t *parks; /* sandboxes being stopped or paused */
-    int stoppers;  /* stop threads running (running_destroy waits) */
+    strmap_t calls;    /* chats with calls running */
+    list_t holds;      /* starts under way, newest first */
+    strmap_t parks;    /* sandboxes being stopped or paused, by container id */
+    int stoppers;      /* stop threads running (running_destroy waits) */
 };
 
 static void hold_free(hold_t *h)
@@ -93,6 +94,13 @@ static void park_free(park_t *p)
 {
     free(p->conv);
     free(p);
+}
+
+/* Take park p (which is in c->parks) out and free it (under the lock). */
+static void park_drop(running_t *c, park_t *p)
+{
+    strmap_del(&c->parks, &p->node);
+    park_free(p);
 }
 
 running_t *running_new(docker_t *d, const running_opts_t *o)
@@ -116,22 +124,19 @@ void running_destroy(running_t **self_p)
     while (c->stoppers > 0)
         pthread_cond_wait(&c->cv, &c->mu);
     pthread_mutex_unlock(&c->mu);
-    while (c->calls) {
-        call_entry_t *e = c->calls;
-        c->calls = e->next;
+    strmap_for_each_safe(n, &c->calls) {
+        call_entry_t *e = STRMAP_ITEM(n, call_entry_t, node);
+        strmap_del(&c->calls, n);
         free(e->conv);
         free(e);
     }
-    while (c->holds) {
-        hold_t *h = c->holds;
-        c->holds = h->next;
-        hold_free(h);
-    }
-    while (c->parks) {
-        park_t *p = c->parks;
-        c->parks = p->next;
-        park_free(p);
-    }
+    strmap_free(&c->calls);
+    list_node_t *hn;
+    while ((hn = list_pop_front(&c->holds)))
+        hold_free(LIST_ITEM(hn, hold_t, link));
+    strmap_for_each_safe(n, &c->parks)
+        park_drop(c, STRMAP_ITEM(n, park_t, node));
+    strmap_free(&c->parks);
     pthread_cond_destroy(&c->cv);
     pthread_mutex_destroy(&c->mu);
     free(c);
@@ -140,12 +145,9 @@ void running_destroy(running_t **self_p)
 
 /* ---- calls and stamps ------------------------------------------------------------ */
 
-static call_entry_t **call_find(running_t *c, const char *conv)
+static call_entry_t *call_find(running_t *c, const char *conv)
 {
-    call_entry_t **pp = &c->calls;
-    while (*pp && strcmp((*pp)->conv, conv) != 0)
-        pp = &(*pp)->next;
-    return pp;
+    return STRMAP_ITEM(strmap_get(&c->calls, conv), call_entry_t, node);
 }
 
 static void stamp(const char *id, int64_t t)
@@ -161,23 +163,16 @@ static void stamp(const char *id, int64_t t)
 static void parks_prune(running_t *c)
 {
     int64_t now = proto_mono_ms();
-    for (park_t **pp = &c->parks; *pp;) {
-        park_t *p = *pp;
-        if (p->ended && now - p->ended > HOLD_KEEP_MS) {
-            *pp = p->next;
-            park_free(p);
-            continue;
-        }
-        pp = &p->next;
+    strmap_for_each_safe(n, &c->parks) {
+        park_t *p = STRMAP_ITEM(n, park_t, node);
+        if (p->ended && now - p->ended > HOLD_KEEP_MS)
+            park_drop(c, p);
     }
 }
 
-static park_t **park_find(running_t *c, const char *id)
+static park_t *park_find(running_t *c, const char *id)
 {
-    park_t **pp = &c->parks;
-    while (*pp && strcmp((*pp)->id, id) != 0)
-        pp = &(*pp)->next;
-    return pp;
+    return STRMAP_ITEM(strmap_get(&c->parks, id), park_t, node);
 }
 
 /* The stamp moves forward to the latest deadline of the chat's calls, so a
@@ -189,26 +184,26 @@ bool running_call_begin(running_t *c, const char *conv, const char *id, int64_t 
 {
     pthread_mutex_lock(&c->mu);
     parks_prune(c);
-    park_t *p = *park_find(c, id);
+    park_t *p = park_find(c, id);
     if (p) {
-        while ((p = *park_find(c, id)) && !p->ended)
+        while ((p = park_find(c, id)) && !p->ended)
             pthread_cond_wait(&c->cv, &c->mu);
         pthread_mutex_unlock(&c->mu);
         return false;
     }
-    for (hold_t *h = c->holds; h; h = h->next)
+    list_for_each_item(h, &c->holds, hold_t, link) {
         if (strcmp(h->conv, conv) == 0)
             h->pending = false;
-    call_entry_t **pp = call_find(c, conv);
-    if (!*pp) {
-        call_entry_t *e = calloc(1, sizeof *e);
-        if (e && !(e->conv = strdup(conv))) {
+    }
+    call_entry_t *e = call_find(c, conv);
+    if (!e && (e = calloc(1, sizeof *e))) {
+        if ((e->conv = strdup(conv))) {
+            strmap_put(&c->calls, &e->node, e->conv); /* none was there */
+        } else {
             free(e);
             e = NULL;
         }
-        *pp = e;
     }
-    call_entry_t *e = *pp;
     if (e) {
         e->inflight++;
         if (deadline_s > e->until) {
@@ -226,12 +221,11 @@ bool running_call_begin(running_t *c, const char *conv, const char *id, int64_t 
 void running_call_end(running_t *c, const char *conv, const char *id)
 {
     pthread_mutex_lock(&c->mu);
-    call_entry_t **pp = call_find(c, conv);
-    call_entry_t *e = *pp;
+    call_entry_t *e = call_find(c, conv);
     if (!e || --e->inflight <= 0) {
         stamp(id, (int64_t)time(NULL));
         if (e) {
-            *pp = e->next;
+            strmap_del(&c->calls, &e->node);
             free(e->conv);
             free(e);
         }
@@ -242,7 +236,7 @@ void running_call_end(running_t *c, const char *conv, const char *id)
 int running_inflight(running_t *c, const char *conv)
 {
     pthread_mutex_lock(&c->mu);
-    call_entry_t *e = *call_find(c, conv);
+    call_entry_t *e = call_find(c, conv);
     int n = e ? e->inflight : 0;
     pthread_mutex_unlock(&c->mu);
     return n;
@@ -321,14 +315,11 @@ static bool conv_listed(json_t *list, const char *conv)
 static void holds_prune(running_t *c)
 {
     int64_t now = proto_mono_ms();
-    for (hold_t **pp = &c->holds; *pp;) {
-        hold_t *h = *pp;
+    list_for_each_item_safe(h, &c->holds, hold_t, link) {
         if (h->ended && now - h->ended > HOLD_KEEP_MS) {
-            *pp = h->next;
+            list_remove(&c->holds, &h->link);
             hold_free(h);
-            continue;
         }
-        pp = &h->next;
     }
 }
 
@@ -336,7 +327,7 @@ static void holds_prune(running_t *c)
  * asked for at asked was (that list may show it still running). */
 static bool stopping(running_t *c, const char *id, int64_t asked)
 {
-    park_t *p = *park_find(c, id);
+    park_t *p = park_find(c, id);
     return p && p->stop && (!p->ended || p->ended >= asked);
 }
 
@@ -349,7 +340,8 @@ static bool hold_counts(running_t *c, const hold_t *h, json_t *list, const char 
     if ((user && strcmp(h->user, user) != 0) || (h->ended && h->ended < asked) ||
         (self && strcmp(h->conv, self) == 0) || conv_listed(list, h->conv))
         return false;
-    for (const hold_t *e = c->holds; e != h; e = e->next)
+    for (const hold_t *e = LIST_FIRST(&c->holds, hold_t, link); e != h;
+         e = LIST_NEXT(e, hold_t, link))
         if (strcmp(e->conv, h->conv) == 0 && (!user || strcmp(e->user, user) == 0) &&
             !(e->ended && e->ended < asked))
             return false;
@@ -374,9 +366,10 @@ static int taken(running_t *c, json_t *list, const char *user, const char *self,
         if (strcmp(conv_of(x), self) != 0 && !stopping(c, id_of(x), asked))
             n++;
     }
-    for (hold_t *h = c->holds; h; h = h->next)
+    list_for_each_item(h, &c->holds, hold_t, link) {
         if (hold_counts(c, h, list, user, self, asked))
             n++;
+    }
     return n;
 }
 
@@ -385,13 +378,14 @@ static int taken(running_t *c, json_t *list, const char *user, const char *self,
  * now (a sandbox paused a while ago is not busy: it may make room). */
 static bool busy(running_t *c, const char *conv, const char *id)
 {
-    call_entry_t *e = *call_find(c, conv);
+    call_entry_t *e = call_find(c, conv);
     if (e && e->inflight > 0)
         return true;
-    for (hold_t *h = c->holds; h; h = h->next)
+    list_for_each_item(h, &c->holds, hold_t, link) {
         if ((!h->ended || h->pending) && strcmp(h->conv, conv) == 0)
             return true;
-    park_t *p = *park_find(c, id);
+    }
+    park_t *p = park_find(c, id);
     return p && !p->ended;
 }
 
@@ -409,7 +403,7 @@ static json_t *least_used(running_t *c, json_t *list, const char *self)
         /* A created one is about to be started by its chat's call; one
          * stopped to make room already (this list may be older than that
          * stop) counts no more, and cannot make room twice. */
-        park_t *p = *park_find(c, id_of(x));
+        park_t *p = park_find(c, id_of(x));
         if (!*conv || strcmp(conv, self) == 0 || strcmp(state, "created") == 0 || (p && p->stop) ||
             busy(c, conv, id_of(x)))
             continue;
@@ -476,13 +470,11 @@ static void *stop_thread(void *arg)
                  docker_message(ans));
     json_decref(ans);
     pthread_mutex_lock(&c->mu);
-    park_t **pp = park_find(c, v->id), *p = *pp;
-    if (p && ok) {
+    park_t *p = park_find(c, v->id);
+    if (p && ok)
         p->ended = proto_mono_ms();
-    } else if (p) {
-        *pp = p->next; /* it still runs: it counts again */
-        park_free(p);
-    }
+    else if (p)
+        park_drop(c, p); /* it still runs: it counts again */
     c->stoppers--;
     pthread_cond_broadcast(&c->cv);
     pthread_mutex_unlock(&c->mu);
@@ -507,26 +499,20 @@ static victim_t *victim_new(running_t *c, json_t *x, bool per_user, int64_t cap)
     snprintf(v->reason, sizeof v->reason, "%s %" PRId64,
              per_user ? RUNNING_REASON_USER : RUNNING_REASON_ALL, cap);
     snprintf(p->id, sizeof p->id, "%s", v->id);
-    park_t **pp = park_find(c, v->id);
-    if (*pp) { /* paused a while ago: this stop replaces that park */
-        park_t *old = *pp;
-        *pp = old->next;
-        park_free(old);
-    }
     p->stop = true;
-    p->next = c->parks;
-    c->parks = p;
+    /* Paused a while ago: this stop replaces that park. */
+    park_t *old = STRMAP_ITEM(strmap_put(&c->parks, &p->node, p->id), park_t, node);
+    if (old)
+        park_free(old);
     return v;
 }
 
 /* Undo victim_new (under the lock): room could not be made after all. */
 static void victim_undo(running_t *c, victim_t *v)
 {
-    park_t **pp = park_find(c, v->id), *p = *pp;
-    if (p) {
-        *pp = p->next;
-        park_free(p);
-    }
+    park_t *p = park_find(c, v->id);
+    if (p)
+        park_drop(c, p);
     free(v);
 }
 
@@ -556,7 +542,7 @@ static void victims_stop(running_t *c, victim_t **vs, int n)
     pthread_mutex_lock(&c->mu);
     for (int i = 0; i < n; i++) {
         park_t *p;
-        while ((p = *park_find(c, ids[i])) && !p->ended)
+        while ((p = park_find(c, ids[i])) && !p->ended)
             pthread_cond_wait(&c->cv, &c->mu);
     }
     pthread_mutex_unlock(&c->mu);
@@ -630,18 +616,14 @@ bool running_start_begin(running_t *c, const char *conv, const char *user, const
     holds_prune(c);
     parks_prune(c);
     /* A start of a parked sandbox: its own call brings it back. */
-    park_t **pp = id ? park_find(c, id) : NULL;
-    if (pp && *pp && (*pp)->ended) {
-        park_t *p = *pp;
-        *pp = p->next;
-        park_free(p);
-    }
+    park_t *p = id ? park_find(c, id) : NULL;
+    if (p && p->ended)
+        park_drop(c, p);
     r.n_all = max_all > 0 ? taken(c, r.all, NULL, r.conv, r.asked) : 0;
     r.n_mine = r.mine ? taken(c, r.mine, r.user, r.conv, r.asked) : 0;
     bool ok = room_make(c, &r) && h;
     if (ok) {
-        h->next = c->holds;
-        c->holds = h;
+        list_push_front(&c->holds, &h->link);
         h = NULL;
     }
     pthread_mutex_unlock(&c->mu);
@@ -664,8 +646,7 @@ void running_start_end(running_t *c, const char *conv, const char *user, const c
 {
     const char *u = user ? user : "", *cv = conv ? conv : "";
     pthread_mutex_lock(&c->mu);
-    for (hold_t **pp = &c->holds; *pp; pp = &(*pp)->next) {
-        hold_t *h = *pp;
+    list_for_each_item(h, &c->holds, hold_t, link) {
         if (h->ended || strcmp(h->user, u) != 0 || strcmp(h->conv, cv) != 0 ||
             strcmp(h->id, id ? id : "") != 0)
             continue;
@@ -673,7 +654,7 @@ void running_start_end(running_t *c, const char *conv, const char *user, const c
             snprintf(h->id, sizeof h->id, "%s", made);
             h->ended = proto_mono_ms();
         } else {
-            *pp = h->next;
+            list_remove(&c->holds, &h->link);
             hold_free(h);
         }
         break;
@@ -694,15 +675,10 @@ bool running_park(running_t *c, const char *conv, const char *id)
     pthread_mutex_lock(&c->mu);
     parks_prune(c);
     bool ok = !busy(c, conv, id);
-    park_t **pp = park_find(c, id);
-    if (ok && *pp) { /* an old park of it, ended: this one replaces it */
-        park_t *old = *pp;
-        *pp = old->next;
-        park_free(old);
-    }
-    if (ok) {
-        p->next = c->parks;
-        c->parks = p;
+    if (ok) { /* an old park of it, ended: this one replaces it */
+        park_t *old = STRMAP_ITEM(strmap_put(&c->parks, &p->node, p->id), park_t, node);
+        if (old)
+            park_free(old);
         p = NULL;
     }
     pthread_mutex_unlock(&c->mu);
@@ -714,13 +690,11 @@ bool running_park(running_t *c, const char *conv, const char *id)
 void running_park_end(running_t *c, const char *id, bool done)
 {
     pthread_mutex_lock(&c->mu);
-    park_t **pp = park_find(c, id), *p = *pp;
-    if (p && done) {
+    park_t *p = park_find(c, id);
+    if (p && done)
         p->ended = proto_mono_ms();
-    } else if (p) {
-        *pp = p->next;
-        park_free(p);
-    }
+    else if (p)
+        park_drop(c, p);
     pthread_cond_broadcast(&c->cv);
     pthread_mutex_unlock(&c->mu);
 }
@@ -728,10 +702,8 @@ void running_park_end(running_t *c, const char *id, bool done)
 void running_unpark(running_t *c, const char *id)
 {
     pthread_mutex_lock(&c->mu);
-    park_t **pp = park_find(c, id), *p = *pp;
-    if (p && p->ended) {
-        *pp = p->next;
-        park_free(p);
-    }
+    park_t *p = park_find(c, id);
+    if (p && p->ended)
+        park_drop(c, p);
     pthread_mutex_unlock(&c->mu);
 }

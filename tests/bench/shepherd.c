@@ -38,7 +38,7 @@ static int64_t mono_us(void)
 /* Write m, stamped with the link's nonce, to the agent; 0 or -1. */
 static int send_frame(agent_t *a, frame_msg_t *m)
 {
-    frame_buf_t b = { 0 };
+    textbuf_t b = { 0 };
     frame_set_num(m, FN_NONCE, a->nonce);
     int rc = frame_encode(m, &b);
     for (size_t off = 0; rc == 0 && off < b.len;) {
@@ -48,7 +48,7 @@ static int send_frame(agent_t *a, frame_msg_t *m)
         else if (w > 0)
             off += (size_t)w;
     }
-    frame_buf_free(&b);
+    textbuf_free(&b);
     return rc;
 }
 

@@ -66,7 +66,7 @@ static uint64_t digest(const frame_msg_t *m)
 
 static void check_reencode(const frame_msg_t *m)
 {
-    frame_buf_t b = { 0 };
+    textbuf_t b = { 0 };
     if (frame_encode(m, &b) != 0)
         fuzz_fail("a decoded message does not encode");
     frame_msg_t again;
@@ -74,7 +74,7 @@ static void check_reencode(const frame_msg_t *m)
         fuzz_fail("the encoding of a decoded message does not decode");
     if (digest(&again) != digest(m))
         fuzz_fail("decode(encode(m)) differs from m");
-    frame_buf_free(&b);
+    textbuf_free(&b);
 }
 
 /* The watchdog's report of m, and its line: printable, one line. */

@@ -69,7 +69,7 @@ static void roundtrip(void **state)
 {
     (void)state;
     frame_msg_t m = sample();
-    frame_buf_t b = { 0 };
+    textbuf_t b = { 0 };
     assert_int_equal(frame_encode(&m, &b), 0);
     frame_reader_t r;
     frame_reader_init(&r, FRAME_MAX, false);
@@ -80,7 +80,7 @@ static void roundtrip(void **state)
     assert_int_equal(frame_reader_next(&r, &got), 0);
     assert_false(frame_reader_partial(&r));
     frame_reader_free(&r);
-    frame_buf_free(&b);
+    textbuf_free(&b);
 }
 
 /* Every integer from -2^63 to 2^63-1 at the width boundaries. */
@@ -95,12 +95,12 @@ static void integer_widths(void **state)
     for (size_t i = 0; i < sizeof vals / sizeof vals[0]; i++) {
         frame_msg_t m = { .type = FRAME_EXIT, .id = (uint64_t)i + 1 };
         frame_set_num(&m, FN_STATUS, vals[i]);
-        frame_buf_t b = { 0 };
+        textbuf_t b = { 0 };
         assert_int_equal(frame_encode(&m, &b), 0);
         frame_msg_t got;
         assert_int_equal(frame_decode(b.buf + FRAME_HDR, b.len - FRAME_HDR, &got), 0);
         assert_true(got.num[FN_STATUS] == vals[i]);
-        frame_buf_free(&b);
+        textbuf_free(&b);
     }
 }
 
@@ -109,7 +109,7 @@ static void truncation(void **state)
 {
     (void)state;
     frame_msg_t m = sample();
-    frame_buf_t b = { 0 };
+    textbuf_t b = { 0 };
     assert_int_equal(frame_encode(&m, &b), 0);
     for (size_t cut = 0; cut < b.len; cut++) {
         frame_reader_t r;
@@ -129,7 +129,7 @@ static void truncation(void **state)
         if (cut > FRAME_HDR)
             assert_int_equal(frame_decode(b.buf + FRAME_HDR, cut - FRAME_HDR, &got), -1);
     }
-    frame_buf_free(&b);
+    textbuf_free(&b);
 }
 
 static void hostile_lengths(void **state)
@@ -205,7 +205,7 @@ static void resync(void **state)
 {
     (void)state;
     frame_msg_t m = sample();
-    frame_buf_t b = { 0 };
+    textbuf_t b = { 0 };
     assert_int_equal(frame_encode(&m, &b), 0);
     frame_reader_t r;
     frame_reader_init(&r, FRAME_MAX, true);
@@ -240,7 +240,7 @@ static void resync(void **state)
     frame_reader_trim(&r);
     assert_null(r.buf);
     frame_reader_free(&r);
-    frame_buf_free(&b);
+    textbuf_free(&b);
 }
 
 static void count_item(void *ctx, const char *item)
