@@ -174,7 +174,11 @@ static const char *run_tests(const judge_runner_t *jr, const proto_msg_t *req, i
     return "fail";
 }
 
-/* Everything after the checks: save, build, run once or on every test. */
+/* Everything after the checks: save, build, run once or on every test.
+ * It is long because it is run_code's steps in their order (the files,
+ * the install of a missing toolchain, the compile, the timeout's bounds,
+ * the runs, the verdict, the images), each a call to its own module, with
+ * one early answer per step that can end the call. */
 static proto_msg_t *run_program(worker_job_t *job, const judge_opts_t *o, const language_t *lang,
                                 const char *code, size_t clen, int64_t ntests, textbuf_t *t)
 {

@@ -247,7 +247,10 @@ ensure_t manager_ensure(manager_t *m, const char *conv, const char *user, char i
     return en;
 }
 
-/* manager_ensure, for one call at a time per chat. */
+/* manager_ensure, for one call at a time per chat.  It is long because a
+ * chat's sandbox is found, checked and woken in one order (find it or make
+ * it, racing a create; whose it is; unpause or start; attach the agent),
+ * and each step's outcome decides the next and the notice. */
 static ensure_t ensure_one(manager_t *m, const char *conv, const char *user, char id[72],
                            textbuf_t *notice, textbuf_t *err)
 {

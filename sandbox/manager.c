@@ -499,7 +499,10 @@ static docker_err_t do_put(manager_t *m, const char *id, void *arg)
     return a->err == DOCKER_ENOTFOUND && strstr(a->msg, "container") ? DOCKER_ENOTFOUND : DOCKER_OK;
 }
 
-/* write_file (model: the retry note cleared, the write hints) and put. */
+/* write_file (model: the retry note cleared, the write hints) and put.
+ * It is long because the arguments' checks (path, content, size), the
+ * write through the sandbox and the result's lines (the notice, the bytes
+ * written, the hints) share the call's state; each part is a few lines. */
 static proto_msg_t *tool_write(manager_t *m, worker_job_t *job, bool model)
 {
     const proto_msg_t *req = job->req;
