@@ -129,7 +129,7 @@ judge_build_t judge_build(worker_job_t *job, const judge_opts_t *o, const langua
             t,
             "Build reused: this sandbox compiled the same %s source with the same line before, "
             "so that build runs (not compiled again).\n",
-            lang->name);
+            languages_title(lang));
     } else {
         if (out && olen)
             judge_trim_compiler_output(out, olen, 40, 6000, t);

@@ -47,7 +47,8 @@ judge_install_t judge_install(worker_job_t *job, const judge_opts_t *o, const la
     if (!x.timed_out && x.exit_code == 0) {
         res = JUDGE_INSTALL_HAD;
     } else if (!x.timed_out && x.exit_code == 10) {
-        textbuf_printf(t, SAY_INSTALLED, lang->name, lang->install, (double)x.elapsed_ms / 1000.0);
+        textbuf_printf(t, SAY_INSTALLED, languages_title(lang), lang->install,
+                       (double)x.elapsed_ms / 1000.0);
         res = JUDGE_INSTALL_DONE;
     } else {
         /* The log's last lines, on one line, without control bytes
@@ -61,7 +62,8 @@ judge_install_t judge_install(worker_job_t *job, const judge_opts_t *o, const la
         char when[64] = "";
         if (x.timed_out)
             snprintf(when, sizeof when, ", stopped after %d s", tmo);
-        textbuf_printf(t, SAY_FAILED, lang->name, lang->install, when, n ? ": " : "", (int)n, why);
+        textbuf_printf(t, SAY_FAILED, languages_title(lang), lang->install, when, n ? ": " : "",
+                       (int)n, why);
     }
     proto_msg_destroy(&r);
     return res;
