@@ -24,6 +24,11 @@
  * call's deadline (plus call_grace) ends it. */
 #define TOOLS_FIXED_WAIT_S 60
 
+/* A number macro as a JSON number in a schema: the judge's limits
+ * (proto/ops.h) written once. */
+#define TOOLS_STR_(x) #x
+#define TOOLS_STR(x)  TOOLS_STR_(x)
+
 static const tools_def_t tools_rows[] = {
     {
         .name = "run",
@@ -119,17 +124,22 @@ static const tools_def_t tools_rows[] = {
             "\"input\":{\"type\":\"string\",\"description\":\"What the program reads on stdin.\"},"
             "\"expected\":{\"type\":\"string\","
             "\"description\":\"The output it should print, to compare against.\"},"
-            "\"tests\":{\"type\":\"array\",\"minItems\":1,\"maxItems\":20,"
-            "\"items\":{\"type\":\"object\",\"properties\":{"
-            "\"input\":{\"type\":\"string\"},\"expected\":{\"type\":\"string\"}},"
-            "\"required\":[\"expected\"]},"
-            "\"description\":\"Several cases at once, instead of input and expected: "
-            "[{\\\"input\\\": \\\"1 2\\\\n\\\", \\\"expected\\\": \\\"3\\\\n\\\"}, ...], at most "
-            "20. "
-            "Compiled once, run on each.\"},"
-            "\"timeout\":{\"type\":\"integer\",\"minimum\":1,"
-            "\"description\":\"Seconds before the program is stopped.\"}},"
-            "\"required\":[\"language\",\"code\"]}",
+            "\"tests\":{\"type\":\"array\",\"minItems\":1,\"maxItems\":" TOOLS_STR(
+                ARG_TESTS_MAX) ","
+                               "\"items\":{\"type\":\"object\",\"properties\":{"
+                               "\"input\":{\"type\":\"string\"},\"expected\":{\"type\":\"string\"}}"
+                               ","
+                               "\"required\":[\"expected\"]},"
+                               "\"description\":\"Several cases at once, instead of input and "
+                               "expected: "
+                               "[{\\\"input\\\": \\\"1 2\\\\n\\\", \\\"expected\\\": "
+                               "\\\"3\\\\n\\\"}, ...], at most " TOOLS_STR(
+                                   ARG_TESTS_MAX) ". "
+                                                  "Compiled once, run on each.\"},"
+                                                  "\"timeout\":{\"type\":\"integer\",\"minimum\":1,"
+                                                  "\"description\":\"Seconds before the program is "
+                                                  "stopped.\"}},"
+                                                  "\"required\":[\"language\",\"code\"]}",
         /* destructive: it overwrites /work/main.<ext> and the binary */
         .read_only = false,
         .destructive = true,

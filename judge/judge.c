@@ -42,7 +42,6 @@
 
 #define DONT_ANSWER "Don't answer yet: fix the code and call run_code again until it says PASS.\n"
 #define HISTORY_DIR "/var/lib/talkback"
-#define TESTS_MAX   20 /* cases in one call: the gateway's schema says the same */
 
 const char *judge_signal_name(int sig)
 {
@@ -187,10 +186,10 @@ static proto_msg_t *check_args(const proto_msg_t *req, const language_t *lang, c
                            "\"...\", \"expected\": "
                            "\"...\"}, ...]; for one case, send `input` and `expected` without "
                            "`tests`. Nothing ran.]");
-    if (ntests < 0 || ntests > TESTS_MAX) {
+    if (ntests < 0 || ntests > ARG_TESTS_MAX) {
         char text[160];
         snprintf(text, sizeof text, "[talkback: `tests` holds at most %d cases. Nothing ran.]",
-                 TESTS_MAX);
+                 ARG_TESTS_MAX);
         return refuse(req, text);
     }
     return NULL;
