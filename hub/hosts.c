@@ -7,6 +7,7 @@
  */
 #include "hub/hosts.h"
 #include "proto/ops.h"
+#include "talk/texts.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -175,8 +176,7 @@ void hosts_render(const hosts_t *h, textbuf_t *out)
 proto_msg_t *hosts_answer(const proto_msg_t *req, const hosts_t *h)
 {
     if (!req->name || strcmp(req->name, OP_HOSTS) != 0)
-        return proto_reply_new(req, PROTO_ST_BAD_REQUEST, true,
-                               "[talkback: the hub answers only the operation hosts]");
+        return proto_reply_new(req, PROTO_ST_BAD_REQUEST, true, TX_HUB_HOSTS_ONLY);
     textbuf_t t;
     textbuf_init(&t);
     hosts_render(h, &t);

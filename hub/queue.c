@@ -44,6 +44,7 @@
 #include "hub/retry.h"
 #include "proto/ops.h"
 #include "hub/route.h"
+#include "talk/texts.h"
 
 #define QUEUE_TICK_MS             100
 #define QUEUE_DEFAULT_DEADLINE_MS (30 * 60 * 1000)
@@ -219,12 +220,11 @@ static void queue_forget_host(queue_t *q, pending_t *p)
     const char *host = proto_map_str(&p->req->args, ARG_HOST, NULL);
     char text[256];
     if (!host || !*host) {
-        pending_fail(q, p, PROTO_ST_OK, "[talkback: forget_host needs the argument host]");
+        pending_fail(q, p, PROTO_ST_OK, TX_HUB_FORGET_NO_HOST);
         return;
     }
     if (!known_forget(q->known, host)) {
-        snprintf(text, sizeof text, "[talkback: host %.64s is not among the hosts the hub knows]",
-                 host);
+        snprintf(text, sizeof text, TX_HUB_FORGET_UNKNOWN, host);
         pending_fail(q, p, PROTO_ST_OK, text);
         return;
     }
@@ -235,7 +235,7 @@ static void queue_forget_host(queue_t *q, pending_t *p)
              host);
     proto_msg_t *r = proto_reply_new(p->req, PROTO_ST_OK, false, text);
     if (!r) {
-        pending_fail(q, p, PROTO_ST_INTERNAL, "[talkback: the hub ran out of memory]");
+        pending_fail(q, p, PROTO_ST_INTERNAL, TX_HUB_NO_MEMORY);
         return;
     }
     pending_finish(q, p, r);
@@ -256,7 +256,7 @@ static void queue_answer_hub(queue_t *q, pending_t *p)
     if (r)
         pending_finish(q, p, r);
     else
-        pending_fail(q, p, PROTO_ST_INTERNAL, "[talkback: the hub ran out of memory]");
+        pending_fail(q, p, PROTO_ST_INTERNAL, TX_HUB_NO_MEMORY);
 }
 
 static void send_cancel(queue_t *q, pending_t *p)
@@ -399,9 +399,7 @@ static void on_request(queue_t *q, zframe_t *identity, proto_msg_t *m, const hub
                       "refused a request %.40s %.40s from the key %s (it may send: %s)",
                       m->kind ? m->kind : "?", m->name ? m->name : "?", peer->name,
                       peer->submit && *peer->submit ? peer->submit : "nothing");
-        refuse_request(q, identity, m,
-                       "[talkback: the hub refused this request: this worker's key "
-                       "may not send it]");
+        refuse_request(q, identity, m, TX_HUB_KEY_MAY_NOT);
         return;
     }
     const char *why = peers_request_ok(q, m, peer);
@@ -414,9 +412,7 @@ static void on_request(queue_t *q, zframe_t *identity, proto_msg_t *m, const hub
             q, "open", peer,
             "refused a request from the key %s: it has %d open already (hub_peer_requests)",
             peer->name, q->opts.peer_requests);
-        refuse_request(q, identity, m,
-                       "[talkback: the hub refused this request: too many open "
-                       "requests from this worker (hub_peer_requests)]");
+        refuse_request(q, identity, m, TX_HUB_TOO_MANY_OPEN);
         return;
     }
     pending_t *p = calloc(1, sizeof *p);
@@ -508,8 +504,8 @@ static void inbox_item_free(void *item)
 {
     inbox_item_t *it = item;
     if (it->kind == IN_SUBMIT) {
-        ticket_complete(it->ticket, proto_reply_new(it->req, PROTO_ST_NO_WORKER, true,
-                                                    "[talkback: the gateway is stopping]"));
+        ticket_complete(it->ticket,
+                        proto_reply_new(it->req, PROTO_ST_NO_WORKER, true, TX_HUB_STOPPING));
         ticket_release(it->ticket);
         proto_msg_destroy(&it->req);
     }
@@ -525,8 +521,8 @@ static void on_inbox_item(void *item, void *arg)
     if (it->kind == IN_SUBMIT) {
         pending_t *p = calloc(1, sizeof *p);
         if (!p) {
-            ticket_complete(it->ticket, proto_reply_new(it->req, PROTO_ST_INTERNAL, true,
-                                                        "[talkback: out of memory]"));
+            ticket_complete(it->ticket,
+                            proto_reply_new(it->req, PROTO_ST_INTERNAL, true, TX_HUB_OOM));
             ticket_release(it->ticket);
             proto_msg_destroy(&it->req);
         } else {
@@ -586,13 +582,11 @@ static void on_tick(queue_t *q)
     for (pending_t *p = q->pending, *nx; p; p = nx) {
         nx = p->next;
         if (!p->worker && !p->held && !pending_dispatch(q, p) && now >= p->wait_until)
-            pending_fail(q, p, PROTO_ST_NO_WORKER,
-                         "[talkback: no worker is running for this call]");
+            pending_fail(q, p, PROTO_ST_NO_WORKER, TX_HUB_NO_WORKER);
         else if (now >= p->deadline) {
             if (p->worker)
                 send_cancel(q, p);
-            pending_fail(q, p, PROTO_ST_DEADLINE,
-                         "[talkback: no answer before the call's deadline]");
+            pending_fail(q, p, PROTO_ST_DEADLINE, TX_HUB_DEADLINE);
         }
     }
 }
@@ -636,7 +630,7 @@ static void *queue_thread(void *arg)
     /* Shutting down: every open request ends now. */
     on_inbox(q);
     while (q->pending)
-        pending_fail(q, q->pending, PROTO_ST_NO_WORKER, "[talkback: the gateway is stopping]");
+        pending_fail(q, q->pending, PROTO_ST_NO_WORKER, TX_HUB_STOPPING);
     return NULL;
 }
 

@@ -6,6 +6,7 @@
 
 #include "common/log.h"
 #include "proto/ops.h"
+#include "talk/texts.h"
 
 /* Which requests may be sent again, by kind and operation; the rest never. */
 static const struct {
@@ -42,10 +43,9 @@ void retry_note_started(queue_t *q, zframe_t *identity, const proto_msg_t *m)
  * started. */
 static void retry_lost(queue_t *q, pending_t *p, retry_rule_t rule)
 {
-    proto_msg_t *r = proto_reply_new(p->req, PROTO_ST_WORKER_LOST, true,
-                                     "[talkback: the worker stopped while handling this call]");
+    proto_msg_t *r = proto_reply_new(p->req, PROTO_ST_WORKER_LOST, true, TX_HUB_WORKER_LOST);
     if (!r) {
-        queue_fail(q, p, PROTO_ST_WORKER_LOST, "[talkback: the worker stopped]");
+        queue_fail(q, p, PROTO_ST_WORKER_LOST, TX_HUB_WORKER_STOPPED);
         return;
     }
     proto_map_set_cstr(&r->data, DATA_KIND, p->req->kind ? p->req->kind : "");
@@ -68,7 +68,7 @@ void retry_worker_lost(queue_t *q, worker_entry_t *w, int64_t now)
             if (p->worker)
                 queue_cancel_pending(q, p);
             else
-                queue_fail(q, p, PROTO_ST_WORKER_LOST, "[talkback: the caller is gone]");
+                queue_fail(q, p, PROTO_ST_WORKER_LOST, TX_HUB_CALLER_GONE);
             continue;
         }
         if (p->worker != w)

@@ -31,6 +31,7 @@
 #include "hub/hubkeys.h"
 #include "common/log.h"
 #include "proto/ops.h"
+#include "talk/texts.h"
 
 #define WORKER_REDIAL_MS 5000 /* after a failed handshake */
 
@@ -142,8 +143,7 @@ static void *job_thread(void *arg)
     worker_t *w = e->job.worker;
     proto_msg_t *reply = w->opts.handler(&e->job, w->opts.ctx);
     if (!reply)
-        reply = proto_reply_new(e->req, PROTO_ST_INTERNAL, true,
-                                "[talkback: the worker failed on this call]");
+        reply = proto_reply_new(e->req, PROTO_ST_INTERNAL, true, TX_HUB_WORKER_FAILED);
     if (!reply && (reply = proto_msg_new(PROTO_REPLY)))
         reply->status = PROTO_ST_INTERNAL;
     if (reply) {
@@ -186,8 +186,7 @@ static void start_jobs_locked(worker_t *w)
             log_error("cannot start a thread: %s", strerror(errno));
             w->jobs = e->next;
             w->running--;
-            proto_msg_t *r = proto_reply_new(e->req, PROTO_ST_INTERNAL, true,
-                                             "[talkback: the worker is out of threads; try again]");
+            proto_msg_t *r = proto_reply_new(e->req, PROTO_ST_INTERNAL, true, TX_HUB_NO_THREADS);
             pthread_mutex_unlock(&w->mu);
             if (r) {
                 outbox_push(w, r, false);
@@ -702,8 +701,7 @@ proto_msg_t *worker_call(worker_t *w, proto_msg_t *req, worker_job_t *job)
 
     proto_msg_t *reply = c.reply;
     if (!reply)
-        reply = proto_reply_new(req, PROTO_ST_DEADLINE, true,
-                                "[talkback: no answer before the call's deadline]");
+        reply = proto_reply_new(req, PROTO_ST_DEADLINE, true, TX_HUB_DEADLINE);
     proto_msg_destroy(&req);
     return reply;
 }

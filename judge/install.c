@@ -10,6 +10,7 @@
 
 #include "judge/calls.h"
 #include "proto/ops.h"
+#include "talk/texts.h"
 
 #define INSTALL_SCRIPT                                                                             \
     "command -v %s >/dev/null 2>&1 && exit 0\n"                                                    \
@@ -21,10 +22,7 @@
 #define SAY_INSTALLED                                                                              \
     "Installed %s in this sandbox on first use (apt-get install -y %s): %.1f s. Later runs in "    \
     "this chat find it there.\n"
-#define SAY_FAILED                                                                                 \
-    "[talkback: %s is not in this sandbox yet, and installing it failed (apt-get install -y %s%s)" \
-    "%s%.*s. Check that the sandbox reaches Debian's archive (run: apt-get update), then call "    \
-    "run_code again. Nothing ran.]\n"
+#define SAY_FAILED TX_JG_INSTALL_FAILED
 
 judge_install_t judge_install(worker_job_t *job, const judge_opts_t *o, const language_t *lang,
                               textbuf_t *t, bool *noticed)

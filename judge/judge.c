@@ -39,6 +39,7 @@
 #include "judge/others.h"
 #include "judge/languages.h"
 #include "proto/ops.h"
+#include "talk/texts.h"
 
 #define DONT_ANSWER "Don't answer yet: fix the code and call run_code again until it says PASS.\n"
 #define HISTORY_DIR "/var/lib/talkback"
@@ -168,28 +169,17 @@ static proto_msg_t *check_args(const proto_msg_t *req, const language_t *lang, c
         if (other)
             others_say(other, list, text, sizeof text);
         else
-            snprintf(text, sizeof text,
-                     "[talkback: run_code does not know the language `%s`. Use one of: %s. "
-                     "Nothing ran.]",
-                     lname ? lname : "", list);
+            snprintf(text, sizeof text, TX_JG_UNKNOWN_LANGUAGE, lname ? lname : "", list);
         return refuse(req, text);
     }
     if (!code || clen == 0 || memchr(code, '\0', clen))
-        return refuse(
-            req,
-            "[talkback: argument `code` is required: the whole program as a string. Nothing ran.]");
+        return refuse(req, TX_JG_NO_CODE);
     bool single = proto_map_get(&req->args, ARG_INPUT) || proto_map_get(&req->args, ARG_EXPECTED);
     if (ntests && single)
-        return refuse(req, "[talkback: send either `tests` or `input` and `expected`, not both. "
-                           "For several cases, "
-                           "put every input with its expected output in `tests`: [{\"input\": "
-                           "\"...\", \"expected\": "
-                           "\"...\"}, ...]; for one case, send `input` and `expected` without "
-                           "`tests`. Nothing ran.]");
+        return refuse(req, TX_JG_TESTS_AND_INPUT);
     if (ntests < 0 || ntests > ARG_TESTS_MAX) {
         char text[160];
-        snprintf(text, sizeof text, "[talkback: `tests` holds at most %d cases. Nothing ran.]",
-                 ARG_TESTS_MAX);
+        snprintf(text, sizeof text, TX_JG_TOO_MANY_TESTS, ARG_TESTS_MAX);
         return refuse(req, text);
     }
     return NULL;
@@ -238,8 +228,7 @@ static proto_msg_t *run_program(worker_job_t *job, const judge_opts_t *o, const 
     bool noticed = false, lost = false;
     const char *verdict = NULL;
     if (!file || !run || (lang->compile && !compile) || !images) {
-        reply =
-            proto_reply_new(req, PROTO_ST_INTERNAL, true, "[talkback: out of memory in the judge]");
+        reply = proto_reply_new(req, PROTO_ST_INTERNAL, true, TX_JG_NO_MEMORY);
         goto out;
     }
     char path[512];
@@ -343,6 +332,5 @@ proto_msg_t *judge_handle(worker_job_t *job, void *ctx)
         return op_run_code(job, o);
     if (strcmp(op, OP_HISTORY) == 0)
         return op_history(job, o);
-    return proto_reply_new(job->req, PROTO_ST_BAD_REQUEST, true,
-                           "[talkback: unknown judge operation]");
+    return proto_reply_new(job->req, PROTO_ST_BAD_REQUEST, true, TX_JG_UNKNOWN_OP);
 }

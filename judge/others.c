@@ -6,6 +6,7 @@
 #include "judge/others.h"
 
 #include "talk/langs.h"
+#include "talk/texts.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -52,18 +53,9 @@ const char *others_title(const other_lang_t *o)
 void others_say(const other_lang_t *o, const char *known, char *out, size_t outlen)
 {
     if (!o->install) {
-        snprintf(out, outlen,
-                 "[talkback: run_code does not run %s, and Debian 13 has no package for it, so "
-                 "it cannot be installed in this sandbox with apt either. Write the program in a "
-                 "language run_code knows: %s. Nothing ran.]",
-                 others_title(o), known);
+        snprintf(out, outlen, TX_JG_OTHER_NONE, others_title(o), known);
         return;
     }
-    snprintf(out, outlen,
-             "[talkback: run_code does not run %s itself, but this sandbox can, with the run "
-             "tool. Write the program to %s with write_file (its input to input.txt), then run: "
-             "%s && %s < input.txt (the install is needed once per chat; after it: %s < "
-             "input.txt)%s%s. Nothing ran.]",
-             others_title(o), o->file, o->install, o->run, o->run, o->note ? "; " : "",
-             o->note ? o->note : "");
+    snprintf(out, outlen, TX_JG_OTHER_RUN, others_title(o), o->file, o->install, o->run, o->run,
+             o->note ? "; " : "", o->note ? o->note : "");
 }

@@ -25,6 +25,7 @@
 #include "proto/ops.h"
 #include "docker/kept.h"
 #include "reaper/reaper.h"
+#include "talk/texts.h"
 
 static docker_t *docker;
 static worker_t *hub;
@@ -38,8 +39,7 @@ static proto_msg_t *handle(worker_job_t *job, void *ctx)
 {
     (void)ctx;
     if (!job->req->name || strcmp(job->req->name, OP_SWEEP) != 0)
-        return proto_reply_new(job->req, PROTO_ST_BAD_REQUEST, true,
-                               "[talkback: unknown reaper operation]");
+        return proto_reply_new(job->req, PROTO_ST_BAD_REQUEST, true, TX_RP_UNKNOWN_OP);
     textbuf_t out;
     textbuf_init(&out);
     reaper_t r = { .o = &policy,

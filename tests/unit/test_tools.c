@@ -126,7 +126,8 @@ static void tests_limit_once(void)
     char *call = NULL;
     assert_true(asprintf(&call, CALL("%s"), body) > 0);
     snprintf(want, sizeof want,
-             "[talkback: argument `tests` holds %d items; at most %d are allowed. Nothing ran.]",
+             "[talkback: argument `tests` holds %d items; at most %d are allowed: send the rest "
+             "in another call. Nothing ran.]",
              ARG_TESTS_MAX + 1, ARG_TESTS_MAX);
     expect_refusal(call, want);
     free(call);
@@ -199,7 +200,7 @@ static void schemas_let_clients_pass(void **state)
                    "[talkback: argument `timeout` must be an integer, not a string. Nothing ran.]");
     expect_refusal(CALL("{\"name\":\"run_code\",\"arguments\":{\"language\":\"python\",\"code\":"
                         "\"print(1)\",\"tests\":[{\"input\":\"1\"}]}}"),
-                   "[talkback: item 1 of `tests` has no `expected`. Nothing ran.]");
+                   "[talkback: item 1 of `tests` has no `expected`: add it. Nothing ran.]");
     tests_limit_once();
 }
 
