@@ -19,10 +19,8 @@
     ">/dev/null && exit 10\n"                                                                      \
     "tail -n 3 /tmp/talkback-install.log | cut -c1-200\nexit 11\n"
 
-#define SAY_INSTALLED                                                                              \
-    "Installed %s in this sandbox on first use (apt-get install -y %s): %.1f s. Later runs in "    \
-    "this chat find it there.\n"
-#define SAY_FAILED TX_JG_INSTALL_FAILED
+#define SAY_INSTALLED TX_JG_INSTALLED
+#define SAY_FAILED    TX_JG_INSTALL_FAILED
 
 judge_install_t judge_install(worker_job_t *job, const judge_opts_t *o, const language_t *lang,
                               textbuf_t *t, bool *noticed)

@@ -41,7 +41,7 @@
 #include "proto/ops.h"
 #include "talk/texts.h"
 
-#define DONT_ANSWER "Don't answer yet: fix the code and call run_code again until it says PASS.\n"
+#define DONT_ANSWER TX_JG_DONT_ANSWER
 #define HISTORY_DIR "/var/lib/talkback"
 
 const char *judge_signal_name(int sig)
@@ -209,10 +209,10 @@ static const char *run_tests(const judge_runner_t *jr, const proto_msg_t *req, i
             fl += (size_t)snprintf(failed + fl, sizeof failed - fl, "%s%d", fl ? ", " : "", i + 1);
     }
     if (passed == n) {
-        textbuf_printf(jr->t, "PASS: all %d tests passed.\n", n);
+        textbuf_printf(jr->t, TX_JG_PASS_ALL, n);
         return "pass";
     }
-    textbuf_printf(jr->t, "FAIL: %d of %d tests passed; failed: test %s.\n", passed, n, failed);
+    textbuf_printf(jr->t, TX_JG_FAIL_SOME, passed, n, failed);
     return "fail";
 }
 

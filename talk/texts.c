@@ -258,6 +258,42 @@ static const text_row_t texts[] = {
          "the caps allow",
          "Watch fewer folders"),
 
+    /* ---- the sandbox manager's notices (sandbox/notices.c) ---- */
+    TEXT(TX_SB_RESUMED_AGO, TW_SANDBOX, TK_NOTE,
+         "the chat's sandbox had been stopped (idle, by the operator, to make room, or not by "
+         "talkback) and starts again; then the reason, TX_SB_RESUMED_KEPT and what ran before",
+         NULL),
+    TEXT(TX_SB_RESUMED, TW_SANDBOX, TK_NOTE, "the same when the stop's time is unknown", NULL),
+    TEXT(TX_SB_RESUMED_KEPT, TW_SANDBOX, TK_NOTE, "in every resume notice", NULL),
+    TEXT(TX_SB_RESUMED_RESTART, TW_SANDBOX, TK_NOTE,
+         "a resume notice when no record says what ran in the background before the stop", NULL),
+    TEXT(TX_SB_WHY_IDLE, TW_SANDBOX, TK_NOTE,
+         "the reason of a resume: the reaper stopped it after `idle_stop`", NULL),
+    TEXT(TX_SB_WHY_OPERATOR, TW_SANDBOX, TK_NOTE,
+         "the reason of a resume: the operator stopped it (talkbackctl stop)", NULL),
+    TEXT(TX_SB_WHY_UNKNOWN, TW_SANDBOX, TK_NOTE,
+         "the reason of a resume: no reason talkback wrote (Docker or the host restarted)", NULL),
+    TEXT(TX_SB_WHY_ROOM_USER, TW_SANDBOX, TK_NOTE,
+         "the reason of a resume: it was stopped to start another chat of the same user", NULL),
+    TEXT(TX_SB_WHY_ROOM_ALL, TW_SANDBOX, TK_NOTE,
+         "the reason of a resume: it was stopped to start another chat on a full host", NULL),
+    TEXT(TX_SB_WHY_PAUSED_MAX, TW_SANDBOX, TK_NOTE,
+         "the reason of a resume: more than `max_paused` sandboxes were paused", NULL),
+    TEXT(TX_SB_GONE, TW_SANDBOX, TK_NOTE,
+         "a new sandbox replaces one the reaper (or the disk check) removed; the reason is the "
+         "tombstone's",
+         NULL),
+    TEXT(TX_SB_UNPAUSED, TW_SANDBOX, TK_NOTE,
+         "the chat's sandbox was paused and runs again; then how long, why, and TX_SB_UNPAUSED_END",
+         NULL),
+    TEXT(TX_SB_UNPAUSED_FOR, TW_SANDBOX, TK_NOTE,
+         "in an unpause notice, when the pause's time is known", NULL),
+    TEXT(TX_SB_UNPAUSED_IDLE, TW_SANDBOX, TK_NOTE,
+         "in an unpause notice: paused after `idle_pause` without calls", NULL),
+    TEXT(TX_SB_UNPAUSED_NOT_US, TW_SANDBOX, TK_NOTE,
+         "in an unpause notice: no pause record (paused from outside talkback)", NULL),
+    TEXT(TX_SB_UNPAUSED_END, TW_SANDBOX, TK_NOTE, "at the end of every unpause notice", NULL),
+
     /* ---- the judge (judge/): run_code ---- */
     TEXT(TX_JG_OTHER_NONE, TW_JUDGE, TK_FAIL,
          "run_code is asked for a language it does not run and Debian 13 has no package for "
@@ -299,6 +335,60 @@ static const text_row_t texts[] = {
          "TX_GW_FAILED"),
     TEXT(TX_JG_UNKNOWN_OP, TW_JUDGE, TK_INNER, "a judge got an operation it does not serve (a bug)",
          "TX_GW_NOT_UNDERSTOOD"),
+
+    /* ---- run_code's verdicts (judge/compare.c, judge.c, cases.c, build.c) ---- */
+    TEXT(TX_JG_DONT_ANSWER, TW_JUDGE, TK_FAIL,
+         "after every verdict but a PASS or a run without `expected`, unless the result was lost",
+         "fix the code and call run_code again"),
+    TEXT(TX_JG_PASS, TW_JUDGE, TK_VERDICT, "the output equals `expected`", NULL),
+    TEXT(TX_JG_PASS_SPACING, TW_JUDGE, TK_VERDICT,
+         "the output equals `expected` but for spaces between values", NULL),
+    TEXT(TX_JG_PASS_FLOAT, TW_JUDGE, TK_VERDICT,
+         "the output equals `expected` but for numbers within 1e-6", NULL),
+    TEXT(TX_JG_FAIL_PROMPT, TW_JUDGE, TK_VERDICT,
+         "the output differs and holds an input prompt (judge/compare.c)", "TX_JG_DONT_ANSWER"),
+    TEXT(TX_JG_FAIL_LINE, TW_JUDGE, TK_VERDICT,
+         "a line of the output differs from `expected` (both lines follow)", "TX_JG_DONT_ANSWER"),
+    TEXT(TX_JG_FAIL_MISSING, TW_JUDGE, TK_VERDICT, "the output has fewer lines than `expected`",
+         "TX_JG_DONT_ANSWER"),
+    TEXT(TX_JG_FAIL_UNEXPECTED, TW_JUDGE, TK_VERDICT,
+         "`expected` is empty and the program printed lines", "TX_JG_DONT_ANSWER"),
+    TEXT(TX_JG_FAIL_EXTRA_ONE, TW_JUDGE, TK_VERDICT,
+         "the one expected line matches and more lines follow", "TX_JG_DONT_ANSWER"),
+    TEXT(TX_JG_FAIL_EXTRA, TW_JUDGE, TK_VERDICT,
+         "every expected line matches and more lines follow", "TX_JG_DONT_ANSWER"),
+    TEXT(TX_JG_FAIL_EMPTY, TW_JUDGE, TK_VERDICT,
+         "the program printed nothing and output was expected", "TX_JG_DONT_ANSWER"),
+    TEXT(TX_JG_PASS_ALL, TW_JUDGE, TK_VERDICT, "every case of `tests` passed", NULL),
+    TEXT(TX_JG_FAIL_SOME, TW_JUDGE, TK_VERDICT,
+         "some case of `tests` did not pass (each case's own verdict is above it)",
+         "TX_JG_DONT_ANSWER"),
+    TEXT(TX_JG_CRASH_KILLED, TW_JUDGE, TK_VERDICT,
+         "the program was killed with SIGKILL (exit 137); the sandbox's memory follows",
+         "TX_JG_DONT_ANSWER"),
+    TEXT(TX_JG_CRASH_SIGNAL, TW_JUDGE, TK_VERDICT,
+         "the program was killed by a named signal (SIGSEGV, SIGABRT, ...)", "TX_JG_DONT_ANSWER"),
+    TEXT(TX_JG_CRASH_EXIT, TW_JUDGE, TK_VERDICT, "the program exited with a code other than 0",
+         "TX_JG_DONT_ANSWER"),
+    TEXT(TX_JG_CANCELLED, TW_JUDGE, TK_INNER,
+         "the call was cancelled (the client gave up, or the Stop button's cancel)",
+         "read by no one: the call was cancelled"),
+    TEXT(TX_JG_OUTPUT_LIMIT, TW_JUDGE, TK_VERDICT,
+         "the program printed more than `code_output_limit` bytes", "TX_JG_DONT_ANSWER"),
+    TEXT(TX_JG_TIMEOUT, TW_JUDGE, TK_VERDICT, "the program ran past its timeout",
+         "TX_JG_DONT_ANSWER"),
+    TEXT(TX_JG_COMPILE_SLOW, TW_JUDGE, TK_VERDICT, "the compiler ran past `code_compile_timeout`",
+         "TX_JG_DONT_ANSWER"),
+    TEXT(TX_JG_COMPILE_KILLED, TW_JUDGE, TK_VERDICT,
+         "the compiler was killed (exit 137); the sandbox's memory follows", "TX_JG_DONT_ANSWER"),
+    TEXT(TX_JG_COMPILE_FAILED, TW_JUDGE, TK_VERDICT, "the compiler failed (its messages are above)",
+         "TX_JG_DONT_ANSWER"),
+    TEXT(TX_JG_BUILD_REUSED, TW_JUDGE, TK_NOTE,
+         "the same source was compiled with the same line before in this sandbox (the compile "
+         "cache)",
+         NULL),
+    TEXT(TX_JG_INSTALLED, TW_JUDGE, TK_NOTE,
+         "a language's toolchain was installed on first use in this chat", NULL),
 
     /* ---- the reaper (reaper/) ---- */
     TEXT(TX_RP_UNKNOWN_OP, TW_REAPER, TK_INNER,
@@ -346,21 +436,12 @@ static bool texts_leads_with_step(const char *next)
     return false;
 }
 
-/* Whether text starts a [talkback ...] sentence or holds one on a line of
- * its own (the run line before it, "%s$ %s\n"). */
-static bool texts_is_talkback(const char *text)
-{
-    return strncmp(text, "[talkback", 9) == 0 || strstr(text, "\n[talkback") != NULL;
-}
-
 /* The rule of texts.h, for one row. */
 bool texts_check(const text_row_t *r, char *why, size_t n)
 {
     const char *bad = NULL;
-    if (!r->id || !r->text || !r->when || !*r->when)
+    if (!r->id || !r->text || !*r->text || !r->when || !*r->when)
         bad = "has no id, text or trigger";
-    else if (!texts_is_talkback(r->text))
-        bad = "is not a [talkback ...] sentence";
     else if (r->kind == TK_NOTE && r->next)
         bad = "is a note but names a next step";
     else if (r->kind == TK_INNER) {
@@ -369,6 +450,10 @@ bool texts_check(const text_row_t *r, char *why, size_t n)
             bad = "is an inner reply that names neither the text the model reads nor its reader";
         else if (to && to->kind != TK_FAIL)
             bad = "is an inner reply whose model text is not a failure";
+    } else if (r->kind == TK_VERDICT) {
+        const text_row_t *to = r->next ? texts_find(r->next) : NULL;
+        if (r->next && (!to || to->kind != TK_FAIL))
+            bad = "is a failing verdict whose next line is not a failure text of this table";
     } else if (r->kind == TK_FAIL) {
         if (!r->next || !*r->next)
             bad = "is a failure that names no next step";

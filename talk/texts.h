@@ -42,8 +42,11 @@ typedef enum {
  *             which the model never reads as it is: its `next` names the
  *             TX_ text the model reads in its place, or who reads it
  *             ("read by ...")
+ *   TK_VERDICT  a line of run_code's verdict: a passing one names no step;
+ *             a failing one names the TK_FAIL text that follows it in the
+ *             same result and names the step (TX_JG_DONT_ANSWER)
  */
-typedef enum { TK_FAIL = 0, TK_NOTE, TK_INNER } text_kind_t;
+typedef enum { TK_FAIL = 0, TK_NOTE, TK_INNER, TK_VERDICT } text_kind_t;
 
 typedef struct {
     const char *id;   /* "TX_SB_HOST_FULL" */
@@ -69,9 +72,10 @@ const char *texts_who(text_who_t who);
  *     source WHERE says (every such source an imperative too);
  *   - a TK_INNER row names the TK_FAIL row the model reads instead (an id
  *     of this table) or starts with "read by ";
+ *   - a TK_VERDICT row names no step (a pass) or the TK_FAIL row that
+ *     follows it;
  *   - a TK_NOTE row names no step;
- *   - every row has an id, a text that starts with "[talkback" or holds
- *     "\n[talkback", and a trigger.
+ *   - every row has an id, a text and a trigger.
  */
 bool texts_check(const text_row_t *row, char *why, size_t n);
 
@@ -304,6 +308,36 @@ bool texts_check(const text_row_t *row, char *why, size_t n);
     "folders (leave out node_modules and build output), or make the tool poll instead "            \
     "(CHOKIDAR_USEPOLLING=1 for tools built on chokidar), then run it again.]\n"
 
+/* ---- the sandbox manager's notices (sandbox/notices.c): the line at the top of
+ * a result that says what happened to the sandbox while nobody called ---- */
+#define TX_SB_RESUMED_AGO "[Resumed this chat's sandbox, stopped %s ago (%s): "
+#define TX_SB_RESUMED     "[Resumed this chat's sandbox (%s): "
+#define TX_SB_RESUMED_KEPT                                                                         \
+    "its files and installs are as they were, but nothing it ran is running now. "
+#define TX_SB_RESUMED_RESTART "Start servers and background jobs again."
+#define TX_SB_WHY_IDLE        "idle for over %ld minutes"
+#define TX_SB_WHY_OPERATOR    "by the operator"
+#define TX_SB_WHY_UNKNOWN     "not by talkback: most likely a restart of Docker or of the host"
+#define TX_SB_WHY_ROOM_USER                                                                        \
+    "to make room for another chat of this user: one user may have %ld running at once, "          \
+    "setting `max_running_per_user`, and this one was the least recently used"
+#define TX_SB_WHY_ROOM_ALL                                                                         \
+    "to make room for another chat: the sandbox host runs at most %ld at once, setting "           \
+    "`max_running`, and this one was the least recently used"
+#define TX_SB_WHY_PAUSED_MAX                                                                       \
+    "idle and paused, then stopped as the least recently used of more than %ld paused "            \
+    "sandboxes, setting `max_paused`"
+#define TX_SB_GONE                                                                                 \
+    "[This chat's previous sandbox was removed %s ago %s: its files and installs are gone, "       \
+    "and this is a new, empty one.]\n"
+#define TX_SB_UNPAUSED        "[This chat's sandbox was paused"
+#define TX_SB_UNPAUSED_FOR    " for %s"
+#define TX_SB_UNPAUSED_IDLE   " (no calls for over %ld minute%s)"
+#define TX_SB_UNPAUSED_NOT_US " (not by talkback)"
+#define TX_SB_UNPAUSED_END                                                                         \
+    " and runs again: its files and the programs it left running (servers, background jobs) "      \
+    "are as they were.]\n"
+
 /* ---- the judge (judge/): run_code ---- */
 #define TX_JG_OTHER_NONE                                                                           \
     "[talkback: run_code does not run %s, and Debian 13 has no package for it, so it cannot "      \
@@ -351,6 +385,61 @@ bool texts_check(const text_row_t *row, char *why, size_t n);
     "[talkback: `tests` holds at most %d cases: send the rest in another call. Nothing ran.]"
 #define TX_JG_NO_MEMORY  "[talkback: out of memory in the judge]"
 #define TX_JG_UNKNOWN_OP "[talkback: unknown judge operation]"
+
+/* ---- run_code's verdicts (judge/compare.c, judge.c, cases.c, build.c) ---- */
+#define TX_JG_DONT_ANSWER                                                                          \
+    "Don't answer yet: fix the code and call run_code again until it says PASS.\n"
+#define TX_JG_PASS "PASS: the output matches the expected output.\n"
+#define TX_JG_PASS_SPACING                                                                         \
+    "PASS: the output matches the expected output (only spacing differs: extra or missing "        \
+    "spaces between values were ignored).\n"
+#define TX_JG_PASS_FLOAT                                                                           \
+    "PASS: the output matches the expected output (numbers differ by at most 1e-6, which "         \
+    "counts as equal).\n"
+#define TX_JG_FAIL_PROMPT                                                                          \
+    "FAIL: the program prints an input prompt (`%s`). Nobody types here: the input comes "         \
+    "from stdin, all at once. Remove every prompt and print only what the task asks for.\n"
+#define TX_JG_FAIL_LINE "FAIL: line %zu differs.\n"
+#define TX_JG_FAIL_MISSING                                                                         \
+    "FAIL: the output stops after line %zu, but %zu lines were expected. The first missing "       \
+    "line is:\n"
+#define TX_JG_FAIL_UNEXPECTED                                                                      \
+    "FAIL: no output was expected, but the program printed %zu line(s), starting with:\n"
+#define TX_JG_FAIL_EXTRA_ONE                                                                       \
+    "FAIL: the expected line matches, but the output goes on with %zu more line(s), starting "     \
+    "with:\n"
+#define TX_JG_FAIL_EXTRA                                                                           \
+    "FAIL: all %zu expected lines match, but the output goes on with %zu more line(s), "           \
+    "starting with:\n"
+#define TX_JG_FAIL_EMPTY                                                                           \
+    "FAIL: the program printed nothing, but output was expected. The first expected line "         \
+    "is:\n"
+#define TX_JG_PASS_ALL  "PASS: all %d tests passed.\n"
+#define TX_JG_FAIL_SOME "FAIL: %d of %d tests passed; failed: test %s.\n"
+#define TX_JG_CRASH_KILLED                                                                         \
+    "CRASH: the program was killed (exit code 137, SIGKILL), most likely because it ran out "      \
+    "of memory: this sandbox has "
+#define TX_JG_CRASH_SIGNAL "CRASH: the program was killed by signal %d, %s.\n"
+#define TX_JG_CRASH_EXIT   "CRASH: the program exited with code %d (a run-time error)%s.\n"
+#define TX_JG_CANCELLED    "[cancelled: the program and everything it started were killed]\n"
+#define TX_JG_OUTPUT_LIMIT                                                                         \
+    "OUTPUT LIMIT: the program printed more than %" PRId64 " bytes and was stopped at once "       \
+    "(only the head of what it printed is shown). It prints in a loop that does not end, or "      \
+    "far more than the task asks for.\n"
+#define TX_JG_TIMEOUT                                                                              \
+    "TIMEOUT: the program ran longer than %d s and was killed, with everything it started. "       \
+    "It loops forever, waits for input that was not given, or is too slow.\n"
+#define TX_JG_COMPILE_SLOW "COMPILE ERROR: the compiler ran longer than %d s and was stopped.\n"
+#define TX_JG_COMPILE_KILLED                                                                       \
+    "COMPILE ERROR: the compiler was killed, most likely out of memory (this sandbox has "
+#define TX_JG_COMPILE_FAILED                                                                       \
+    "COMPILE ERROR: the program did not compile (exit code %d), so it did not run.\n"
+#define TX_JG_BUILD_REUSED                                                                         \
+    "Build reused: this sandbox compiled the same %s source with the same line before, so "        \
+    "that build runs (not compiled again).\n"
+#define TX_JG_INSTALLED                                                                            \
+    "Installed %s in this sandbox on first use (apt-get install -y %s): %.1f s. Later runs "       \
+    "in this chat find it there.\n"
 
 /* ---- the reaper (reaper/) ---- */
 #define TX_RP_UNKNOWN_OP "[talkback: unknown reaper operation]"

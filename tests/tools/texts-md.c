@@ -28,7 +28,12 @@ static void put_block(const char *text)
 
 static const char *kind_words(text_kind_t k)
 {
-    return k == TK_FAIL ? "failure" : k == TK_NOTE ? "note" : "between processes";
+    switch (k) {
+    case TK_FAIL: return "failure";
+    case TK_NOTE: return "note";
+    case TK_VERDICT: return "verdict";
+    default: return "between processes";
+    }
 }
 
 static void put_texts(void)
@@ -48,6 +53,8 @@ static void put_texts(void)
                 printf(" Next step: \"%s\".", r->next);
             else if (r->kind == TK_INNER && strncmp(r->next, "TX_", 3) == 0)
                 printf(" The model reads `%s` instead.", r->next);
+            else if (r->kind == TK_VERDICT && r->next)
+                printf(" Followed by `%s`, which names the next step.", r->next);
             else if (r->kind == TK_INNER)
                 printf(" %c%s.", r->next[0] == 'r' ? 'R' : r->next[0], r->next + 1);
             printf("\n");

@@ -1,6 +1,7 @@
 /* test_talk.c -- the catalogue of talkback's own sentences (talk/texts.c):
  * every row keeps the rule of texts_check() (a failure names a next step
- * that is in its text; an inner reply names what the model reads instead),
+ * that is in its text; an inner reply names what the model reads instead;
+ * a failing verdict names the failure text that follows it),
  * and the rule refuses a planted row of each kind of fault; every TX_
  * macro of talk/texts.h has exactly one row; and no source outside talk/
  * spells a [talkback ...] sentence of its own.
@@ -56,8 +57,10 @@ static void rule_can_fail(void **state)
         { "TX_F", "[talkback: inner]", TW_HUB, TK_INNER, "x", "TX_NO_SUCH_TEXT" },
         { "TX_G", "[talkback: inner]", TW_HUB, TK_INNER, "x", "TX_GW_IGNORED_NONE" },
         { "TX_H", "[talkback: a note.]", TW_HUB, TK_NOTE, "x", "Try again" },
-        /* not a talkback sentence, no trigger */
-        { "TX_I", "it failed. Try again.", TW_HUB, TK_FAIL, "x", "Try again" },
+        /* a failing verdict followed by no failure text, an empty text,
+         * no trigger */
+        { "TX_I", "FAIL: no.\n", TW_JUDGE, TK_VERDICT, "x", "TX_JG_PASS" },
+        { "TX_L", "", TW_HUB, TK_NOTE, "x", NULL },
         { "TX_J", "[talkback: it failed. Try again.]", TW_HUB, TK_FAIL, "", "Try again" },
         /* "Trying" is not "Try" */
         { "TX_K", "[talkback: Trying again.]", TW_HUB, TK_FAIL, "x", "Trying again" },
@@ -72,6 +75,8 @@ static void rule_can_fail(void **state)
         { "TX_C", "[talkback: inner]", TW_HUB, TK_INNER, "x", "TX_GW_FAILED" },
         { "TX_D", "[talkback: inner]", TW_HUB, TK_INNER, "x", "read by the operator" },
         { "TX_E", "[talkback: a note.]", TW_HUB, TK_NOTE, "x", NULL },
+        { "TX_F", "FAIL: no.\n", TW_JUDGE, TK_VERDICT, "x", "TX_JG_DONT_ANSWER" },
+        { "TX_G", "PASS: yes.\n", TW_JUDGE, TK_VERDICT, "x", NULL },
     };
     for (size_t i = 0; i < sizeof good / sizeof good[0]; i++)
         if (!texts_check(&good[i], why, sizeof why))
