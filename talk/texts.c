@@ -436,6 +436,21 @@ static bool texts_leads_with_step(const char *next)
     return false;
 }
 
+/* Whether a verdict line starts with the words the reply proxy reads it
+ * by: a PASS's when pass, else a failure's. */
+static bool texts_verdict_words(const char *text, bool pass)
+{
+    static const char *const passes[] = { TXW_PASS_MATCH, TXW_PASS_ALL };
+    static const char *const fails[] = { TXW_FAIL,         TXW_CRASH,     TXW_TIMEOUT,
+                                         TXW_OUTPUT_LIMIT, TXW_CANCELLED, TXW_COMPILE_ERROR };
+    const char *const *w = pass ? passes : fails;
+    size_t n = pass ? sizeof passes / sizeof passes[0] : sizeof fails / sizeof fails[0];
+    for (size_t i = 0; i < n; i++)
+        if (strncmp(text, w[i], strlen(w[i])) == 0)
+            return true;
+    return false;
+}
+
 /* The rule of texts.h, for one row. */
 bool texts_check(const text_row_t *r, char *why, size_t n)
 {
@@ -454,6 +469,8 @@ bool texts_check(const text_row_t *r, char *why, size_t n)
         const text_row_t *to = r->next ? texts_find(r->next) : NULL;
         if (r->next && (!to || to->kind != TK_FAIL))
             bad = "is a failing verdict whose next line is not a failure text of this table";
+        else if (!texts_verdict_words(r->text, r->next == NULL))
+            bad = "is a verdict that does not start with the words the reply proxy reads";
     } else if (r->kind == TK_FAIL) {
         if (!r->next || !*r->next)
             bad = "is a failure that names no next step";

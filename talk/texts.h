@@ -73,7 +73,8 @@ const char *texts_who(text_who_t who);
  *   - a TK_INNER row names the TK_FAIL row the model reads instead (an id
  *     of this table) or starts with "read by ";
  *   - a TK_VERDICT row names no step (a pass) or the TK_FAIL row that
- *     follows it;
+ *     follows it, and starts with the words the reply proxy reads it by
+ *     (TXW_PASS_MATCH or TXW_PASS_ALL for a pass, a failure's for the rest);
  *   - a TK_NOTE row names no step;
  *   - every row has an id, a text and a trigger.
  */
@@ -387,53 +388,68 @@ bool texts_check(const text_row_t *row, char *why, size_t n);
 #define TX_JG_UNKNOWN_OP "[talkback: unknown judge operation]"
 
 /* ---- run_code's verdicts (judge/compare.c, judge.c, cases.c, build.c) ---- */
+
+/* The words a verdict line starts with, which the reply proxy reads results
+ * by (proxy/verdict.c): the verdicts below are built from them, so the two
+ * cannot drift apart.  (TXW_, not TX_: words, not texts of their own.) */
+#define TXW_PASS_MATCH    "PASS: the output matches"
+#define TXW_PASS_ALL      "PASS: all "
+#define TXW_FAIL          "FAIL:"
+#define TXW_CRASH         "CRASH:"
+#define TXW_TIMEOUT       "TIMEOUT:"
+#define TXW_OUTPUT_LIMIT  "OUTPUT LIMIT:"
+#define TXW_CANCELLED     "[cancelled:"
+#define TXW_COMPILE_ERROR "COMPILE ERROR:"
+#define TXW_DONT_ANSWER   "Don't answer yet"
 #define TX_JG_DONT_ANSWER                                                                          \
-    "Don't answer yet: fix the code and call run_code again until it says PASS.\n"
-#define TX_JG_PASS "PASS: the output matches the expected output.\n"
+    TXW_DONT_ANSWER ": fix the code and call run_code again until it says PASS.\n"
+#define TX_JG_PASS TXW_PASS_MATCH " the expected output.\n"
 #define TX_JG_PASS_SPACING                                                                         \
-    "PASS: the output matches the expected output (only spacing differs: extra or missing "        \
-    "spaces between values were ignored).\n"
+    TXW_PASS_MATCH " the expected output (only spacing differs: extra or missing "                 \
+                   "spaces between values were ignored).\n"
 #define TX_JG_PASS_FLOAT                                                                           \
-    "PASS: the output matches the expected output (numbers differ by at most 1e-6, which "         \
-    "counts as equal).\n"
+    TXW_PASS_MATCH " the expected output (numbers differ by at most 1e-6, which "                  \
+                   "counts as equal).\n"
 #define TX_JG_FAIL_PROMPT                                                                          \
-    "FAIL: the program prints an input prompt (`%s`). Nobody types here: the input comes "         \
-    "from stdin, all at once. Remove every prompt and print only what the task asks for.\n"
-#define TX_JG_FAIL_LINE "FAIL: line %zu differs.\n"
+    TXW_FAIL                                                                                       \
+        " the program prints an input prompt (`%s`). Nobody types here: the input comes "          \
+        "from stdin, all at once. Remove every prompt and print only what the task asks for.\n"
+#define TX_JG_FAIL_LINE TXW_FAIL " line %zu differs.\n"
 #define TX_JG_FAIL_MISSING                                                                         \
-    "FAIL: the output stops after line %zu, but %zu lines were expected. The first missing "       \
-    "line is:\n"
+    TXW_FAIL " the output stops after line %zu, but %zu lines were expected. The first missing "   \
+             "line is:\n"
 #define TX_JG_FAIL_UNEXPECTED                                                                      \
-    "FAIL: no output was expected, but the program printed %zu line(s), starting with:\n"
+    TXW_FAIL " no output was expected, but the program printed %zu line(s), starting with:\n"
 #define TX_JG_FAIL_EXTRA_ONE                                                                       \
-    "FAIL: the expected line matches, but the output goes on with %zu more line(s), starting "     \
-    "with:\n"
+    TXW_FAIL " the expected line matches, but the output goes on with %zu more line(s), starting " \
+             "with:\n"
 #define TX_JG_FAIL_EXTRA                                                                           \
-    "FAIL: all %zu expected lines match, but the output goes on with %zu more line(s), "           \
-    "starting with:\n"
+    TXW_FAIL " all %zu expected lines match, but the output goes on with %zu more line(s), "       \
+             "starting with:\n"
 #define TX_JG_FAIL_EMPTY                                                                           \
-    "FAIL: the program printed nothing, but output was expected. The first expected line "         \
-    "is:\n"
-#define TX_JG_PASS_ALL  "PASS: all %d tests passed.\n"
-#define TX_JG_FAIL_SOME "FAIL: %d of %d tests passed; failed: test %s.\n"
+    TXW_FAIL " the program printed nothing, but output was expected. The first expected line "     \
+             "is:\n"
+#define TX_JG_PASS_ALL  TXW_PASS_ALL "%d tests passed.\n"
+#define TX_JG_FAIL_SOME TXW_FAIL " %d of %d tests passed; failed: test %s.\n"
 #define TX_JG_CRASH_KILLED                                                                         \
-    "CRASH: the program was killed (exit code 137, SIGKILL), most likely because it ran out "      \
-    "of memory: this sandbox has "
-#define TX_JG_CRASH_SIGNAL "CRASH: the program was killed by signal %d, %s.\n"
-#define TX_JG_CRASH_EXIT   "CRASH: the program exited with code %d (a run-time error)%s.\n"
-#define TX_JG_CANCELLED    "[cancelled: the program and everything it started were killed]\n"
+    TXW_CRASH " the program was killed (exit code 137, SIGKILL), most likely because it ran out "  \
+              "of memory: this sandbox has "
+#define TX_JG_CRASH_SIGNAL TXW_CRASH " the program was killed by signal %d, %s.\n"
+#define TX_JG_CRASH_EXIT   TXW_CRASH " the program exited with code %d (a run-time error)%s.\n"
+#define TX_JG_CANCELLED    TXW_CANCELLED " the program and everything it started were killed]\n"
 #define TX_JG_OUTPUT_LIMIT                                                                         \
-    "OUTPUT LIMIT: the program printed more than %" PRId64 " bytes and was stopped at once "       \
-    "(only the head of what it printed is shown). It prints in a loop that does not end, or "      \
-    "far more than the task asks for.\n"
+    TXW_OUTPUT_LIMIT                                                                               \
+        " the program printed more than %" PRId64 " bytes and was stopped at once "                \
+        "(only the head of what it printed is shown). It prints in a loop that does not end, or "  \
+        "far more than the task asks for.\n"
 #define TX_JG_TIMEOUT                                                                              \
-    "TIMEOUT: the program ran longer than %d s and was killed, with everything it started. "       \
-    "It loops forever, waits for input that was not given, or is too slow.\n"
-#define TX_JG_COMPILE_SLOW "COMPILE ERROR: the compiler ran longer than %d s and was stopped.\n"
+    TXW_TIMEOUT " the program ran longer than %d s and was killed, with everything it started. "   \
+                "It loops forever, waits for input that was not given, or is too slow.\n"
+#define TX_JG_COMPILE_SLOW TXW_COMPILE_ERROR " the compiler ran longer than %d s and was stopped.\n"
 #define TX_JG_COMPILE_KILLED                                                                       \
-    "COMPILE ERROR: the compiler was killed, most likely out of memory (this sandbox has "
+    TXW_COMPILE_ERROR " the compiler was killed, most likely out of memory (this sandbox has "
 #define TX_JG_COMPILE_FAILED                                                                       \
-    "COMPILE ERROR: the program did not compile (exit code %d), so it did not run.\n"
+    TXW_COMPILE_ERROR " the program did not compile (exit code %d), so it did not run.\n"
 #define TX_JG_BUILD_REUSED                                                                         \
     "Build reused: this sandbox compiled the same %s source with the same line before, so "        \
     "that build runs (not compiled again).\n"

@@ -61,6 +61,9 @@ static void rule_can_fail(void **state)
          * no trigger */
         { "TX_I", "FAIL: no.\n", TW_JUDGE, TK_VERDICT, "x", "TX_JG_PASS" },
         { "TX_L", "", TW_HUB, TK_NOTE, "x", NULL },
+        /* verdicts the reply proxy would misread */
+        { "TX_M", "Failed: no.\n", TW_JUDGE, TK_VERDICT, "x", "TX_JG_DONT_ANSWER" },
+        { "TX_N", "FAIL: no.\n", TW_JUDGE, TK_VERDICT, "x", NULL },
         { "TX_J", "[talkback: it failed. Try again.]", TW_HUB, TK_FAIL, "", "Try again" },
         /* "Trying" is not "Try" */
         { "TX_K", "[talkback: Trying again.]", TW_HUB, TK_FAIL, "x", "Trying again" },
@@ -76,7 +79,7 @@ static void rule_can_fail(void **state)
         { "TX_D", "[talkback: inner]", TW_HUB, TK_INNER, "x", "read by the operator" },
         { "TX_E", "[talkback: a note.]", TW_HUB, TK_NOTE, "x", NULL },
         { "TX_F", "FAIL: no.\n", TW_JUDGE, TK_VERDICT, "x", "TX_JG_DONT_ANSWER" },
-        { "TX_G", "PASS: yes.\n", TW_JUDGE, TK_VERDICT, "x", NULL },
+        { "TX_G", "PASS: all 3 tests passed.\n", TW_JUDGE, TK_VERDICT, "x", NULL },
     };
     for (size_t i = 0; i < sizeof good / sizeof good[0]; i++)
         if (!texts_check(&good[i], why, sizeof why))
