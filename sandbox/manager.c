@@ -187,24 +187,15 @@ static void render_run(const manager_opts_t *o, const run_arg_t *a, textbuf_t *t
     if (a->res.disk_capped)
         disk_capped_line(o->disk.cap, a->disk_written, t);
     else if (a->res.timed_out)
-        textbuf_printf(t,
-                       "[timed out after %d s: the command and everything it started were killed. "
-                       "If it needs longer, call run again with a larger timeout (up to %" PRId64
-                       " s); "
-                       "if it waits for input, give it the input in the command.]\n",
-                       a->timeout_s, run_timeout_max(o));
+        textbuf_printf(t, TX_SB_TIMED_OUT, a->timeout_s, run_timeout_max(o));
     else if (a->res.cancelled)
-        textbuf_puts(t, "[cancelled: the command and everything it started were killed]\n");
+        textbuf_puts(t, TX_SB_CANCELLED);
     else if (a->res.agent_lost)
         textbuf_puts(t, TX_SB_AGENT_BROKE);
     else if (a->res.output_limited)
-        textbuf_printf(t,
-                       "[output limit of %" PRId64
-                       " bytes reached: the command and everything it started "
-                       "were killed]\n",
-                       a->output_limit);
+        textbuf_printf(t, TX_SB_OUTPUT_LIMIT, a->output_limit);
     else if (a->res.exit_code != 0)
-        textbuf_printf(t, "[exit code %d]\n", a->res.exit_code);
+        textbuf_printf(t, TX_SB_EXIT_CODE, a->res.exit_code);
     icap_line(&a->res.watchdog, t);
 }
 
@@ -573,9 +564,7 @@ static proto_msg_t *tool_reset(manager_t *m, worker_job_t *job)
     cache_drop(m->cache, req->conv);
     if (e == DOCKER_ENOTFOUND) {
         json_decref(info);
-        return proto_reply_new(
-            req, PROTO_ST_OK, false,
-            "[Reset: this chat had no sandbox. The next call starts a clean one.]");
+        return proto_reply_new(req, PROTO_ST_OK, false, TX_SB_RESET_NONE);
     }
     if (e != DOCKER_OK) {
         json_decref(info);
@@ -602,10 +591,7 @@ static proto_msg_t *tool_reset(manager_t *m, worker_job_t *job)
     kept_record_drop(id);
     hints_retry_clear(m->retry, req->conv);
     log_info("reset: removed sandbox %s", name);
-    return proto_reply_new(
-        req, PROTO_ST_OK, false,
-        "[Reset: this chat's sandbox was deleted with all its files and installs. "
-        "The next call starts a clean one.]");
+    return proto_reply_new(req, PROTO_ST_OK, false, TX_SB_RESET_DONE);
 }
 
 /* "forget": the reaper stopped or removed this chat's sandbox; what this

@@ -258,6 +258,31 @@ static const text_row_t texts[] = {
          "the caps allow",
          "Watch fewer folders"),
 
+    /* ---- a run's own lines (sandbox/manager.c, sandbox/disk.c): how it ended ---- */
+    TEXT(TX_SB_TIMED_OUT, TW_SANDBOX, TK_FAIL,
+         "a run passed its timeout: everything it started was killed",
+         "call run again with a larger timeout"),
+    TEXT(TX_SB_CANCELLED, TW_SANDBOX, TK_INNER,
+         "the call was cancelled (the client gave up, or the Stop button's cancel)",
+         "read by no one: the call was cancelled"),
+    TEXT(TX_SB_OUTPUT_LIMIT, TW_SANDBOX, TK_INNER,
+         "a command of a caller that set an output limit (the judge: `code_output_limit`) printed "
+         "past it: everything it started was killed",
+         "TX_JG_OUTPUT_LIMIT"),
+    TEXT(TX_SB_EXIT_CODE, TW_SANDBOX, TK_NOTE,
+         "a run exited with a code other than 0 (a hint may follow, hints/)", NULL),
+    TEXT(TX_SB_RESET_NONE, TW_SANDBOX, TK_NOTE, "reset of a chat that had no sandbox", NULL),
+    TEXT(TX_SB_RESET_DONE, TW_SANDBOX, TK_NOTE, "reset removed the chat's sandbox", NULL),
+    TEXT(
+        TX_SB_DISK_REMOVED, TW_SANDBOX, TK_FAIL,
+        "a run wrote past `disk_cap` where Docker cannot cap at write time: the sandbox is removed",
+        "Write less than %s in all"),
+    TEXT(TX_SB_DISK_CAPPED, TW_SANDBOX, TK_FAIL,
+         "a write failed for lack of space, and the sandbox's disk is capped (`disk_cap`)",
+         "Delete what is no longer needed"),
+    TEXT(TX_SB_DISK_HOST_FULL, TW_SANDBOX, TK_FAIL,
+         "a write failed for lack of space, and the host's own disk is full", "tell the user"),
+
     /* ---- the sandbox manager's notices (sandbox/notices.c) ---- */
     TEXT(TX_SB_RESUMED_AGO, TW_SANDBOX, TK_NOTE,
          "the chat's sandbox had been stopped (idle, by the operator, to make room, or not by "
@@ -422,8 +447,9 @@ const char *texts_who(text_who_t who)
 /* The words a next step may start with: an imperative, or what an
  * argument must be.  Compared case aside, as whole words. */
 static const char *const texts_leads[] = {
-    "add",  "ask", "call", "check", "fix",   "give", "make", "must", "needs", "pick",  "put",
-    "read", "run", "send", "split", "start", "tell", "try",  "use",  "wait",  "watch", "write",
+    "add",   "ask",   "call", "check", "delete", "fix",   "give",  "make",
+    "must",  "needs", "pick", "put",   "read",   "run",   "send",  "split",
+    "start", "tell",  "try",  "use",   "wait",   "watch", "write",
 };
 
 static bool texts_leads_with_step(const char *next)
@@ -463,8 +489,8 @@ bool texts_check(const text_row_t *r, char *why, size_t n)
         const text_row_t *to = r->next ? texts_find(r->next) : NULL;
         if (!r->next || (!to && strncmp(r->next, "read by ", 8) != 0))
             bad = "is an inner reply that names neither the text the model reads nor its reader";
-        else if (to && to->kind != TK_FAIL)
-            bad = "is an inner reply whose model text is not a failure";
+        else if (to && to->kind != TK_FAIL && to->kind != TK_VERDICT)
+            bad = "is an inner reply whose model text is not a failure or a verdict";
     } else if (r->kind == TK_VERDICT) {
         const text_row_t *to = r->next ? texts_find(r->next) : NULL;
         if (r->next && (!to || to->kind != TK_FAIL))

@@ -70,8 +70,8 @@ const char *texts_who(text_who_t who);
  *     case aside) or states what an argument must be ("must", "needs");
  *     or its next is "%s: WHERE", the step being a %s argument whose
  *     source WHERE says (every such source an imperative too);
- *   - a TK_INNER row names the TK_FAIL row the model reads instead (an id
- *     of this table) or starts with "read by ";
+ *   - a TK_INNER row names the TK_FAIL or TK_VERDICT row the model reads
+ *     instead (an id of this table) or starts with "read by ";
  *   - a TK_VERDICT row names no step (a pass) or the TK_FAIL row that
  *     follows it, and starts with the words the reply proxy reads it by
  *     (TXW_PASS_MATCH or TXW_PASS_ALL for a pass, a failure's for the rest);
@@ -309,6 +309,36 @@ bool texts_check(const text_row_t *row, char *why, size_t n);
     "folders (leave out node_modules and build output), or make the tool poll instead "            \
     "(CHOKIDAR_USEPOLLING=1 for tools built on chokidar), then run it again.]\n"
 
+/* ---- a run's own lines (sandbox/manager.c, sandbox/disk.c): how it ended ---- */
+#define TX_SB_TIMED_OUT                                                                            \
+    "[timed out after %d s: the command and everything it started were killed. If it needs "       \
+    "longer, call run again with a larger timeout (up to %" PRId64 " s); if it waits for "         \
+    "input, give it the input in the command.]\n"
+#define TX_SB_CANCELLED "[cancelled: the command and everything it started were killed]\n"
+#define TX_SB_OUTPUT_LIMIT                                                                         \
+    "[output limit of %" PRId64 " bytes reached: the command and everything it started were "      \
+    "killed]\n"
+#define TX_SB_EXIT_CODE  "[exit code %d]\n"
+#define TX_SB_RESET_NONE "[Reset: this chat had no sandbox. The next call starts a clean one.]"
+#define TX_SB_RESET_DONE                                                                           \
+    "[Reset: this chat's sandbox was deleted with all its files and installs. The next call "      \
+    "starts a clean one.]"
+#define TX_SB_DISK_REMOVED                                                                         \
+    "[No space left: this sandbox had written %s, past its disk cap of %s (setting "               \
+    "`disk_cap`), so the command and everything it started were stopped, and the sandbox is "      \
+    "removed with all its files: the next call starts a clean one. Write less than %s in "         \
+    "all: keep big downloads and build output out of the sandbox, and delete what is no "          \
+    "longer needed as you go (`du -xsh /work /root /tmp 2>/dev/null` shows what is big).]\n"
+#define TX_SB_DISK_CAPPED                                                                          \
+    "[No space left: this sandbox's disk is capped at %s (setting `disk_cap`), and this "          \
+    "write would have passed it. Delete what is no longer needed (`du -xsh /work /root /tmp "      \
+    "/var/cache/apt 2>/dev/null` shows what is big; `apt-get clean` drops apt's downloads), "      \
+    "then write less.]\n"
+#define TX_SB_DISK_HOST_FULL                                                                       \
+    "[No space left: the sandbox host's own disk is full (this sandbox may write up to %s, "       \
+    "and one that writes more is removed with all its files). Nothing in the sandbox can fix "     \
+    "that: tell the user the sandbox host's disk is full.]\n"
+
 /* ---- the sandbox manager's notices (sandbox/notices.c): the line at the top of
  * a result that says what happened to the sandbox while nobody called ---- */
 #define TX_SB_RESUMED_AGO "[Resumed this chat's sandbox, stopped %s ago (%s): "
@@ -412,8 +442,8 @@ bool texts_check(const text_row_t *row, char *why, size_t n);
                    "counts as equal).\n"
 #define TX_JG_FAIL_PROMPT                                                                          \
     TXW_FAIL                                                                                       \
-        " the program prints an input prompt (`%s`). Nobody types here: the input comes "          \
-        "from stdin, all at once. Remove every prompt and print only what the task asks for.\n"
+    " the program prints an input prompt (`%s`). Nobody types here: the input comes "              \
+    "from stdin, all at once. Remove every prompt and print only what the task asks for.\n"
 #define TX_JG_FAIL_LINE TXW_FAIL " line %zu differs.\n"
 #define TX_JG_FAIL_MISSING                                                                         \
     TXW_FAIL " the output stops after line %zu, but %zu lines were expected. The first missing "   \
@@ -439,9 +469,9 @@ bool texts_check(const text_row_t *row, char *why, size_t n);
 #define TX_JG_CANCELLED    TXW_CANCELLED " the program and everything it started were killed]\n"
 #define TX_JG_OUTPUT_LIMIT                                                                         \
     TXW_OUTPUT_LIMIT                                                                               \
-        " the program printed more than %" PRId64 " bytes and was stopped at once "                \
-        "(only the head of what it printed is shown). It prints in a loop that does not end, or "  \
-        "far more than the task asks for.\n"
+    " the program printed more than %" PRId64 " bytes and was stopped at once "                    \
+    "(only the head of what it printed is shown). It prints in a loop that does not end, or "      \
+    "far more than the task asks for.\n"
 #define TX_JG_TIMEOUT                                                                              \
     TXW_TIMEOUT " the program ran longer than %d s and was killed, with everything it started. "   \
                 "It loops forever, waits for input that was not given, or is too slow.\n"
