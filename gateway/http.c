@@ -36,6 +36,7 @@
 #include "gateway/admit.h"
 #include "proto/ops.h"
 #include "gateway/metrics.h"
+#include "talk/texts.h"
 
 /* libmicrohttpd's own caps sit this far above ours, so a connection over
  * max_connections / max_client_connections is still read and answered
@@ -189,9 +190,7 @@ static http_wait_t http_wait(http_t *h, queue_ticket_t *t, int fd, int64_t until
     }
 }
 
-static const char http_stop_text[] =
-    "[talkback: the gateway is shutting down, so this call was given up (the command may or "
-    "may not have run). Check with run before assuming anything, then try again.]";
+static const char http_stop_text[] = TX_GW_SHUTDOWN;
 
 static const char *http_status_word(proto_status_t st)
 {
@@ -372,9 +371,7 @@ static enum MHD_Result http_answer_call(http_t *h, struct MHD_Connection *c, htt
     queue_ticket_t *t = queue_submit(h->o.queue, req, out->cancel_key);
     if (!t) {
         http_log_call(h, out->cancel_key, &out->call, "not submitted", METRICS_NOT_QUEUED, t0);
-        char *body = mcp_call_failure(&out->call,
-                                      "[talkback: the gateway could not queue this call (out of "
-                                      "memory), so nothing ran. Try again in a minute.]");
+        char *body = mcp_call_failure(&out->call, TX_GW_NO_QUEUE);
         enum MHD_Result ret = http_send_json(c, 200, body);
         free(body);
         return ret;

@@ -21,6 +21,7 @@
 #include "common/convid.h"
 #include "proto/ops.h"
 #include "proto/optable.h"
+#include "talk/texts.h"
 
 static const char *const mcp_versions[] = {
     "2025-11-25",
@@ -332,23 +333,10 @@ static bool mcp_refuse_headers(const mcp_req_t *r, mcp_outcome_t *out)
     int n = 0;
     convid_err_t ce = convid_check(h->conversation);
     if (ce != CONVID_OK)
-        n = asprintf(&text,
-                     "[talkback refused this call: the %s header is %s, so talkback cannot "
-                     "tell which chat's sandbox to use and will not guess. Fix the MCP server "
-                     "entry in librechat.yaml so every request carries the chat id:\n"
-                     "    headers:\n"
-                     "      %s: \"{{LIBRECHAT_BODY_CONVERSATIONID}}\"\n"
-                     "Nothing ran.]",
-                     o->conversation_header, convid_strerror(ce), o->conversation_header);
+        n = asprintf(&text, TX_GW_CONV_HEADER, o->conversation_header, convid_strerror(ce),
+                     o->conversation_header);
     else if (h->user && !convid_user_ok(h->user))
-        n = asprintf(&text,
-                     "[talkback refused this call: the %s header is unusable (it must be at "
-                     "most 128 printable characters and not an unreplaced {{placeholder}}). "
-                     "Fix the MCP server entry in librechat.yaml:\n"
-                     "    headers:\n"
-                     "      %s: \"{{LIBRECHAT_USER_ID}}\"\n"
-                     "Nothing ran.]",
-                     o->user_header, o->user_header);
+        n = asprintf(&text, TX_GW_USER_HEADER, o->user_header, o->user_header);
     else
         return false;
     if (n < 0)
@@ -681,54 +669,24 @@ char *mcp_call_reply(const mcp_call_t *call, const proto_msg_t *reply)
     char *text = NULL;
     int r;
     switch (reply->status) {
-    case PROTO_ST_NO_WORKER:
-        r = asprintf(&text,
-                     "[talkback: the %s is not running, so nothing ran. Try the same call "
-                     "again in a minute; if it keeps failing, tell the user the %s service is "
-                     "down.]",
-                     who, kind);
-        break;
+    case PROTO_ST_NO_WORKER: r = asprintf(&text, TX_GW_NOT_RUNNING, who, kind); break;
     case PROTO_ST_WORKER_LOST:
         /* run_code: the hub says whether the program had started
          * (hub/retry.h); it is never run a second time unsaid. */
         if (proto_map_has(&reply->data, DATA_STARTED, PROTO_V_BOOL) &&
             proto_map_int(&reply->data, DATA_STARTED, 0))
-            r = asprintf(&text,
-                         "[talkback: the %s stopped while your program was running, so its "
-                         "result is lost: the program may or may not have run to the end, and it "
-                         "was not run again (a second run could repeat what it did, such as a "
-                         "line it appended to a file). Check what it left with run (e.g. `ls -l "
-                         "/work`) before assuming anything, then call run_code again.]",
-                         who);
+            r = asprintf(&text, TX_GW_LOST_RUNNING, who);
         else if (proto_map_has(&reply->data, DATA_STARTED, PROTO_V_BOOL))
-            r = asprintf(&text,
-                         "[talkback: the %s stopped before your program ran, so nothing ran. "
-                         "Call run_code again.]",
-                         who);
+            r = asprintf(&text, TX_GW_LOST_BEFORE, who);
         else
-            r = asprintf(&text,
-                         "[talkback: the %s stopped while handling this call, so its result is "
-                         "lost (the command may or may not have run). Check with run before "
-                         "assuming anything, then try again.]",
-                         who);
+            r = asprintf(&text, TX_GW_LOST, who);
         break;
-    case PROTO_ST_DEADLINE:
-        r = asprintf(&text,
-                     "[talkback: no answer within the call's deadline (%lld s), so the "
-                     "call was given up. It may have run in part: check with run before trying "
-                     "again, and give a long command a larger timeout or run it in the "
-                     "background.]",
-                     (long long)call->wait_s);
-        break;
+    case PROTO_ST_DEADLINE: r = asprintf(&text, TX_GW_DEADLINE, (long long)call->wait_s); break;
     case PROTO_ST_BAD_REQUEST:
-        r = asprintf(&text, "[talkback: the %s could not understand this call%s%s. Nothing ran.]",
-                     who, mcp_colon(reply), words ? words : "");
+        r = asprintf(&text, TX_GW_NOT_UNDERSTOOD, who, mcp_colon(reply), words ? words : "");
         break;
     default:
-        r = asprintf(&text,
-                     "[talkback: the %s failed while handling this call%s%s. Try again; "
-                     "if it keeps failing, tell the user the %s service is broken.]",
-                     who, mcp_colon(reply), words ? words : "", kind);
+        r = asprintf(&text, TX_GW_FAILED, who, mcp_colon(reply), words ? words : "", kind);
         break;
     }
     free(words);

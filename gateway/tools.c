@@ -16,6 +16,7 @@
  */
 #include "gateway/tools.h"
 #include "proto/optable.h"
+#include "talk/texts.h"
 
 #include <pthread.h>
 #include <stdarg.h>
@@ -121,6 +122,26 @@ static json_t *tools_schemas[TOOLS_N];
 static pthread_once_t tools_schemas_once = PTHREAD_ONCE_INIT;
 static bool tools_schemas_ok;
 
+/* The limits a schema states, from where they are written once: run_code's
+ * `tests` holds at most ARG_TESTS_MAX cases (proto/ops.h, which the judge
+ * enforces too), as its maxItems and as the "{tests_max}" of its
+ * description. */
+static void tools_fill_limits(json_t *schema)
+{
+    json_t *tests = json_object_get(json_object_get(schema, "properties"), "tests");
+    if (!json_is_object(tests))
+        return;
+    json_object_set_new(tests, "maxItems", json_integer(ARG_TESTS_MAX));
+    const char *d = json_string_value(json_object_get(tests, "description"));
+    const char *at = d ? strstr(d, "{tests_max}") : NULL;
+    if (at) {
+        char buf[1024];
+        snprintf(buf, sizeof buf, "%.*s%d%s", (int)(at - d), d, ARG_TESTS_MAX,
+                 at + strlen("{tests_max}"));
+        json_object_set_new(tests, "description", json_string(buf));
+    }
+}
+
 static void tools_parse_schemas(void)
 {
     tools_schemas_ok = true;
@@ -128,6 +149,8 @@ static void tools_parse_schemas(void)
         tools_schemas[i] = json_loads(tools_rows[i].input_schema, 0, NULL);
         if (!tools_schemas[i])
             tools_schemas_ok = false;
+        else
+            tools_fill_limits(tools_schemas[i]);
     }
 }
 
@@ -436,17 +459,15 @@ static tools_err_t tools_take_item(const char *name, size_t i, const json_t *ite
                                    proto_map_t *args, char **err_text)
 {
     if (!json_is_object(v))
-        return tools_fail(err_text,
-                          "[talkback: item %zu of `%s` must be an object, not %s. Nothing ran.]",
-                          i + 1, name, tools_value_phrase(v));
+        return tools_fail(err_text, TX_GW_ITEM_NOT_OBJECT, i + 1, name, tools_value_phrase(v));
     size_t k;
     json_t *r;
     json_array_foreach(json_object_get(items, "required"), k, r)
     {
         const json_t *x = json_object_get(v, json_string_value(r) ? json_string_value(r) : "");
         if (!x || json_is_null(x))
-            return tools_fail(err_text, "[talkback: item %zu of `%s` has no `%s`. Nothing ran.]",
-                              i + 1, name, json_string_value(r) ? json_string_value(r) : "?");
+            return tools_fail(err_text, TX_GW_ITEM_MISSING, i + 1, name,
+                              json_string_value(r) ? json_string_value(r) : "?");
     }
     const char *pname;
     json_t *prop;
@@ -456,10 +477,8 @@ static tools_err_t tools_take_item(const char *name, size_t i, const json_t *ite
         if (!x || json_is_null(x))
             continue;
         if (!json_is_string(x))
-            return tools_fail(err_text,
-                              "[talkback: `%s` of item %zu of `%s` must be a string, not %s. "
-                              "Nothing ran.]",
-                              pname, i + 1, name, tools_value_phrase(x));
+            return tools_fail(err_text, TX_GW_ITEM_NOT_STRING, pname, i + 1, name,
+                              tools_value_phrase(x));
         char key[160];
         ops_item_key(key, sizeof key, name, i, pname);
         if (proto_map_set_str(args, key, json_string_value(x), json_string_length(x)) != 0)
@@ -611,20 +630,14 @@ static tools_err_t tools_check_aliases(const tools_def_t *t, const json_t *schem
         if (!a)
             continue;
         if (!a->right)
-            return tools_fail(err_text, "[talkback: %s has no argument `%s`. %s Nothing ran.]",
-                              t->name, name, a->instead);
+            return tools_fail(err_text, TX_GW_ALIAS_NONE, t->name, name, a->instead);
         const json_t *r = json_object_get(arguments, a->right);
         if (!a->never && r && !json_is_null(r))
             continue; /* the right one is there too: the wrong one is only ignored */
         if (r && !json_is_null(r))
-            return tools_fail(err_text,
-                              "[talkback: %s has no argument `%s`; send only `%s`. "
-                              "Nothing ran.]",
-                              t->name, name, a->right);
-        return tools_fail(err_text,
-                          "[talkback: %s has no argument `%s`: it is called `%s`. "
-                          "Nothing ran: call %s again with `%s`.]",
-                          t->name, name, a->right, t->name, a->right);
+            return tools_fail(err_text, TX_GW_ALIAS_ONLY, t->name, name, a->right);
+        return tools_fail(err_text, TX_GW_ALIAS_RENAMED, t->name, name, a->right, t->name,
+                          a->right);
     }
     return TOOLS_OK;
 }
@@ -635,21 +648,13 @@ static tools_err_t tools_take_array(const char *name, const json_t *prop, const 
                                     proto_map_t *args, char **err_text)
 {
     if (!json_is_array(v))
-        return tools_fail(err_text,
-                          "[talkback: argument `%s` must be an array, not %s. Nothing ran.]", name,
-                          tools_value_phrase(v));
+        return tools_fail(err_text, TX_GW_NOT_ARRAY, name, tools_value_phrase(v));
     int64_t lo = 0, hi = 0;
     size_t n = json_array_size(v);
     if (tools_as_int(json_object_get(prop, "minItems"), &lo) && (int64_t)n < lo)
-        return tools_fail(err_text,
-                          "[talkback: argument `%s` holds %zu item(s); it needs at least %lld. "
-                          "Nothing ran.]",
-                          name, n, (long long)lo);
+        return tools_fail(err_text, TX_GW_TOO_FEW, name, n, (long long)lo);
     if (tools_as_int(json_object_get(prop, "maxItems"), &hi) && (int64_t)n > hi)
-        return tools_fail(err_text,
-                          "[talkback: argument `%s` holds %zu items; at most %lld are allowed. "
-                          "Nothing ran.]",
-                          name, n, (long long)hi);
+        return tools_fail(err_text, TX_GW_TOO_MANY, name, n, (long long)hi);
     const json_t *items = json_object_get(prop, "items");
     size_t i;
     json_t *x;
@@ -684,20 +689,11 @@ void tools_ignored_note(const tools_def_t *t, const json_t *arguments, char *not
         const tools_alias_t *a = tools_alias_find(t, name);
         int n;
         if (a && a->right)
-            n = snprintf(note + at, len - at,
-                         "[talkback: argument `%.40s` was ignored: %s takes "
-                         "`%s` instead.]\n",
-                         name, t->name, a->right);
+            n = snprintf(note + at, len - at, TX_GW_IGNORED_INSTEAD, name, t->name, a->right);
         else if (names[0])
-            n = snprintf(note + at, len - at,
-                         "[talkback: argument `%.40s` was ignored: %s takes "
-                         "only %s.]\n",
-                         name, t->name, names);
+            n = snprintf(note + at, len - at, TX_GW_IGNORED_ONLY, name, t->name, names);
         else
-            n = snprintf(note + at, len - at,
-                         "[talkback: argument `%.40s` was ignored: %s takes "
-                         "no arguments.]\n",
-                         name, t->name);
+            n = snprintf(note + at, len - at, TX_GW_IGNORED_NONE, name, t->name);
         if (n < 0 || (size_t)n >= len - at) {
             note[at] = '\0'; /* keep whole lines only */
             break;
@@ -718,9 +714,7 @@ static tools_err_t tools_take_arg(const char *name, const json_t *prop, const js
 
     if (strcmp(type, "string") == 0) {
         if (!json_is_string(v))
-            return tools_fail(err_text,
-                              "[talkback: argument `%s` must be %s, not %s. Nothing ran.]", name,
-                              want, tools_value_phrase(v));
+            return tools_fail(err_text, TX_GW_WRONG_TYPE, name, want, tools_value_phrase(v));
         const json_t *en = json_object_get(prop, "enum");
         if (json_is_array(en)) {
             bool found = false;
@@ -739,9 +733,7 @@ static tools_err_t tools_take_arg(const char *name, const json_t *prop, const js
                     free(list);
                     return TOOLS_ENOMEM;
                 }
-                tools_err_t r = tools_fail(
-                    err_text, "[talkback: argument `%s` must be one of: %s. Nothing ran.]", name,
-                    list);
+                tools_err_t r = tools_fail(err_text, TX_GW_NOT_ONE_OF, name, list);
                 free(list);
                 return r;
             }
@@ -753,26 +745,19 @@ static tools_err_t tools_take_arg(const char *name, const json_t *prop, const js
     if (strcmp(type, "integer") == 0) {
         int64_t i;
         if (!tools_as_int(v, &i))
-            return tools_fail(err_text,
-                              "[talkback: argument `%s` must be %s, not %s. Nothing ran.]", name,
-                              want, tools_value_phrase(v));
+            return tools_fail(err_text, TX_GW_WRONG_TYPE, name, want, tools_value_phrase(v));
         return proto_map_set_int(args, name, i) == 0 ? TOOLS_OK : TOOLS_ENOMEM;
     }
     if (strcmp(type, "boolean") == 0) {
         if (!json_is_boolean(v))
-            return tools_fail(err_text,
-                              "[talkback: argument `%s` must be %s, not %s. Nothing ran.]", name,
-                              want, tools_value_phrase(v));
+            return tools_fail(err_text, TX_GW_WRONG_TYPE, name, want, tools_value_phrase(v));
         return proto_map_set_bool(args, name, json_is_true(v)) == 0 ? TOOLS_OK : TOOLS_ENOMEM;
     }
     if (strcmp(type, "array") == 0)
         return tools_take_array(name, prop, v, args, err_text);
     /* A schema type this code does not copy: a table error, refused
      * loudly rather than passed on half-understood. */
-    return tools_fail(err_text,
-                      "[talkback: argument `%s` has a type (%s) talkback cannot pass on. "
-                      "Nothing ran.]",
-                      name, type);
+    return tools_fail(err_text, TX_GW_TYPE_UNKNOWN, name, type);
 }
 
 /*
@@ -796,10 +781,8 @@ static tools_err_t tools_take_args(const json_t *schema, const json_t *arguments
         if (!v || json_is_null(v)) {
             const json_t *prop = json_object_get(json_object_get(schema, "properties"), name);
             const char *type = json_string_value(json_object_get(prop, "type"));
-            return tools_fail(err_text,
-                              "[talkback: argument `%s` is required and must be %s. "
-                              "Nothing ran.]",
-                              name, tools_type_phrase(type ? type : "string"));
+            return tools_fail(err_text, TX_GW_REQUIRED, name,
+                              tools_type_phrase(type ? type : "string"));
         }
     }
     /* Then every argument the schema names; others are ignored. */
@@ -833,10 +816,7 @@ static tools_err_t tools_request_wait(const tools_def_t *tool, const tools_limit
         tools_timeout_bounds(tool, lim, &dflt, &max, &capped);
         int64_t t = proto_map_int(&req->args, ARG_TIMEOUT, dflt);
         if (t < 1 || t > max)
-            return tools_fail(err_text,
-                              "[talkback: argument `timeout` must be between 1 and "
-                              "%lld seconds (default %lld).%s Nothing ran.]",
-                              (long long)max, (long long)dflt,
+            return tools_fail(err_text, TX_GW_TIMEOUT_RANGE, (long long)max, (long long)dflt,
                               capped ? " For longer work, start it in the background "
                                        "(CMD > work.log 2>&1 &) and read work.log in later calls."
                                      : "");
@@ -867,10 +847,8 @@ tools_err_t tools_build_request(const tools_def_t *tool, const json_t *arguments
     *out = NULL;
     *err_text = NULL;
     if (arguments && !json_is_object(arguments) && !json_is_null(arguments))
-        return tools_fail(err_text,
-                          "[talkback: the arguments of `%s` must be a JSON object, "
-                          "not %s. Nothing ran.]",
-                          tool->name, tools_value_phrase(arguments));
+        return tools_fail(err_text, TX_GW_ARGS_NOT_OBJECT, tool->name,
+                          tools_value_phrase(arguments));
 
     const json_t *schema = tools_parsed_schema(tool);
     if (!schema)
@@ -894,10 +872,8 @@ tools_err_t tools_build_request(const tools_def_t *tool, const json_t *arguments
         size_t len = 0;
         if (proto_map_str(&req->args, tool->sized_arg, &len) &&
             (int64_t)len > lim->write_file_max) {
-            rc = tools_fail(err_text,
-                            "[talkback: argument `%s` is %zu bytes, over the limit of "
-                            "%lld bytes. Nothing ran.]",
-                            tool->sized_arg, len, (long long)lim->write_file_max);
+            rc = tools_fail(err_text, TX_GW_ARG_BIG, tool->sized_arg, len,
+                            (long long)lim->write_file_max);
             goto done;
         }
     }

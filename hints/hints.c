@@ -477,6 +477,28 @@ const char *hints_entry_name(size_t i)
     return i < HINTS_N ? hint_at(i)->name : NULL;
 }
 
+const char *hints_entry_say(size_t i, int k)
+{
+    return i < HINTS_N && k >= 0 && k < 3 ? hint_at(i)->say[k] : NULL;
+}
+
+const char *hints_entry_on(size_t i)
+{
+    if (i >= HINTS_N)
+        return NULL;
+    const hint_t *h = hint_at(i);
+    if (h->on == HK_WRITE)
+        return "a write_file";
+    if (h->on == HK_TIMEOUT)
+        return "a run its timeout killed";
+    switch (h->exit) {
+    case HX_ZERO: return "a run that exited 0";
+    case HX_NONZERO: return "a run that failed";
+    case HX_CODE: return "a run with one exit code";
+    default: return "a run";
+    }
+}
+
 /* ---- limits as phrases ------------------------------------------------------------ */
 
 static void fmt_size(int64_t v, char *out, size_t outlen)

@@ -101,6 +101,11 @@ void hints_shutdown(void);
 
 /* Names of the table's entries, for tests: NULL past the end. */
 const char *hints_entry_name(size_t i);
+/* For the catalogue of texts (docs/talkback.md, tests/tools/texts-md.c):
+ * entry i's text k (0..2; NULL when it has none), and what it looks at as
+ * a phrase ("a run that failed", "a write_file", ...); NULL past the end. */
+const char *hints_entry_say(size_t i, int k);
+const char *hints_entry_on(size_t i);
 
 /* ---- retry memory ---------------------------------------------------------- */
 

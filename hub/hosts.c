@@ -8,6 +8,7 @@
 #include "hub/hosts.h"
 #include "proto/ops.h"
 #include "proto/optable.h"
+#include "talk/texts.h"
 
 #include <inttypes.h>
 #include <stdlib.h>

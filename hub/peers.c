@@ -14,6 +14,7 @@
 #include "hub/refusals.h"
 #include "proto/ops.h"
 #include "proto/optable.h"
+#include "talk/texts.h"
 
 void peers_refusal(core_t *c, const char *what, const hubauth_peer_t *peer, const char *fmt, ...)
 {
@@ -125,11 +126,10 @@ const char *peers_request_ok(core_t *c, proto_msg_t *m, const hubauth_peer_t *pe
         peers_refusal(c, "request-host", peer,
                       "refused a request %.40s %.40s for host %.64s from the key %s: %s",
                       m->kind ? m->kind : "?", m->name ? m->name : "?", m->host, peer->name, why);
-        return "[talkback: the hub refused this request: this worker's key is not for the host "
-               "it names]";
+        return TX_HUB_KEY_HOST;
     }
     if (!m->host && per_host && proto_msg_set_host(m, peer->host) != 0)
-        return "[talkback: the hub ran out of memory]";
+        return TX_HUB_NO_MEMORY;
     return NULL;
 }
 

@@ -52,6 +52,7 @@
 #include "hub/worker.h"
 #include "proto/ops.h"
 #include "proto/optable.h"
+#include "talk/texts.h"
 
 #define QUEUE_TICK_MS             100
 #define QUEUE_DEFAULT_DEADLINE_MS (30 * 60 * 1000)
@@ -90,12 +91,11 @@ static void queue_forget_host(queue_t *q, pending_t *p)
     const char *host = proto_map_str(&p->req->args, ARG_HOST, NULL);
     char text[256];
     if (!host || !*host) {
-        core_fail(&q->core, p, PROTO_ST_OK, "[talkback: forget_host needs the argument host]");
+        core_fail(&q->core, p, PROTO_ST_OK, TX_HUB_FORGET_NO_HOST);
         return;
     }
     if (!known_forget(q->core.known, host)) {
-        snprintf(text, sizeof text, "[talkback: host %.64s is not among the hosts the hub knows]",
-                 host);
+        snprintf(text, sizeof text, TX_HUB_FORGET_UNKNOWN, host);
         core_fail(&q->core, p, PROTO_ST_OK, text);
         return;
     }
@@ -106,7 +106,7 @@ static void queue_forget_host(queue_t *q, pending_t *p)
              host);
     proto_msg_t *r = proto_reply_new(p->req, PROTO_ST_OK, false, text);
     if (!r) {
-        core_fail(&q->core, p, PROTO_ST_INTERNAL, "[talkback: the hub ran out of memory]");
+        core_fail(&q->core, p, PROTO_ST_INTERNAL, TX_HUB_NO_MEMORY);
         return;
     }
     core_finish(&q->core, p, r);
@@ -122,7 +122,7 @@ static void queue_hosts(queue_t *q, pending_t *p)
     if (r)
         core_finish(&q->core, p, r);
     else
-        core_fail(&q->core, p, PROTO_ST_INTERNAL, "[talkback: the hub ran out of memory]");
+        core_fail(&q->core, p, PROTO_ST_INTERNAL, TX_HUB_NO_MEMORY);
 }
 
 const queue_op_t queue_ops[] = {
@@ -144,7 +144,7 @@ static void queue_answer_hub(queue_t *q, pending_t *p)
     if (r)
         core_finish(&q->core, p, r);
     else
-        core_fail(&q->core, p, PROTO_ST_INTERNAL, "[talkback: the hub ran out of memory]");
+        core_fail(&q->core, p, PROTO_ST_INTERNAL, TX_HUB_NO_MEMORY);
 }
 
 /* A new request: answered by the hub, held by route.c, or sent on. */
@@ -263,9 +263,7 @@ static void on_request(queue_t *q, zframe_t *identity, proto_msg_t *m, const hub
                       "refused a request %.40s %.40s from the key %s (it may send: %s)",
                       m->kind ? m->kind : "?", m->name ? m->name : "?", peer->name,
                       peer->submit && *peer->submit ? peer->submit : "nothing");
-        refuse_request(q, identity, m,
-                       "[talkback: the hub refused this request: this worker's key "
-                       "may not send it]");
+        refuse_request(q, identity, m, TX_HUB_KEY_MAY_NOT);
         return;
     }
     const char *why = peers_request_ok(&q->core, m, peer);
@@ -278,9 +276,7 @@ static void on_request(queue_t *q, zframe_t *identity, proto_msg_t *m, const hub
             &q->core, "open", peer,
             "refused a request from the key %s: it has %d open already (hub_peer_requests)",
             peer->name, q->opts.peer_requests);
-        refuse_request(q, identity, m,
-                       "[talkback: the hub refused this request: too many open "
-                       "requests from this worker (hub_peer_requests)]");
+        refuse_request(q, identity, m, TX_HUB_TOO_MANY_OPEN);
         return;
     }
     pending_t *p = calloc(1, sizeof *p);
@@ -372,8 +368,8 @@ static void inbox_item_free(void *item)
 {
     inbox_item_t *it = item;
     if (it->kind == IN_SUBMIT) {
-        core_ticket_complete(it->ticket, proto_reply_new(it->req, PROTO_ST_NO_WORKER, true,
-                                                         "[talkback: the gateway is stopping]"));
+        core_ticket_complete(it->ticket,
+                             proto_reply_new(it->req, PROTO_ST_NO_WORKER, true, TX_HUB_STOPPING));
         core_ticket_release(it->ticket);
         proto_msg_destroy(&it->req);
     }
@@ -389,8 +385,8 @@ static void on_inbox_item(void *item, void *arg)
     if (it->kind == IN_SUBMIT) {
         pending_t *p = calloc(1, sizeof *p);
         if (!p) {
-            core_ticket_complete(it->ticket, proto_reply_new(it->req, PROTO_ST_INTERNAL, true,
-                                                             "[talkback: out of memory]"));
+            core_ticket_complete(it->ticket,
+                                 proto_reply_new(it->req, PROTO_ST_INTERNAL, true, TX_HUB_OOM));
             core_ticket_release(it->ticket);
             proto_msg_destroy(&it->req);
         } else {
@@ -450,13 +446,11 @@ static void on_tick(queue_t *q)
     for (pending_t *p = q->core.pending, *nx; p; p = nx) {
         nx = p->next;
         if (!p->worker && !p->held && !core_dispatch(&q->core, p) && now >= p->wait_until)
-            core_fail(&q->core, p, PROTO_ST_NO_WORKER,
-                      "[talkback: no worker is running for this call]");
+            core_fail(&q->core, p, PROTO_ST_NO_WORKER, TX_HUB_NO_WORKER);
         else if (now >= p->deadline) {
             if (p->worker)
                 core_cancel(&q->core, p);
-            core_fail(&q->core, p, PROTO_ST_DEADLINE,
-                      "[talkback: no answer before the call's deadline]");
+            core_fail(&q->core, p, PROTO_ST_DEADLINE, TX_HUB_DEADLINE);
         }
     }
 }
@@ -500,8 +494,7 @@ static void *queue_thread(void *arg)
     /* Shutting down: every open request ends now. */
     on_inbox(q);
     while (q->core.pending)
-        core_fail(&q->core, q->core.pending, PROTO_ST_NO_WORKER,
-                  "[talkback: the gateway is stopping]");
+        core_fail(&q->core, q->core.pending, PROTO_ST_NO_WORKER, TX_HUB_STOPPING);
     return NULL;
 }
 

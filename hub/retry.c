@@ -7,6 +7,7 @@
 #include "common/log.h"
 #include "proto/ops.h"
 #include "proto/optable.h"
+#include "talk/texts.h"
 
 /* Which requests may be sent again: their rows' flags (proto/optable.h);
  * an operation not in the table, never. */
@@ -38,10 +39,9 @@ void retry_note_started(core_t *c, zframe_t *identity, const proto_msg_t *m)
  * started. */
 static void retry_lost(core_t *c, pending_t *p, retry_rule_t rule)
 {
-    proto_msg_t *r = proto_reply_new(p->req, PROTO_ST_WORKER_LOST, true,
-                                     "[talkback: the worker stopped while handling this call]");
+    proto_msg_t *r = proto_reply_new(p->req, PROTO_ST_WORKER_LOST, true, TX_HUB_WORKER_LOST);
     if (!r) {
-        core_fail(c, p, PROTO_ST_WORKER_LOST, "[talkback: the worker stopped]");
+        core_fail(c, p, PROTO_ST_WORKER_LOST, TX_HUB_WORKER_STOPPED);
         return;
     }
     proto_map_set_cstr(&r->data, DATA_KIND, p->req->kind ? p->req->kind : "");
@@ -64,7 +64,7 @@ void retry_worker_lost(core_t *c, worker_entry_t *w, int64_t now)
             if (p->worker)
                 core_cancel(c, p);
             else
-                core_fail(c, p, PROTO_ST_WORKER_LOST, "[talkback: the caller is gone]");
+                core_fail(c, p, PROTO_ST_WORKER_LOST, TX_HUB_CALLER_GONE);
             continue;
         }
         if (p->worker != w)

@@ -20,6 +20,7 @@
 #include "hub/core.h"
 #include "proto/optable.h"
 #include "proto/ops.h"
+#include "talk/texts.h"
 
 #define ROUTE_BUCKETS   4096
 #define ROUTE_PLACED_MS 3000 /* placements counted until HELLOs show them */
@@ -166,71 +167,36 @@ int route_place_pick(const route_host_t *hosts, size_t n, route_pick_t *why)
 
 void route_text_lost(char *out, size_t len, const char *host)
 {
-    snprintf(
-        out, len,
-        "[talkback: this chat's machine is on host %s, which is not reachable now. "
-        "Its files are kept there, so nothing ran elsewhere. Try again in a minute; if it stays "
-        "unreachable, ask the operator to bring that host back.]",
-        host);
+    snprintf(out, len, TX_HUB_HOST_GONE, host);
 }
 
 void route_text_moved(char *out, size_t len, const char *old_host, const char *new_host)
 {
-    snprintf(out, len,
-             "[talkback: this chat's machine was on host %s, which is not reachable now, so "
-             "this chat starts over on host %s (setting `on_host_lost` = place): the files made "
-             "before are not here.]",
-             old_host, new_host);
+    snprintf(out, len, TX_HUB_HOST_GONE_PLACED, old_host, new_host);
 }
 
 void route_text_unknown(char *out, size_t len, const char *host)
 {
-    snprintf(
-        out, len,
-        "[talkback: this chat's machine may be on host %s, which is not reachable now. "
-        "Nothing ran, and no new sandbox was made elsewhere: if the chat is there, its files are "
-        "kept there. Try again in a minute; if it stays unreachable, ask the operator (an operator "
-        "who retired host %s for good removes it with `talkbackctl forget %s`).]",
-        host, host, host);
+    snprintf(out, len, TX_HUB_HOST_MAYBE, host, host, host);
 }
 
 void route_text_maybe_moved(char *out, size_t len, const char *old_host, const char *new_host)
 {
-    snprintf(
-        out, len,
-        "[talkback: this chat's machine may have been on host %s, which is not "
-        "reachable now, so this chat starts on host %s (setting `on_host_lost` = place): files "
-        "made before, if any, are not here.]",
-        old_host, new_host);
+    snprintf(out, len, TX_HUB_HOST_MAYBE_PLACED, old_host, new_host);
 }
 
 void route_text_full(char *out, size_t len, size_t n_full, size_t n_draining)
 {
     if (n_full == 0)
-        snprintf(
-            out, len,
-            "[talkback: every sandbox host is draining (no new chats are placed on "
-            "them), so this chat's sandbox was not started and nothing ran. Tell the user to try "
-            "again later; the operator can undrain a host (`talkbackctl undrain HOST`).]");
+        snprintf(out, len, TX_HUB_ALL_DRAINING);
     else
-        snprintf(
-            out, len,
-            "[talkback: no sandbox host has room for a new chat: %zu run%s the most "
-            "sandboxes they may (setting `max_running`)%s, so this chat's sandbox was not started "
-            "and nothing ran. Tell the user: a chat's sandbox stops after some minutes without "
-            "calls, so try again in a few minutes; the operator can raise `max_running`, add a "
-            "host or undrain one.]",
-            n_full, n_full == 1 ? "s" : "", n_draining ? " and the others are draining" : "");
+        snprintf(out, len, TX_HUB_NO_ROOM, n_full, n_full == 1 ? "s" : "",
+                 n_draining ? " and the others are draining" : "");
 }
 
 void route_text_unanswered(char *out, size_t len, const char *host)
 {
-    snprintf(
-        out, len,
-        "[talkback: host %s did not say in time whether it holds this chat's machine, "
-        "so nothing ran (a new sandbox elsewhere could hide this chat's files). Try again in a "
-        "minute.]",
-        host);
+    snprintf(out, len, TX_HUB_LOCATE_SLOW, host);
 }
 
 /* ---- the hub's side ---------------------------------------------------------------- */
@@ -412,8 +378,7 @@ static void locate_fanout(route_t *r, locating_t *l, int64_t now)
         }
     if (l->outstanding == 0) {
         l->done = true;
-        l->text =
-            strdup("[talkback: no sandbox host could be asked where this chat is; try again]");
+        l->text = strdup(TX_HUB_LOCATE_NONE);
     }
 }
 
@@ -424,7 +389,7 @@ static void locate_start(route_t *r, pending_t *p, const char *lost, int64_t now
     if (!l || !(l->conv = strdup(p->req->conv)) || (lost && !(l->lost = strdup(lost)))) {
         if (l)
             locating_free(l);
-        core_fail(r->core, p, PROTO_ST_INTERNAL, "[talkback: out of memory]");
+        core_fail(r->core, p, PROTO_ST_INTERNAL, TX_HUB_OOM);
         return;
     }
     /* Fail-closed: only an operation whose row says so makes a sandbox. */
@@ -690,8 +655,7 @@ void route_tick(route_t *r)
             if (!route_admit(r, p))
                 core_dispatch(r->core, p);
         } else if (now >= p->wait_until) {
-            core_fail(r->core, p, PROTO_ST_NO_WORKER,
-                      "[talkback: no worker is running for this call]");
+            core_fail(r->core, p, PROTO_ST_NO_WORKER, TX_HUB_NO_WORKER);
         } else {
             break;
         }

@@ -34,6 +34,7 @@
 #include "hub/hubkeys.h"
 #include "proto/ops.h"
 #include "proto/optable.h"
+#include "talk/texts.h"
 
 #define WORKER_REDIAL_MS 5000 /* after a failed handshake */
 
@@ -142,8 +143,7 @@ bool worker_job_cancelled(worker_job_t *job)
 proto_msg_t *worker_unknown_op(const char *kind, const proto_msg_t *req)
 {
     char text[200];
-    snprintf(text, sizeof text, "[talkback: the %s has no operation \"%.40s\"]",
-             ops_kind_label(kind), req->name ? req->name : "");
+    snprintf(text, sizeof text, TX_WK_UNKNOWN_OP, ops_kind_label(kind), req->name ? req->name : "");
     return proto_reply_new(req, PROTO_ST_BAD_REQUEST, true, text);
 }
 
@@ -152,14 +152,9 @@ proto_msg_t *worker_check_ids(const char *kind, const proto_msg_t *req)
     if (!ops_has(kind, req->name, OPS_CONV))
         return NULL;
     if (convid_check(req->conv) != CONVID_OK)
-        return proto_reply_new(
-            req, PROTO_ST_OK, true,
-            "[talkback refused this call: the conversation id is unusable, so talkback cannot "
-            "tell which chat's sandbox to use. Nothing ran.]");
+        return proto_reply_new(req, PROTO_ST_OK, true, TX_SB_BAD_CONV);
     if (req->user && !convid_user_ok(req->user))
-        return proto_reply_new(
-            req, PROTO_ST_OK, true,
-            "[talkback refused this call: the user id is unusable. Nothing ran.]");
+        return proto_reply_new(req, PROTO_ST_OK, true, TX_SB_BAD_USER);
     return NULL;
 }
 
@@ -187,8 +182,7 @@ static void *job_thread(void *arg)
     worker_t *w = e->job.worker;
     proto_msg_t *reply = job_reply(w, &e->job);
     if (!reply)
-        reply = proto_reply_new(e->req, PROTO_ST_INTERNAL, true,
-                                "[talkback: the worker failed on this call]");
+        reply = proto_reply_new(e->req, PROTO_ST_INTERNAL, true, TX_HUB_WORKER_FAILED);
     if (!reply && (reply = proto_msg_new(PROTO_REPLY)))
         reply->status = PROTO_ST_INTERNAL;
     if (reply) {
@@ -223,8 +217,7 @@ static void start_jobs_locked(worker_t *w)
             log_error("cannot start a thread: %s", strerror(errno));
             list_remove(&w->jobs, &e->link);
             w->running--;
-            proto_msg_t *r = proto_reply_new(e->req, PROTO_ST_INTERNAL, true,
-                                             "[talkback: the worker is out of threads; try again]");
+            proto_msg_t *r = proto_reply_new(e->req, PROTO_ST_INTERNAL, true, TX_HUB_NO_THREADS);
             pthread_mutex_unlock(&w->mu);
             if (r) {
                 outbox_push(w, r, false);
@@ -733,8 +726,7 @@ proto_msg_t *worker_call(worker_t *w, proto_msg_t *req, worker_job_t *job)
 
     proto_msg_t *reply = c.reply;
     if (!reply)
-        reply = proto_reply_new(req, PROTO_ST_DEADLINE, true,
-                                "[talkback: no answer before the call's deadline]");
+        reply = proto_reply_new(req, PROTO_ST_DEADLINE, true, TX_HUB_DEADLINE);
     proto_msg_destroy(&req);
     return reply;
 }

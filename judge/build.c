@@ -5,6 +5,7 @@
  * saw, so a compile can never pass for a reuse.
  */
 #include "judge/build.h"
+#include "talk/texts.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -78,18 +79,13 @@ static void say_not_built(const ops_exec_t *x, int ctimeout, int64_t memory, tex
 {
     int rc = (int)x->exit_code;
     if (x->timed_out) {
-        textbuf_printf(t, "COMPILE ERROR: the compiler ran longer than %d s and was stopped.\n",
-                       ctimeout);
+        textbuf_printf(t, TX_JG_COMPILE_SLOW, ctimeout);
     } else if (rc == 137) {
-        textbuf_puts(
-            t,
-            "COMPILE ERROR: the compiler was killed, most likely out of memory (this sandbox has ");
+        textbuf_puts(t, TX_JG_COMPILE_KILLED);
         judge_say_memory(t, x, memory);
         textbuf_puts(t, ").\n");
     } else {
-        textbuf_printf(
-            t, "COMPILE ERROR: the program did not compile (exit code %d), so it did not run.\n",
-            rc);
+        textbuf_printf(t, TX_JG_COMPILE_FAILED, rc);
     }
 }
 
@@ -125,11 +121,7 @@ judge_build_t judge_build(worker_job_t *job, const judge_opts_t *o, const langua
     judge_build_t res = JUDGE_BUILT;
     if (x.exit_code == 0 && !x.timed_out && out && olen == (size_t)ml &&
         memcmp(out, marker, olen) == 0) {
-        textbuf_printf(
-            t,
-            "Build reused: this sandbox compiled the same %s source with the same line before, "
-            "so that build runs (not compiled again).\n",
-            lang->name);
+        textbuf_printf(t, TX_JG_BUILD_REUSED, languages_title(lang));
     } else {
         if (out && olen)
             judge_trim_compiler_output(out, olen, 40, 6000, t);

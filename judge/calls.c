@@ -4,6 +4,7 @@
 #include <inttypes.h>
 
 #include "proto/ops.h"
+#include "talk/texts.h"
 
 /* A request to the sandbox manager for the conversation of req. */
 static proto_msg_t *judge_request(const proto_msg_t *req, const char *op, int64_t deadline_ms)
@@ -76,19 +77,13 @@ bool judge_failed(const proto_msg_t *r)
 void judge_failure_text(const proto_msg_t *r, textbuf_t *t)
 {
     if (!r)
-        textbuf_puts(t, "[talkback: out of memory in the judge. Try again.]\n");
+        textbuf_puts(t, TX_JG_NO_MEMORY_SAY);
     else if (r->status == PROTO_ST_NO_WORKER)
-        textbuf_puts(
-            t, "[talkback: the sandbox manager is not running, so nothing ran. Try the same call "
-               "again "
-               "in a minute; if it keeps failing, tell the user the sandbox service is down.]\n");
+        textbuf_puts(t, TX_JG_MANAGER_DOWN);
     else if (r->status == PROTO_ST_WORKER_LOST)
-        textbuf_puts(
-            t, "[talkback: the sandbox manager stopped before your program ran, so nothing ran. "
-               "Call run_code again.]\n");
+        textbuf_puts(t, TX_JG_MANAGER_LOST_BEFORE);
     else if (r->status == PROTO_ST_DEADLINE)
-        textbuf_puts(t, "[talkback: the sandbox did not answer in time, before your program ran, "
-                        "so nothing ran. Call run_code again.]\n");
+        textbuf_puts(t, TX_JG_SANDBOX_SLOW_BEFORE);
     else if (r->text)
         textbuf_append(t, r->text, r->text_len);
 }
@@ -96,15 +91,9 @@ void judge_failure_text(const proto_msg_t *r, textbuf_t *t)
 void judge_program_failure_text(const proto_msg_t *r, textbuf_t *t)
 {
     if (r && r->status == PROTO_ST_WORKER_LOST)
-        textbuf_puts(
-            t, "[talkback: the sandbox manager stopped while your program was running, so its "
-               "result is lost: the program may or may not have run to the end, and it was not "
-               "run again. Check what it left with run (e.g. `ls -l /work`) before assuming "
-               "anything, then call run_code again.]\n");
+        textbuf_puts(t, TX_JG_MANAGER_LOST_RUNNING);
     else if (r && r->status == PROTO_ST_DEADLINE)
-        textbuf_puts(t, "[talkback: the sandbox did not answer in time while your program was "
-                        "running: the program may or may not have run to the end. Check what it "
-                        "left with run before assuming anything, then call run_code again.]\n");
+        textbuf_puts(t, TX_JG_SANDBOX_SLOW_RUNNING);
     else
         judge_failure_text(r, t);
 }

@@ -14,6 +14,7 @@
 #include "judge/stats.h"
 #include "hints/output.h"
 #include "proto/ops.h"
+#include "talk/texts.h"
 
 /* Shown of one input or output in a tests call, and of the output of a
  * run stopped at the output limit. */
@@ -72,16 +73,13 @@ static const char *say_crash(const ops_exec_t *x, const judge_case_t *c, int rc,
 {
     int sig = rc > 128 && rc < 128 + 65 ? rc - 128 : 0;
     if (sig == SIGKILL) {
-        textbuf_puts(
-            v, "CRASH: the program was killed (exit code 137, SIGKILL), most likely because it ran "
-               "out of memory: this sandbox has ");
+        textbuf_puts(v, TX_JG_CRASH_KILLED);
         judge_say_memory(v, x, memory);
         textbuf_puts(v, ".\n");
     } else if (sig && judge_signal_name(sig)) {
-        textbuf_printf(v, "CRASH: the program was killed by signal %d, %s.\n", sig,
-                       judge_signal_name(sig));
+        textbuf_printf(v, TX_JG_CRASH_SIGNAL, sig, judge_signal_name(sig));
     } else {
-        textbuf_printf(v, "CRASH: the program exited with code %d (a run-time error)%s.\n", rc,
+        textbuf_printf(v, TX_JG_CRASH_EXIT, rc,
                        c->expected ? "; an accepted program exits with 0" : "");
     }
     return "crash";
@@ -152,25 +150,15 @@ static const char *judge_verdict(const judge_runner_t *jr, const ops_exec_t *x,
 {
     int rc = (int)x->exit_code;
     if (x->cancelled) {
-        textbuf_puts(v, "[cancelled: the program and everything it started were killed]\n");
+        textbuf_puts(v, TX_JG_CANCELLED);
         return "cancelled";
     }
     if (x->output_limited) {
-        textbuf_printf(v,
-                       "OUTPUT LIMIT: the program printed more than %" PRId64
-                       " bytes and was stopped at once "
-                       "(only the head of what it printed is shown). It prints in a loop that does "
-                       "not end, or "
-                       "far more than the task asks for.\n",
-                       jr->output_limit);
+        textbuf_printf(v, TX_JG_OUTPUT_LIMIT, jr->output_limit);
         return "output limit";
     }
     if (x->timed_out) {
-        textbuf_printf(
-            v,
-            "TIMEOUT: the program ran longer than %d s and was killed, with everything it started. "
-            "It loops forever, waits for input that was not given, or is too slow.\n",
-            jr->timeout_s);
+        textbuf_printf(v, TX_JG_TIMEOUT, jr->timeout_s);
         return "timeout";
     }
     if (rc != 0)

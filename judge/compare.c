@@ -61,6 +61,7 @@
  *    and with none ("no output was expected").
  */
 #include "judge/compare.h"
+#include "talk/texts.h"
 
 #include <ctype.h>
 #include <math.h>
@@ -731,21 +732,11 @@ static void put_line(textbuf_t *out, const char *label, const char *s)
 void compare_render(const compare_result_t *res, textbuf_t *out)
 {
     switch (res->verdict) {
-    case COMPARE_PASS: textbuf_puts(out, "PASS: the output matches the expected output.\n"); break;
-    case COMPARE_PASS_SPACING:
-        textbuf_puts(out, "PASS: the output matches the expected output (only spacing differs: "
-                          "extra or missing spaces between values were ignored).\n");
-        break;
-    case COMPARE_PASS_FLOAT:
-        textbuf_puts(out, "PASS: the output matches the expected output (numbers differ by at most "
-                          "1e-6, which counts as equal).\n");
-        break;
+    case COMPARE_PASS: textbuf_puts(out, TX_JG_PASS); break;
+    case COMPARE_PASS_SPACING: textbuf_puts(out, TX_JG_PASS_SPACING); break;
+    case COMPARE_PASS_FLOAT: textbuf_puts(out, TX_JG_PASS_FLOAT); break;
     case COMPARE_FAIL_PROMPT:
-        textbuf_printf(out,
-                       "FAIL: the program prints an input prompt (`%s`). Nobody types here: the "
-                       "input comes from stdin, all at once. Remove every prompt and print only "
-                       "what the task asks for.\n",
-                       res->prompt ? res->prompt : "");
+        textbuf_printf(out, TX_JG_FAIL_PROMPT, res->prompt ? res->prompt : "");
         /* The first difference, as far as it was found: a differing line
          * has both sides, a missing or extra line one. */
         if (res->expected_line)
@@ -754,40 +745,27 @@ void compare_render(const compare_result_t *res, textbuf_t *out)
             put_line(out, GOT_LABEL, res->got_line);
         break;
     case COMPARE_FAIL_LINE:
-        textbuf_printf(out, "FAIL: line %zu differs.\n", res->line);
+        textbuf_printf(out, TX_JG_FAIL_LINE, res->line);
         put_line(out, EXPECTED_LABEL, res->expected_line);
         put_line(out, GOT_LABEL, res->got_line);
         break;
     case COMPARE_FAIL_MISSING:
-        textbuf_printf(out,
-                       "FAIL: the output stops after line %zu, but %zu lines were expected. "
-                       "The first missing line is:\n",
-                       res->got_lines, res->expected_lines);
+        textbuf_printf(out, TX_JG_FAIL_MISSING, res->got_lines, res->expected_lines);
         put_line(out, EXPECTED_LABEL, res->expected_line);
         break;
     case COMPARE_FAIL_EXTRA: {
         size_t more = res->got_lines - res->expected_lines;
         if (res->expected_lines == 0)
-            textbuf_printf(out,
-                           "FAIL: no output was expected, but the program printed %zu line(s), "
-                           "starting with:\n",
-                           more);
+            textbuf_printf(out, TX_JG_FAIL_UNEXPECTED, more);
         else if (res->expected_lines == 1)
-            textbuf_printf(out,
-                           "FAIL: the expected line matches, but the output goes on with %zu more "
-                           "line(s), starting with:\n",
-                           more);
+            textbuf_printf(out, TX_JG_FAIL_EXTRA_ONE, more);
         else
-            textbuf_printf(out,
-                           "FAIL: all %zu expected lines match, but the output goes on with %zu "
-                           "more line(s), starting with:\n",
-                           res->expected_lines, more);
+            textbuf_printf(out, TX_JG_FAIL_EXTRA, res->expected_lines, more);
         put_line(out, GOT_LABEL, res->got_line);
         break;
     }
     case COMPARE_FAIL_EMPTY:
-        textbuf_puts(out, "FAIL: the program printed nothing, but output was expected. "
-                          "The first expected line is:\n");
+        textbuf_puts(out, TX_JG_FAIL_EMPTY);
         put_line(out, EXPECTED_LABEL, res->expected_line);
         break;
     }

@@ -10,6 +10,7 @@
 
 #include "judge/calls.h"
 #include "proto/ops.h"
+#include "talk/texts.h"
 
 #define INSTALL_SCRIPT                                                                             \
     "command -v %s >/dev/null 2>&1 && exit 0\n"                                                    \
@@ -18,13 +19,8 @@
     ">/dev/null && exit 10\n"                                                                      \
     "tail -n 3 /tmp/talkback-install.log | cut -c1-200\nexit 11\n"
 
-#define SAY_INSTALLED                                                                              \
-    "Installed %s in this sandbox on first use (apt-get install -y %s): %.1f s. Later runs in "    \
-    "this chat find it there.\n"
-#define SAY_FAILED                                                                                 \
-    "[talkback: %s is not in this sandbox yet, and installing it failed (apt-get install -y %s%s)" \
-    "%s%.*s. Check that the sandbox reaches Debian's archive (run: apt-get update), then call "    \
-    "run_code again. Nothing ran.]\n"
+#define SAY_INSTALLED TX_JG_INSTALLED
+#define SAY_FAILED    TX_JG_INSTALL_FAILED
 
 judge_install_t judge_install(worker_job_t *job, const judge_opts_t *o, const language_t *lang,
                               textbuf_t *t, bool *noticed)
@@ -47,7 +43,8 @@ judge_install_t judge_install(worker_job_t *job, const judge_opts_t *o, const la
     if (!x.timed_out && x.exit_code == 0) {
         res = JUDGE_INSTALL_HAD;
     } else if (!x.timed_out && x.exit_code == 10) {
-        textbuf_printf(t, SAY_INSTALLED, lang->name, lang->install, (double)x.elapsed_ms / 1000.0);
+        textbuf_printf(t, SAY_INSTALLED, languages_title(lang), lang->install,
+                       (double)x.elapsed_ms / 1000.0);
         res = JUDGE_INSTALL_DONE;
     } else {
         /* The log's last lines, on one line, without control bytes
@@ -61,7 +58,8 @@ judge_install_t judge_install(worker_job_t *job, const judge_opts_t *o, const la
         char when[64] = "";
         if (x.timed_out)
             snprintf(when, sizeof when, ", stopped after %d s", tmo);
-        textbuf_printf(t, SAY_FAILED, lang->name, lang->install, when, n ? ": " : "", (int)n, why);
+        textbuf_printf(t, SAY_FAILED, languages_title(lang), lang->install, when, n ? ": " : "",
+                       (int)n, why);
     }
     proto_msg_destroy(&r);
     return res;

@@ -38,10 +38,10 @@
 #include "judge/others.h"
 #include "judge/languages.h"
 #include "proto/ops.h"
+#include "talk/texts.h"
 
-#define DONT_ANSWER "Don't answer yet: fix the code and call run_code again until it says PASS.\n"
+#define DONT_ANSWER TX_JG_DONT_ANSWER
 #define HISTORY_DIR "/var/lib/talkback"
-#define TESTS_MAX   20 /* cases in one call: the gateway's schema says the same */
 
 /* ---- history ------------------------------------------------------------------- */
 
@@ -116,28 +116,17 @@ static proto_msg_t *check_args(const proto_msg_t *req, const language_t *lang, c
         if (other)
             others_say(other, list, text, sizeof text);
         else
-            snprintf(text, sizeof text,
-                     "[talkback: run_code does not know the language `%s`. Use one of: %s. "
-                     "Nothing ran.]",
-                     lname ? lname : "", list);
+            snprintf(text, sizeof text, TX_JG_UNKNOWN_LANGUAGE, lname ? lname : "", list);
         return refuse(req, text);
     }
     if (!code || clen == 0 || memchr(code, '\0', clen))
-        return refuse(
-            req,
-            "[talkback: argument `code` is required: the whole program as a string. Nothing ran.]");
+        return refuse(req, TX_JG_NO_CODE);
     bool single = proto_map_get(&req->args, ARG_INPUT) || proto_map_get(&req->args, ARG_EXPECTED);
     if (ntests && single)
-        return refuse(req, "[talkback: send either `tests` or `input` and `expected`, not both. "
-                           "For several cases, "
-                           "put every input with its expected output in `tests`: [{\"input\": "
-                           "\"...\", \"expected\": "
-                           "\"...\"}, ...]; for one case, send `input` and `expected` without "
-                           "`tests`. Nothing ran.]");
-    if (ntests < 0 || ntests > TESTS_MAX) {
+        return refuse(req, TX_JG_TESTS_AND_INPUT);
+    if (ntests < 0 || ntests > ARG_TESTS_MAX) {
         char text[160];
-        snprintf(text, sizeof text, "[talkback: `tests` holds at most %d cases. Nothing ran.]",
-                 TESTS_MAX);
+        snprintf(text, sizeof text, TX_JG_TOO_MANY_TESTS, ARG_TESTS_MAX);
         return refuse(req, text);
     }
     return NULL;
@@ -167,10 +156,10 @@ static const char *run_tests(const judge_runner_t *jr, const proto_msg_t *req, i
             fl += (size_t)snprintf(failed + fl, sizeof failed - fl, "%s%d", fl ? ", " : "", i + 1);
     }
     if (passed == n) {
-        textbuf_printf(jr->t, "PASS: all %d tests passed.\n", n);
+        textbuf_printf(jr->t, TX_JG_PASS_ALL, n);
         return "pass";
     }
-    textbuf_printf(jr->t, "FAIL: %d of %d tests passed; failed: test %s.\n", passed, n, failed);
+    textbuf_printf(jr->t, TX_JG_FAIL_SOME, passed, n, failed);
     return "fail";
 }
 
@@ -190,8 +179,7 @@ static proto_msg_t *run_program(worker_job_t *job, const judge_opts_t *o, const 
     bool noticed = false, lost = false;
     const char *verdict = NULL;
     if (!file || !run || (lang->compile && !compile) || !images) {
-        reply =
-            proto_reply_new(req, PROTO_ST_INTERNAL, true, "[talkback: out of memory in the judge]");
+        reply = proto_reply_new(req, PROTO_ST_INTERNAL, true, TX_JG_NO_MEMORY);
         goto out;
     }
     char path[512];

@@ -8,6 +8,8 @@
  */
 #include "judge/languages.h"
 
+#include "talk/langs.h"
+
 #include <ctype.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -16,103 +18,75 @@
 #include <strings.h>
 
 static const language_t languages[] = {
-    { "C", "c", "c gcc c11 c17", "main.c", "gcc -O2 -std=gnu17 -pipe -o main {file} -lm", "./main",
-      "main", false, NULL, NULL },
-    { "C++", "cpp", "c++ cpp cxx cc g++ cplusplus c++17 cpp17", "main.cpp",
+    { "c", "main.c", "gcc -O2 -std=gnu17 -pipe -o main {file} -lm", "./main", "main", false, NULL,
+      NULL },
+    { "cpp", "main.cpp",
       "g++ -O2 -std=c++17 -pipe -I/opt/talkback/pch -Winvalid-pch -o main {file}", "./main", "main",
       false, NULL, NULL },
-    { "Python", "python", "python python3 py py3", "main.py", NULL, "python3 {file}", NULL, false,
-      NULL, NULL },
-    { "JavaScript", "javascript", "javascript js node nodejs", "main.js", NULL, "node {file}", NULL,
-      false, NULL, NULL },
-    { "Bash", "bash", "bash sh shell", "main.sh", NULL, "bash {file}", NULL, false, NULL, NULL },
-    { "Rust", "rust", "rust rs rustc", "main.rs", "rustc -O -o main {file}", "./main", "main",
-      false, NULL, NULL },
-    { "Go", "go", "go golang", "main.go", "go build -o main {file}", "./main", "main", false, NULL,
-      NULL },
-    { "Java", "java", "java", "{class}.java",
-      "javac -J-Xmx160m -J-XX:TieredStopAtLevel=1 -d . {file}",
+    { "python", "main.py", NULL, "python3 {file}", NULL, false, NULL, NULL },
+    { "javascript", "main.js", NULL, "node {file}", NULL, false, NULL, NULL },
+    { "bash", "main.sh", NULL, "bash {file}", NULL, false, NULL, NULL },
+    { "rust", "main.rs", "rustc -O -o main {file}", "./main", "main", false, NULL, NULL },
+    { "go", "main.go", "go build -o main {file}", "./main", "main", false, NULL, NULL },
+    { "java", "{class}.java", "javac -J-Xmx160m -J-XX:TieredStopAtLevel=1 -d . {file}",
       "java -Xmx160m -Xss64m -cp . {class}", "*.class", false, NULL, NULL },
-    { "Kotlin", "kotlin", "kotlin kt kts", "main.kt",
-      "JAVA_OPTS=-Xmx160m kotlinc {file} -include-runtime -d main.jar",
+    { "kotlin", "main.kt", "JAVA_OPTS=-Xmx160m kotlinc {file} -include-runtime -d main.jar",
       "java -Xmx160m -Xss64m -jar main.jar", "main.jar", false, NULL, NULL },
-    { "C#", "csharp", "c# cs csharp mono", "main.cs", "mcs -out:main.exe {file}", "mono main.exe",
-      "main.exe", false, NULL, NULL },
-    { "Haskell", "haskell", "haskell hs ghc", "main.hs", "ghc -O1 -o main {file} +RTS -M200m -RTS",
-      "./main", "main", true, NULL, NULL },
-    { "Lua", "lua", "lua lua5.4", "main.lua", NULL, "lua5.4 {file}", NULL, false, NULL, NULL },
-    { "Perl", "perl", "perl pl perl5", "main.pl", NULL, "perl {file}", NULL, false, NULL, NULL },
-    { "AWK", "awk", "awk gawk mawk", "main.awk", NULL, "awk -f {file}", NULL, false, NULL, NULL },
+    { "csharp", "main.cs", "mcs -out:main.exe {file}", "mono main.exe", "main.exe", false, NULL,
+      NULL },
+    { "haskell", "main.hs", "ghc -O1 -o main {file} +RTS -M200m -RTS", "./main", "main", true, NULL,
+      NULL },
+    { "lua", "main.lua", NULL, "lua5.4 {file}", NULL, false, NULL, NULL },
+    { "perl", "main.pl", NULL, "perl {file}", NULL, false, NULL, NULL },
+    { "awk", "main.awk", NULL, "awk -f {file}", NULL, false, NULL, NULL },
     /* Installed on first use in the chat's sandbox (judge/install.h). */
-    { "Ruby", "ruby", "ruby rb", "main.rb", NULL, "ruby {file}", NULL, false, "ruby", "ruby" },
-    { "PHP", "php", "php", "main.php", NULL, "php {file}", NULL, false, "php-cli", "php" },
-    { "Tcl", "tcl", "tcl tclsh", "main.tcl", NULL, "tclsh {file}", NULL, false, "tcl", "tclsh" },
-    { "Fortran", "fortran", "fortran f90 f95 gfortran", "main.f90", "gfortran -O2 -o main {file}",
-      "./main", "main", false, "gfortran", "gfortran" },
-    { "Pascal", "pascal", "pascal pas fpc freepascal delphi", "main.pas",
-      "fpc -O2 -v0 -omain {file}", "./main", "main", false, "fp-compiler", "fpc" },
-    { "D", "d", "d dlang gdc", "main.d", "gdc -O2 -o main {file}", "./main", "main", false, "gdc",
-      "gdc" },
-    { "OCaml", "ocaml", "ocaml ml", "main.ml", "ocamlopt -o main {file}", "./main", "main", false,
-      "ocaml-nox", "ocamlopt" },
-    { "Common Lisp", "lisp", "lisp common-lisp commonlisp sbcl cl", "main.lisp", NULL,
-      "sbcl --script {file}", NULL, false, "sbcl", "sbcl" },
-    { "Prolog", "prolog", "prolog swipl swi-prolog", "main.pl", NULL,
-      "swipl -q -g main -t halt {file}", NULL, false, "swi-prolog-nox", "swipl" },
-    { "SQL", "sql", "sql sqlite sqlite3", "main.sql", NULL, "sqlite3 -bail :memory: '.read {file}'",
-      NULL, false, "sqlite3", "sqlite3" },
-    { "Ada", "ada", "ada gnat", "main.adb", "gnatmake -q -O2 {file}", "./main", "main", false,
-      "gnat", "gnatmake" },
-    { "R", "r", "r rscript rlang", "main.R", NULL, "Rscript {file}", NULL, false, "r-base-core",
-      "Rscript" },
-    { "Scheme", "scheme", "scheme guile scm", "main.scm", NULL, "guile --no-auto-compile -s {file}",
-      NULL, false, "guile-3.0", "guile" },
-    { "Erlang", "erlang", "erlang erl escript", "main.erl", NULL, "escript {file}", NULL, false,
-      "erlang-nox", "escript" },
-    { "Objective-C", "objc", "objc objective-c objectivec obj-c", "main.m",
-      "gcc -O2 -o main {file} -lobjc", "./main", "main", false, "gobjc",
+    { "ruby", "main.rb", NULL, "ruby {file}", NULL, false, "ruby", "ruby" },
+    { "php", "main.php", NULL, "php {file}", NULL, false, "php-cli", "php" },
+    { "tcl", "main.tcl", NULL, "tclsh {file}", NULL, false, "tcl", "tclsh" },
+    { "fortran", "main.f90", "gfortran -O2 -o main {file}", "./main", "main", false, "gfortran",
+      "gfortran" },
+    { "pascal", "main.pas", "fpc -O2 -v0 -omain {file}", "./main", "main", false, "fp-compiler",
+      "fpc" },
+    { "d", "main.d", "gdc -O2 -o main {file}", "./main", "main", false, "gdc", "gdc" },
+    { "ocaml", "main.ml", "ocamlopt -o main {file}", "./main", "main", false, "ocaml-nox",
+      "ocamlopt" },
+    { "lisp", "main.lisp", NULL, "sbcl --script {file}", NULL, false, "sbcl", "sbcl" },
+    { "prolog", "main.pl", NULL, "swipl -q -g main -t halt {file}", NULL, false, "swi-prolog-nox",
+      "swipl" },
+    { "sql", "main.sql", NULL, "sqlite3 -bail :memory: '.read {file}'", NULL, false, "sqlite3",
+      "sqlite3" },
+    { "ada", "main.adb", "gnatmake -q -O2 {file}", "./main", "main", false, "gnat", "gnatmake" },
+    { "r", "main.R", NULL, "Rscript {file}", NULL, false, "r-base-core", "Rscript" },
+    { "scheme", "main.scm", NULL, "guile --no-auto-compile -s {file}", NULL, false, "guile-3.0",
+      "guile" },
+    { "erlang", "main.erl", NULL, "escript {file}", NULL, false, "erlang-nox", "escript" },
+    { "objc", "main.m", "gcc -O2 -o main {file} -lobjc", "./main", "main", false, "gobjc",
       "/usr/libexec/gcc/x86_64-linux-gnu/14/cc1obj" /* gcc is there without it */ },
-    { "COBOL", "cobol", "cobol cob cbl gnucobol cobc", "main.cob", "cobc -x -o main {file}",
-      "./main", "main", false, "gnucobol3", "cobc" },
+    { "cobol", "main.cob", "cobc -x -o main {file}", "./main", "main", false, "gnucobol3", "cobc" },
 };
 
 #define LANGUAGES_N (sizeof languages / sizeof languages[0])
 
-bool languages_name(const char *name, const char **start, size_t *len)
-{
-    if (!name)
-        return false;
-    while (isspace((unsigned char)*name))
-        name++;
-    size_t n = strlen(name);
-    while (n && isspace((unsigned char)name[n - 1]))
-        n--;
-    *start = name;
-    *len = n;
-    return n > 0 && n <= 32;
-}
-
-bool languages_alias_is(const char *aliases, const char *name, size_t n)
-{
-    for (const char *a = aliases; *a;) {
-        size_t al = strcspn(a, " ");
-        if (al == n && strncasecmp(a, name, n) == 0)
-            return true;
-        a += al;
-        a += strspn(a, " ");
-    }
-    return false;
-}
-
+/* The names are talk/langs.c's row of the same tag: the one table of
+ * names and aliases the reply proxy reads too. */
 const language_t *languages_find(const char *name)
 {
-    size_t n;
-    if (!languages_name(name, &name, &n))
-        return NULL;
-    for (size_t i = 0; i < LANGUAGES_N; i++)
-        if (languages_alias_is(languages[i].aliases, name, n))
+    const lang_name_t *ln = langs_find(name);
+    for (size_t i = 0; ln && i < LANGUAGES_N; i++)
+        if (strcmp(languages[i].tag, ln->tag) == 0)
             return &languages[i];
     return NULL;
+}
+
+const char *languages_title(const language_t *lang)
+{
+    const lang_name_t *ln = langs_by_tag(lang->tag);
+    return ln ? ln->name : lang->tag;
+}
+
+const language_t *languages_at(size_t i)
+{
+    return i < LANGUAGES_N ? &languages[i] : NULL;
 }
 
 void languages_list(char *out, size_t outlen)
@@ -120,8 +94,8 @@ void languages_list(char *out, size_t outlen)
     size_t o = 0;
     out[0] = '\0';
     for (size_t i = 0; i < LANGUAGES_N && o < outlen; i++) {
-        int w = snprintf(out + o, outlen - o, "%s%s (%s)", i ? ", " : "", languages[i].name,
-                         languages[i].tag);
+        int w = snprintf(out + o, outlen - o, "%s%s (%s)", i ? ", " : "",
+                         languages_title(&languages[i]), languages[i].tag);
         if (w < 0)
             break;
         o += (size_t)w;

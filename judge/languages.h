@@ -1,6 +1,7 @@
 /* languages.h -- the languages run_code knows, as one table of data.
  *
- * Each entry says how a program is saved (file name), compiled (a command
+ * Each entry says, by its tag (the key of its names and aliases in
+ * talk/langs.c, the table the reply proxy reads too), how a program is saved (file name), compiled (a command
  * line, or none) and run (a command line), and which names a model may use
  * for it.  Command lines run under bash in /work and may hold {file}, the
  * saved file's name, and {class}, the Java class the code declares.  Adding
@@ -14,9 +15,7 @@
 #include <stddef.h>
 
 typedef struct {
-    const char *name;    /* what the model reads: "C++" */
-    const char *tag;     /* code-fence tag: "cpp" */
-    const char *aliases; /* space-separated, lower case: "c++ cpp cxx cc" */
+    const char *tag;     /* code-fence tag: "cpp"; its names: talk/langs.c */
     const char *file;    /* file name, may hold {class} */
     const char *compile; /* compile line, or NULL */
     const char *run;     /* run line */
@@ -30,14 +29,13 @@ typedef struct {
     const char *needs;   /* the program whose absence means "install" */
 } language_t;
 
-/* Look up a language by any of its names (case-insensitive, surrounding
- * spaces ignored).  NULL when unknown. */
+/* Look up a language by any of its names (talk/langs.h: case-insensitive,
+ * surrounding spaces ignored).  NULL when unknown or not run here. */
 const language_t *languages_find(const char *name);
-/* name without its surrounding spaces (*start, *len); false when that is
- * empty or longer than any language's name. */
-bool languages_name(const char *name, const char **start, size_t *len);
-/* Whether the space-separated list aliases holds name[0..n) (case-insensitive). */
-bool languages_alias_is(const char *aliases, const char *name, size_t n);
+/* What the model reads for it: "C++" (talk/langs.c's name). */
+const char *languages_title(const language_t *lang);
+/* Entry i, NULL past the end (for tests). */
+const language_t *languages_at(size_t i);
 /* "C (c), C++ (cpp, c++), ..." for the unknown-language error. */
 void languages_list(char *out, size_t outlen);
 /* Expand {file} and {class} in a template for this code.  Returns a

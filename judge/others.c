@@ -5,7 +5,8 @@
  */
 #include "judge/others.h"
 
-#include "judge/languages.h"
+#include "talk/langs.h"
+#include "talk/texts.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -13,19 +14,18 @@
 #define APT(p) "apt-get update && apt-get install -y " p
 
 static const other_lang_t others[] = {
-    { "TypeScript", "typescript ts tsx", "npm install -g tsx", "main.ts", "tsx main.ts", NULL },
-    { "Scala", "scala", APT("scala"), "main.scala", "scala -J-Xmx160m main.scala", NULL },
-    { "Swift", "swift", APT("swiftlang"), "main.swift", "swiftc -O -o main main.swift && ./main",
-      NULL },
-    { "Elixir", "elixir ex exs", APT("elixir"), "main.exs", "elixir main.exs", NULL },
-    { "Clojure", "clojure clj", APT("clojure"), "main.clj", "clojure main.clj", NULL },
-    { "Racket", "racket rkt", APT("racket"), "main.rkt", "racket main.rkt", NULL },
-    { "Groovy", "groovy", APT("groovy"), "main.groovy", "groovy main.groovy", NULL },
+    { "typescript", "npm install -g tsx", "main.ts", "tsx main.ts", NULL },
+    { "scala", APT("scala"), "main.scala", "scala -J-Xmx160m main.scala", NULL },
+    { "swift", APT("swiftlang"), "main.swift", "swiftc -O -o main main.swift && ./main", NULL },
+    { "elixir", APT("elixir"), "main.exs", "elixir main.exs", NULL },
+    { "clojure", APT("clojure"), "main.clj", "clojure main.clj", NULL },
+    { "racket", APT("racket"), "main.rkt", "racket main.rkt", NULL },
+    { "groovy", APT("groovy"), "main.groovy", "groovy main.groovy", NULL },
     /* Not in Debian 13. */
-    { "Zig", "zig", NULL, NULL, NULL, NULL },
-    { "Julia", "julia jl", NULL, NULL, NULL, NULL },
-    { "Dart", "dart", NULL, NULL, NULL, NULL },
-    { "Nim", "nim", NULL, NULL, NULL, NULL },
+    { "zig", NULL, NULL, NULL, NULL },
+    { "julia", NULL, NULL, NULL, NULL },
+    { "dart", NULL, NULL, NULL, NULL },
+    { "nim", NULL, NULL, NULL, NULL },
 };
 
 #define OTHERS_N (sizeof others / sizeof others[0])
@@ -37,30 +37,25 @@ const other_lang_t *others_at(size_t i)
 
 const other_lang_t *others_find(const char *name)
 {
-    size_t n;
-    if (!languages_name(name, &name, &n))
-        return NULL;
-    for (size_t i = 0; i < OTHERS_N; i++)
-        if (languages_alias_is(others[i].aliases, name, n))
+    const lang_name_t *ln = langs_find(name);
+    for (size_t i = 0; ln && i < OTHERS_N; i++)
+        if (strcmp(others[i].tag, ln->tag) == 0)
             return &others[i];
     return NULL;
+}
+
+const char *others_title(const other_lang_t *o)
+{
+    const lang_name_t *ln = langs_by_tag(o->tag);
+    return ln ? ln->name : o->tag;
 }
 
 void others_say(const other_lang_t *o, const char *known, char *out, size_t outlen)
 {
     if (!o->install) {
-        snprintf(out, outlen,
-                 "[talkback: run_code does not run %s, and Debian 13 has no package for it, so "
-                 "it cannot be installed in this sandbox with apt either. Write the program in a "
-                 "language run_code knows: %s. Nothing ran.]",
-                 o->name, known);
+        snprintf(out, outlen, TX_JG_OTHER_NONE, others_title(o), known);
         return;
     }
-    snprintf(out, outlen,
-             "[talkback: run_code does not run %s itself, but this sandbox can, with the run "
-             "tool. Write the program to %s with write_file (its input to input.txt), then run: "
-             "%s && %s < input.txt (the install is needed once per chat; after it: %s < "
-             "input.txt)%s%s. Nothing ran.]",
-             o->name, o->file, o->install, o->run, o->run, o->note ? "; " : "",
-             o->note ? o->note : "");
+    snprintf(out, outlen, TX_JG_OTHER_RUN, others_title(o), o->file, o->install, o->run, o->run,
+             o->note ? "; " : "", o->note ? o->note : "");
 }

@@ -13,16 +13,17 @@
 #include <stddef.h>
 
 typedef struct {
-    const char *name;    /* what the model reads: "Ruby" */
-    const char *aliases; /* space-separated, lower case */
+    const char *tag;     /* the key of its names and aliases in talk/langs.c */
     const char *install; /* the install line, or NULL: Debian 13 has none */
     const char *file;    /* where to write the program */
     const char *run;     /* the run line (compile and run) */
     const char *note;    /* one more fact, or NULL */
 } other_lang_t;
 
-/* Look up a language by any of its names (case-insensitive). */
+/* Look up a language by any of its names (talk/langs.h). */
 const other_lang_t *others_find(const char *name);
+/* What the model reads for it: "TypeScript". */
+const char *others_title(const other_lang_t *other);
 
 /* The refusal text for other (not NULL), into out; known is
  * languages_list()'s list. */

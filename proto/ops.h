@@ -161,7 +161,7 @@
  *   args      language (str, required), code (str, required; the gateway
  *             refuses more than write_file_max bytes), input (str), expected (str),
  *             timeout (int, seconds; default code_run_timeout, clamped to
- *             1..code_timeout_max), tests (int: how many cases, 1..20,
+ *             1..code_timeout_max), tests (int: how many cases, 1..ARG_TESTS_MAX,
  *             instead of input and expected; case I, counted from 0, is
  *             in tests.I.input (str) and tests.I.expected (str): see
  *             ops_item_key)
@@ -184,6 +184,10 @@
 #define ARG_INPUT    "input"    /* str; also the PROP of a tests item */
 #define ARG_EXPECTED "expected" /* str; also the PROP of a tests item */
 #define ARG_TESTS    "tests"    /* int: the count; items in tests.I.PROP */
+
+/* The most cases one run_code call holds: the judge refuses more, and the
+ * gateway's schema says so (maxItems, and its description, built from it). */
+#define ARG_TESTS_MAX 20
 
 #define DATA_VERDICT              "verdict"              /* str */
 #define DATA_LAST_RAN_LANGUAGE    "last-ran_language"    /* str */

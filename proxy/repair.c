@@ -21,6 +21,8 @@
  */
 #include "proxy/repair.h"
 
+#include "talk/langs.h"
+
 #include <ctype.h>
 #include <jansson.h>
 #include <stdint.h>
@@ -56,61 +58,6 @@ bool repair_tool_matches(const char *names, const char *tool)
     return false;
 }
 
-static const struct {
-    const char *alias, *tag;
-} repair_lang_aliases[] = {
-    { "c", "c" },
-    { "gcc", "c" },
-    { "c11", "c" },
-    { "c17", "c" },
-    { "c99", "c" },
-    { "cpp", "cpp" },
-    { "c++", "cpp" },
-    { "cxx", "cpp" },
-    { "cc", "cpp" },
-    { "g++", "cpp" },
-    { "cplusplus", "cpp" },
-    { "c++17", "cpp" },
-    { "cpp17", "cpp" },
-    { "c++20", "cpp" },
-    { "python", "python" },
-    { "python3", "python" },
-    { "py", "python" },
-    { "py3", "python" },
-    { "javascript", "javascript" },
-    { "js", "javascript" },
-    { "node", "javascript" },
-    { "nodejs", "javascript" },
-    { "typescript", "typescript" },
-    { "ts", "typescript" },
-    { "bash", "bash" },
-    { "sh", "bash" },
-    { "shell", "bash" },
-    { "rust", "rust" },
-    { "rs", "rust" },
-    { "rustc", "rust" },
-    { "go", "go" },
-    { "golang", "go" },
-    { "java", "java" },
-    { "kotlin", "kotlin" },
-    { "kt", "kotlin" },
-    { "kts", "kotlin" },
-    { "csharp", "csharp" },
-    { "cs", "csharp" },
-    { "c#", "csharp" },
-    { "mono", "csharp" },
-    { "haskell", "haskell" },
-    { "hs", "haskell" },
-    { "ghc", "haskell" },
-    { "lua", "lua" },
-    { "lua5.4", "lua" },
-    { "ruby", "ruby" },
-    { "rb", "ruby" },
-    { "perl", "perl" },
-    { "pl", "perl" },
-    { "php", "php" },
-};
-
 void repair_lang_tag(const char *language, char *out, size_t outlen)
 {
     if (!outlen)
@@ -118,19 +65,15 @@ void repair_lang_tag(const char *language, char *out, size_t outlen)
     out[0] = '\0';
     if (!language)
         return;
-    while (isspace((unsigned char)*language))
-        language++;
-    size_t n = strlen(language);
-    while (n && isspace((unsigned char)language[n - 1]))
-        n--;
-    if (n == 0 || n >= outlen || n > 32)
+    size_t n;
+    if (!langs_trim(language, &language, &n) || n >= outlen)
         return;
-    for (size_t i = 0; i < sizeof repair_lang_aliases / sizeof repair_lang_aliases[0]; i++)
-        if (strlen(repair_lang_aliases[i].alias) == n &&
-            strncasecmp(repair_lang_aliases[i].alias, language, n) == 0) {
-            snprintf(out, outlen, "%s", repair_lang_aliases[i].tag);
-            return;
-        }
+    /* The judge's names (talk/langs.c): "c++" fences as run_code's "cpp". */
+    const lang_name_t *ln = langs_find(language);
+    if (ln) {
+        snprintf(out, outlen, "%s", ln->tag);
+        return;
+    }
     /* Unknown: keep a tidy name (letters, digits, + # . -), lower-cased. */
     for (size_t i = 0; i < n; i++) {
         unsigned char c = (unsigned char)language[i];

@@ -11,11 +11,12 @@
  * worst make a run read as failed, never as passed.
  */
 #include "proxy/repair.h"
+#include "talk/texts.h"
 
 #include <string.h>
 #include <strings.h>
 
-#define DONT_ANSWER "Don't answer yet"
+#define DONT_ANSWER TXW_DONT_ANSWER
 
 static bool verdict_starts(const char *line, size_t len, const char *prefix)
 {
@@ -55,11 +56,11 @@ static const char *verdict_last_line(const char *text, size_t *len)
 /* A failure verdict line of the judge (or one the program printed). */
 static repair_verdict_t verdict_of_line(const char *line, size_t len)
 {
-    if (verdict_starts(line, len, "FAIL:") || verdict_starts(line, len, "CRASH:") ||
-        verdict_starts(line, len, "TIMEOUT:") || verdict_starts(line, len, "OUTPUT LIMIT:") ||
-        verdict_starts(line, len, "[cancelled:"))
+    if (verdict_starts(line, len, TXW_FAIL) || verdict_starts(line, len, TXW_CRASH) ||
+        verdict_starts(line, len, TXW_TIMEOUT) || verdict_starts(line, len, TXW_OUTPUT_LIMIT) ||
+        verdict_starts(line, len, TXW_CANCELLED))
         return REPAIR_FAIL;
-    if (verdict_starts(line, len, "COMPILE ERROR:"))
+    if (verdict_starts(line, len, TXW_COMPILE_ERROR))
         return REPAIR_COMPILE_ERROR;
     return REPAIR_RAN;
 }
@@ -71,8 +72,7 @@ repair_verdict_t repair_code_verdict(const char *text, bool compared)
     size_t ll = 0;
     const char *last = verdict_last_line(text, &ll);
     if (compared && last &&
-        (verdict_starts(last, ll, "PASS: the output matches") ||
-         verdict_starts(last, ll, "PASS: all ")))
+        (verdict_starts(last, ll, TXW_PASS_MATCH) || verdict_starts(last, ll, TXW_PASS_ALL)))
         return REPAIR_PASS;
     repair_verdict_t v = REPAIR_RAN;
     bool dont_answer = false;

@@ -25,6 +25,7 @@
 #include "proto/ops.h"
 #include "kept/kept.h"
 #include "reaper/reaper.h"
+#include "talk/texts.h"
 
 static docker_t *docker;
 static worker_t *hub;

@@ -29,6 +29,7 @@
 #include "kept/kept.h"
 #include "proto/ops.h"
 #include "sandbox/disk.h"
+#include "talk/texts.h"
 
 #ifndef TALKBACK_VERSION
 #define TALKBACK_VERSION "dev"
@@ -115,12 +116,7 @@ void capacity_mem_refusal(int64_t avail_kb, int64_t floor, textbuf_t *why)
     char have[32], keep[32];
     disk_size_phrase(avail_kb * 1024, have, sizeof have);
     disk_size_phrase(floor, keep, sizeof keep);
-    textbuf_printf(why,
-                   "[talkback: the sandbox host has only %s of memory available, below the %s it "
-                   "keeps free (setting `mem_floor`), so this chat's sandbox was not started and "
-                   "nothing ran. Try again in a few minutes, when idle sandboxes have stopped; if "
-                   "it keeps failing, tell the user the sandbox host is out of memory.]",
-                   have, keep);
+    textbuf_printf(why, TX_SB_MEM_FLOOR, have, keep);
 }
 
 bool capacity_start_room(int64_t floor, textbuf_t *why)

@@ -31,6 +31,7 @@
 #include "kept/kept.h"
 #include "proto/proto.h"
 #include "spec/sandbox.h"
+#include "talk/texts.h"
 
 typedef struct size_entry {
     strmap_node_t node; /* keyed by id */
@@ -473,14 +474,7 @@ void disk_capped_line(int64_t disk_cap, int64_t written, textbuf_t *t)
     disk_size_phrase(disk_cap, cap, sizeof cap);
     snprintf(wrote, sizeof wrote, "%" PRId64 " MiB",
              (written > disk_cap ? written : disk_cap) >> 20);
-    textbuf_printf(
-        t,
-        "[No space left: this sandbox had written %s, past its disk cap of %s (setting "
-        "`disk_cap`), so the command and everything it started were stopped, and the sandbox is "
-        "removed with all its files: the next call starts a clean one. Write less than %s in "
-        "all: keep big downloads and build output out of the sandbox, and delete what is no "
-        "longer needed as you go (`du -xsh /work /root /tmp 2>/dev/null` shows what is big).]\n",
-        wrote, cap, cap);
+    textbuf_printf(t, TX_SB_DISK_REMOVED, wrote, cap, cap);
 }
 
 void disk_hint(const disk_t *k, int64_t disk_cap, const char *out, size_t len, textbuf_t *t)
@@ -491,21 +485,7 @@ void disk_hint(const disk_t *k, int64_t disk_cap, const char *out, size_t len, t
     char cap[32];
     disk_size_phrase(disk_cap, cap, sizeof cap);
     if (disk_enforced(k))
-        textbuf_printf(
-            t,
-            "[No space left: this sandbox's disk is capped at %s (setting `disk_cap`), and this "
-            "write would have passed it. Delete what is no longer needed (`du -xsh /work /root "
-            "/tmp "
-            "/var/cache/apt 2>/dev/null` shows what is big; `apt-get clean` drops apt's "
-            "downloads), "
-            "then write less.]\n",
-            cap);
+        textbuf_printf(t, TX_SB_DISK_CAPPED, cap);
     else
-        textbuf_printf(
-            t,
-            "[No space left: the sandbox host's own disk is full (this sandbox may write up to %s, "
-            "and one that writes more is removed with all its files). Nothing in the sandbox can "
-            "fix "
-            "that: tell the user the sandbox host's disk is full.]\n",
-            cap);
+        textbuf_printf(t, TX_SB_DISK_HOST_FULL, cap);
 }

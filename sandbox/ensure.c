@@ -26,6 +26,7 @@
 #include "sandbox/capacity.h"
 #include "spec/sandbox.h"
 #include "sandbox/notices.h"
+#include "talk/texts.h"
 
 /* Reconnect a container to the sandbox network by name (see the network
  * note in docs/sandbox.md). */
@@ -48,23 +49,11 @@ static void repair_network(docker_t *d, const char *net, const char *id)
 static void create_failed(const manager_opts_t *o, long status, const char *msg, textbuf_t *err)
 {
     if (status == 404 && strstr(msg, "image"))
-        textbuf_printf(
-            err,
-            "[talkback: the sandbox image %s is missing on the host, so no sandbox "
-            "could be made and nothing ran. Tell the user to build it (deploy/image/build).]",
-            o->tmpl.image);
+        textbuf_printf(err, TX_SB_NO_IMAGE, o->tmpl.image);
     else if (strncmp(msg, "Unknown runtime", 15) == 0)
-        textbuf_printf(
-            err,
-            "[talkback: the sandbox runtime `%s` (setting `runtime`) is not registered "
-            "with Docker (daemon.json \"runtimes\"), so no sandbox could be made and nothing "
-            "ran. Tell the user the sandbox host has a problem.]",
-            o->tmpl.runtime);
+        textbuf_printf(err, TX_SB_NO_RUNTIME, o->tmpl.runtime);
     else
-        textbuf_printf(err,
-                       "[talkback: Docker refused to create this chat's sandbox (%s), so nothing "
-                       "ran. Tell the user the sandbox host has a problem.]",
-                       msg);
+        textbuf_printf(err, TX_SB_CREATE_REFUSED, msg);
 }
 
 /* Start the chat's stopped container id (inspected as info), within the
@@ -117,11 +106,7 @@ static ensure_t ensure_started(manager_t *m, const char *conv, const char *id, j
     }
     running_start_end(m->running, conv, label_user, id, e == DOCKER_OK ? id : NULL);
     if (e != DOCKER_OK) {
-        textbuf_printf(
-            err,
-            "[talkback: this chat's sandbox exists but would not start (%s). Nothing ran. "
-            "Tell the user the sandbox host has a problem.]",
-            docker_message(ans));
+        textbuf_printf(err, TX_SB_START_FAILED, docker_message(ans));
         json_decref(ans);
         return ENSURE_FAILED;
     }
@@ -236,9 +221,7 @@ ensure_t manager_ensure(manager_t *m, const char *conv, const char *user, char i
         /* A call of this chat ahead of this one found or made it. */
         en = convid_owner_ok(cached_user, user) ? ENSURE_OK : ENSURE_REFUSED;
         if (en == ENSURE_REFUSED)
-            textbuf_puts(
-                err, "[talkback refused this call: this chat's sandbox belongs to another user. "
-                     "Nothing ran.]");
+            textbuf_puts(err, TX_SB_OTHER_USER);
     } else {
         en = ensure_one(m, conv, user, id, notice, err);
     }
@@ -278,11 +261,7 @@ static ensure_t ensure_one(manager_t *m, const char *conv, const char *user, cha
         if (raced && e == DOCKER_ENOTFOUND)
             continue;
         if (e != DOCKER_ENOTFOUND) {
-            textbuf_printf(
-                err,
-                "[talkback: Docker did not answer (%s), so nothing ran. Try again in a minute; "
-                "if it keeps failing, tell the user the sandbox host has a problem.]",
-                docker_strerror(e));
+            textbuf_printf(err, TX_SB_DOCKER_SILENT, docker_strerror(e));
             return ENSURE_FAILED;
         }
         ensure_t en = ensure_make(m, conv, user, name, &created_now, &raced, err);
@@ -291,7 +270,7 @@ static ensure_t ensure_one(manager_t *m, const char *conv, const char *user, cha
         /* Created here or by a racing call: inspect on the next turn. */
     }
     if (!info) {
-        textbuf_puts(err, "[talkback: this chat's sandbox could not be found or made. Try again.]");
+        textbuf_puts(err, TX_SB_NOT_MADE);
         return ENSURE_FAILED;
     }
 
@@ -302,16 +281,12 @@ static ensure_t ensure_one(manager_t *m, const char *conv, const char *user, cha
                         json_string_value(json_object_get(info, "Name")), label_conv, label_user) ||
         strcmp(label_conv, conv) != 0) {
         log_error("container %s does not carry conversation %s: refusing", name, conv);
-        textbuf_puts(err,
-                     "[talkback refused this call: the container under this chat's name belongs to "
-                     "something else. Nothing ran. Tell the user.]");
+        textbuf_puts(err, TX_SB_NAME_TAKEN);
         json_decref(info);
         return ENSURE_REFUSED;
     }
     if (!convid_owner_ok(label_user, user)) {
-        textbuf_puts(err,
-                     "[talkback refused this call: this chat's sandbox belongs to another user. "
-                     "Nothing ran.]");
+        textbuf_puts(err, TX_SB_OTHER_USER);
         json_decref(info);
         return ENSURE_REFUSED;
     }

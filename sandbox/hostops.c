@@ -25,6 +25,7 @@
 #include "kept/claim.h"
 #include "kept/kept.h"
 #include "proto/ops.h"
+#include "talk/texts.h"
 
 /* Inspect conv's container: its JSON (caller frees) when it exists and is
  * conv's (its label, or its claim record), else NULL with *e saying why
@@ -58,8 +59,7 @@ proto_msg_t *hostops_locate(const hostops_t *h, worker_job_t *job)
     docker_err_t e;
     json_t *info = chat_container(h, job->req->conv, &e);
     if (!info && e != DOCKER_ENOTFOUND)
-        return proto_reply_new(job->req, PROTO_ST_INTERNAL, true,
-                               "[talkback: Docker did not answer]");
+        return proto_reply_new(job->req, PROTO_ST_INTERNAL, true, TX_SB_OP_NO_DOCKER);
     proto_msg_t *r = proto_reply_new(job->req, PROTO_ST_OK, false, "");
     if (r) {
         const char *state =
@@ -115,8 +115,7 @@ proto_msg_t *hostops_list(const hostops_t *h, worker_job_t *job)
 {
     json_t *ans = claim_list_chats(h->d, NULL, true);
     if (!ans) {
-        return proto_reply_new(job->req, PROTO_ST_INTERNAL, true,
-                               "[talkback: Docker did not list this host's sandboxes]");
+        return proto_reply_new(job->req, PROTO_ST_INTERNAL, true, TX_SB_OP_NO_LIST);
     }
     textbuf_t t;
     textbuf_init(&t);
@@ -152,10 +151,8 @@ static proto_msg_t *op_drain(const hostops_t *h, worker_job_t *job, bool on)
     const char *host = worker_host(job->worker);
     char text[512];
     if (!h->cap || capacity_set_draining(h->cap, on) != 0) {
-        snprintf(text, sizeof text,
-                 "[talkback: host %s could not %s: the flag file in state_dir %s cannot "
-                 "be written]",
-                 host, on ? "drain" : "undrain", kept_state_dir());
+        snprintf(text, sizeof text, TX_SB_OP_FLAG, host, on ? "drain" : "undrain",
+                 kept_state_dir());
         return proto_reply_new(job->req, PROTO_ST_OK, true, text);
     }
     if (on)
@@ -177,9 +174,7 @@ static proto_msg_t *op_end(const hostops_t *h, worker_job_t *job, bool remove)
     json_t *info = chat_container(h, conv, &e);
     if (!info) {
         snprintf(text, sizeof text,
-                 e == DOCKER_ENOTFOUND
-                     ? "chat %s has no sandbox on host %s"
-                     : "[talkback: Docker on host %2$s did not answer about chat %1$s]",
+                 e == DOCKER_ENOTFOUND ? "chat %s has no sandbox on host %s" : TX_SB_OP_CHAT_SILENT,
                  conv, host);
         return proto_reply_new(job->req, PROTO_ST_OK, e != DOCKER_ENOTFOUND, text);
     }
@@ -201,9 +196,8 @@ static proto_msg_t *op_end(const hostops_t *h, worker_job_t *job, bool remove)
     e = docker_call(h->d, remove ? "DELETE" : "POST", path, NULL, &st, &ans);
     json_decref(ans);
     if (e != DOCKER_OK && e != DOCKER_ENOTFOUND && !(st == 304 && !remove)) {
-        snprintf(text, sizeof text,
-                 "[talkback: Docker on host %s would not %s the sandbox of chat %s: %s]", host,
-                 remove ? "remove" : "stop", conv, docker_strerror(e));
+        snprintf(text, sizeof text, TX_SB_OP_CHAT_REFUSED, host, remove ? "remove" : "stop", conv,
+                 docker_strerror(e));
         return proto_reply_new(job->req, PROTO_ST_OK, true, text);
     }
     if (remove && kept_id_ok(id))

@@ -8,6 +8,7 @@
  * names it.
  */
 #include "sandbox/inotify_cap.h"
+#include "talk/texts.h"
 
 #include <inttypes.h>
 #include <stdbool.h>
@@ -70,15 +71,9 @@ void icap_line(const icap_report_t *r, textbuf_t *t)
     if (r->killed > 1)
         snprintf(more, sizeof more, ", and %" PRId64 " more process%s", r->killed - 1,
                  r->killed > 2 ? "es" : "");
-    textbuf_printf(
-        t,
-        "[talkback: processes of this sandbox held more inotify %s than the %" PRId64
-        " one sandbox may hold (setting `%s`), so process %" PRId64 " (`%s`, %s in %" PRId64
-        " instance%s) was killed%s: the host's inotify is shared by every sandbox. "
-        "Watch fewer folders (leave out node_modules and build output), or make the "
-        "tool poll instead (CHOKIDAR_USEPOLLING=1 for tools built on chokidar), then "
-        "run it again.]\n",
-        by_watches ? "watches" : "instances", by_watches ? cap_watches : cap_instances,
-        by_watches ? "inotify_max_watches" : "inotify_max_instances", r->pid,
-        r->comm[0] ? r->comm : "?", held, r->instances, r->instances == 1 ? "" : "s", more);
+    textbuf_printf(t, TX_SB_INOTIFY_KILLED, by_watches ? "watches" : "instances",
+                   by_watches ? cap_watches : cap_instances,
+                   by_watches ? "inotify_max_watches" : "inotify_max_instances", r->pid,
+                   r->comm[0] ? r->comm : "?", held, r->instances, r->instances == 1 ? "" : "s",
+                   more);
 }

@@ -36,6 +36,7 @@
 #include "sandbox/pictures.h"
 #include "sandbox/run.h"
 #include "sandbox/running.h"
+#include "talk/texts.h"
 
 #define LABEL_CONV    SPEC_LABEL_CONV
 #define LABEL_USER    SPEC_LABEL_USER
@@ -69,10 +70,7 @@ static proto_msg_t *with_container(manager_t *m, worker_job_t *job, with_fn fn, 
     bool have = cache_get(m->cache, req->conv, id, &cached_user);
     if (have && !convid_owner_ok(cached_user, req->user)) {
         free(cached_user);
-        return proto_reply_new(
-            req, PROTO_ST_OK, true,
-            "[talkback refused this call: this chat's sandbox belongs to another user. "
-            "Nothing ran.]");
+        return proto_reply_new(req, PROTO_ST_OK, true, TX_SB_OTHER_USER);
     }
     free(cached_user);
     int parked = 0; /* times its sandbox was found parked (running.h) */
@@ -81,7 +79,7 @@ static proto_msg_t *with_container(manager_t *m, worker_job_t *job, with_fn fn, 
             ensure_t en = manager_ensure(m, req->conv, req->user, id, notice, &err);
             if (en != ENSURE_OK) {
                 proto_msg_t *r =
-                    proto_reply_new(req, PROTO_ST_OK, true, err.buf ? err.buf : "[talkback error]");
+                    proto_reply_new(req, PROTO_ST_OK, true, err.buf ? err.buf : TX_SB_ERROR);
                 textbuf_free(&err);
                 return r;
             }
@@ -109,9 +107,7 @@ static proto_msg_t *with_container(manager_t *m, worker_job_t *job, with_fn fn, 
         return NULL; /* fn produced the reply through arg */
     }
     textbuf_free(&err);
-    return proto_reply_new(
-        req, PROTO_ST_OK, true,
-        "[talkback: this chat's sandbox kept disappearing while this call ran. Try again.]");
+    return proto_reply_new(req, PROTO_ST_OK, true, TX_SB_VANISHED);
 }
 
 typedef struct {
@@ -191,30 +187,15 @@ static void render_run(const manager_opts_t *o, const run_arg_t *a, textbuf_t *t
     if (a->res.disk_capped)
         disk_capped_line(o->disk.cap, a->disk_written, t);
     else if (a->res.timed_out)
-        textbuf_printf(t,
-                       "[timed out after %d s: the command and everything it started were killed. "
-                       "If it needs longer, call run again with a larger timeout (up to %" PRId64
-                       " s); "
-                       "if it waits for input, give it the input in the command.]\n",
-                       a->timeout_s, run_timeout_max(o));
+        textbuf_printf(t, TX_SB_TIMED_OUT, a->timeout_s, run_timeout_max(o));
     else if (a->res.cancelled)
-        textbuf_puts(t, "[cancelled: the command and everything it started were killed]\n");
+        textbuf_puts(t, TX_SB_CANCELLED);
     else if (a->res.agent_lost)
-        textbuf_puts(t, "[talkback: the link to this sandbox's agent broke while the command ran "
-                        "(something in the "
-                        "sandbox wrote into the agent's output), so its output may be incomplete "
-                        "and its exit code "
-                        "is unknown; what was left of it was killed. The next call works normally: "
-                        "run it again "
-                        "if you need its result.]\n");
+        textbuf_puts(t, TX_SB_AGENT_BROKE);
     else if (a->res.output_limited)
-        textbuf_printf(t,
-                       "[output limit of %" PRId64
-                       " bytes reached: the command and everything it started "
-                       "were killed]\n",
-                       a->output_limit);
+        textbuf_printf(t, TX_SB_OUTPUT_LIMIT, a->output_limit);
     else if (a->res.exit_code != 0)
-        textbuf_printf(t, "[exit code %d]\n", a->res.exit_code);
+        textbuf_printf(t, TX_SB_EXIT_CODE, a->res.exit_code);
     icap_line(&a->res.watchdog, t);
 }
 
@@ -353,10 +334,7 @@ static proto_msg_t *run_in_sandbox(manager_t *m, worker_job_t *job, run_arg_t *a
     const char *cmd = proto_map_str(&req->args, ARG_COMMAND, &clen);
     textbuf_init(notice);
     if (!cmd || clen == 0 || memchr(cmd, '\0', clen))
-        return proto_reply_new(
-            req, PROTO_ST_OK, true,
-            "[talkback: argument `command` is required and must be a non-empty string "
-            "without NUL bytes. Nothing ran.]");
+        return proto_reply_new(req, PROTO_ST_OK, true, TX_SB_NO_COMMAND);
     int64_t tmo = proto_map_int(&req->args, ARG_TIMEOUT, m->o.run_timeout);
     if (tmo < 1)
         tmo = 1;
@@ -378,10 +356,8 @@ static proto_msg_t *run_in_sandbox(manager_t *m, worker_job_t *job, run_arg_t *a
 static proto_msg_t *run_not_started(const proto_msg_t *req, const run_arg_t *a,
                                     const textbuf_t *notice, textbuf_t *t)
 {
-    textbuf_printf(t,
-                   "%s$ %s\n[talkback: the command could not be started in the sandbox (%s). "
-                   "Try again; if it keeps failing, call reset.]\n",
-                   notice->buf ? notice->buf : "", a->command, docker_strerror(a->res.err));
+    textbuf_printf(t, TX_SB_NOT_STARTED, notice->buf ? notice->buf : "", a->command,
+                   docker_strerror(a->res.err));
     return proto_reply_new(req, PROTO_ST_OK, true, NULL);
 }
 
@@ -510,27 +486,16 @@ static proto_msg_t *tool_write(manager_t *m, worker_job_t *job, bool model)
     const char *path = proto_map_str(&req->args, ARG_PATH, &plen);
     const char *content = proto_map_str(&req->args, ARG_CONTENT, &clen);
     if (!path)
-        return proto_reply_new(
-            req, PROTO_ST_OK, true,
-            "[talkback: argument `path` is required and must be a string. Nothing was written.]");
+        return proto_reply_new(req, PROTO_ST_OK, true, TX_SB_NO_PATH);
     if (!content)
-        return proto_reply_new(req, PROTO_ST_OK, true,
-                               "[talkback: argument `content` is required and must be a string. "
-                               "Nothing was written.]");
+        return proto_reply_new(req, PROTO_ST_OK, true, TX_SB_NO_CONTENT);
     char abspath[4096];
     if (manager_resolve_path(path, plen, abspath, sizeof abspath))
-        return proto_reply_new(
-            req, PROTO_ST_OK, true,
-            "[talkback: argument `path` must name a file, like `main.py` or `/work/src/app.js` "
-            "(not a folder, not empty). Nothing was written.]");
+        return proto_reply_new(req, PROTO_ST_OK, true, TX_SB_PATH_NOT_FILE);
     if ((int64_t)clen > m->o.write_file_max) {
         textbuf_t t;
         textbuf_init(&t);
-        textbuf_printf(&t,
-                       "[talkback: `content` is %zu bytes, over the %" PRId64
-                       "-byte limit. Nothing was "
-                       "written. Write it in smaller files, or generate it with a command.]",
-                       clen, m->o.write_file_max);
+        textbuf_printf(&t, TX_SB_CONTENT_BIG, clen, m->o.write_file_max);
         proto_msg_t *r = proto_reply_new(req, PROTO_ST_OK, true, t.buf);
         textbuf_free(&t);
         return r;
@@ -553,11 +518,7 @@ static proto_msg_t *tool_write(manager_t *m, worker_job_t *job, bool model)
     bool failed = a.err != DOCKER_OK;
     if (failed) {
         /* Docker's reason names the path part that is in the way. */
-        textbuf_printf(
-            &t,
-            "[talkback: could not write %s: %s. Nothing was written. If a folder on the way is "
-            "a file, pick another path.]",
-            abspath, a.msg[0] ? a.msg : docker_strerror(a.err));
+        textbuf_printf(&t, TX_SB_WRITE_FAILED, abspath, a.msg[0] ? a.msg : docker_strerror(a.err));
         textbuf_t h;
         textbuf_init(&h);
         disk_hint(m->disk, m->o.disk.cap, a.msg, strlen(a.msg), &h);
@@ -608,15 +569,11 @@ static proto_msg_t *tool_reset(manager_t *m, worker_job_t *job)
     cache_drop(m->cache, req->conv);
     if (e == DOCKER_ENOTFOUND) {
         json_decref(info);
-        return proto_reply_new(
-            req, PROTO_ST_OK, false,
-            "[Reset: this chat had no sandbox. The next call starts a clean one.]");
+        return proto_reply_new(req, PROTO_ST_OK, false, TX_SB_RESET_NONE);
     }
     if (e != DOCKER_OK) {
         json_decref(info);
-        return proto_reply_new(
-            req, PROTO_ST_OK, true,
-            "[talkback: Docker did not answer, so nothing was reset. Try again.]");
+        return proto_reply_new(req, PROTO_ST_OK, true, TX_SB_RESET_NO_DOCKER);
     }
     /* Whose it is: its labels, or a claimed spare's record (claim.h). */
     json_t *labels = json_object_get(json_object_get(info, "Config"), "Labels");
@@ -625,10 +582,7 @@ static proto_msg_t *tool_reset(manager_t *m, worker_job_t *job)
                         json_string_value(json_object_get(info, "Name")), label_conv, label_user) ||
         strcmp(label_conv, req->conv) != 0 || !convid_owner_ok(label_user, req->user)) {
         json_decref(info);
-        return proto_reply_new(
-            req, PROTO_ST_OK, true,
-            "[talkback refused this call: this chat's sandbox belongs to another user. "
-            "Nothing was reset.]");
+        return proto_reply_new(req, PROTO_ST_OK, true, TX_SB_RESET_OTHER_USER);
     }
     char id[72];
     snprintf(id, sizeof id, "%s", json_string_value(json_object_get(info, "Id")) ?: "");
@@ -638,16 +592,11 @@ static proto_msg_t *tool_reset(manager_t *m, worker_job_t *job)
     e = docker_call(m->d, "DELETE", path, NULL, &status, &ans);
     json_decref(ans);
     if (e != DOCKER_OK && e != DOCKER_ENOTFOUND)
-        return proto_reply_new(
-            req, PROTO_ST_OK, true,
-            "[talkback: Docker would not remove this chat's sandbox. Try reset again.]");
+        return proto_reply_new(req, PROTO_ST_OK, true, TX_SB_RESET_FAILED);
     kept_record_drop(id);
     hints_retry_clear(m->retry, req->conv);
     log_info("reset: removed sandbox %s", name);
-    return proto_reply_new(
-        req, PROTO_ST_OK, false,
-        "[Reset: this chat's sandbox was deleted with all its files and installs. "
-        "The next call starts a clean one.]");
+    return proto_reply_new(req, PROTO_ST_OK, false, TX_SB_RESET_DONE);
 }
 
 /* "forget": the reaper stopped or removed this chat's sandbox; what this

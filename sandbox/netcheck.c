@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "common/log.h"
+#include "talk/texts.h"
 
 #define RECORD_SUBNETS 64
 #define RELOG_S        60 /* a refusing verdict is logged again after this */
@@ -42,9 +43,7 @@ static const char *const fixes[] = {
 };
 
 /* The chat's text; the fix goes at the second %s. */
-#define CHAT_TEXT                                                                                  \
-    "[talkback: this chat's sandbox cannot start, so nothing ran: the sandbox network %s is not "  \
-    "the one the egress rule protects (%s). Tell the user the operator must %s.]"
+#define CHAT_TEXT TX_SB_NETWORK_WRONG
 
 struct netcheck {
     docker_t *d;
@@ -300,11 +299,7 @@ bool netcheck_ok(netcheck_t *nc, textbuf_t *err)
     if (e != DOCKER_OK && e != DOCKER_ENOTFOUND) {
         json_decref(inspect);
         if (err)
-            textbuf_printf(err,
-                           "[talkback: Docker did not answer (%s), so nothing ran. Try again in a "
-                           "minute; if it keeps failing, tell the user the sandbox host has a "
-                           "problem.]",
-                           docker_strerror(e));
+            textbuf_printf(err, TX_SB_DOCKER_SILENT, docker_strerror(e));
         return false;
     }
     pthread_mutex_lock(&nc->mu);

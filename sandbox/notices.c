@@ -18,6 +18,7 @@
 #include "kept/kept.h"
 #include "sandbox/background.h"
 #include "sandbox/running.h"
+#include "talk/texts.h"
 
 /* The words for a stop that made room for another chat ("room-user 20",
  * "room-all 100": sandbox/running.h); false for any other reason. */
@@ -26,21 +27,11 @@ static bool notice_room_words(const char *reason, textbuf_t *why)
     long cap;
     char tail;
     if (sscanf(reason, RUNNING_REASON_USER " %ld%c", &cap, &tail) == 1 && cap > 0)
-        textbuf_printf(why,
-                       "to make room for another chat of this user: one user may have %ld "
-                       "running at once, setting `max_running_per_user`, and this one was the "
-                       "least recently used",
-                       cap);
+        textbuf_printf(why, TX_SB_WHY_ROOM_USER, cap);
     else if (sscanf(reason, RUNNING_REASON_ALL " %ld%c", &cap, &tail) == 1 && cap > 0)
-        textbuf_printf(why,
-                       "to make room for another chat: the sandbox host runs at most %ld at once, "
-                       "setting `max_running`, and this one was the least recently used",
-                       cap);
+        textbuf_printf(why, TX_SB_WHY_ROOM_ALL, cap);
     else if (sscanf(reason, KEPT_REASON_PAUSED_MAX " %ld%c", &cap, &tail) == 1 && cap > 0)
-        textbuf_printf(why,
-                       "idle and paused, then stopped as the least recently used of more than "
-                       "%ld paused sandboxes, setting `max_paused`",
-                       cap);
+        textbuf_printf(why, TX_SB_WHY_PAUSED_MAX, cap);
     else
         return false;
     return true;
@@ -60,25 +51,24 @@ void notice_resumed(const char *id, int64_t finished, textbuf_t *notice)
     long minutes;
     char tail;
     if (reason && sscanf(reason, "idle %ld%c", &minutes, &tail) == 1 && minutes > 0)
-        textbuf_printf(&why, "idle for over %ld minutes", minutes);
+        textbuf_printf(&why, TX_SB_WHY_IDLE, minutes);
     else if (reason && strcmp(reason, "operator") == 0)
-        textbuf_puts(&why, "by the operator");
+        textbuf_puts(&why, TX_SB_WHY_OPERATOR);
     else if (reason && notice_room_words(reason, &why))
         ; /* stopped to make room (sandbox/running.h) */
     else
-        textbuf_puts(&why, "not by talkback: most likely a restart of Docker or of the host");
+        textbuf_puts(&why, TX_SB_WHY_UNKNOWN);
     if (finished > 0)
-        textbuf_printf(notice, "[Resumed this chat's sandbox, stopped %s ago (%s): ", age, why.buf);
+        textbuf_printf(notice, TX_SB_RESUMED_AGO, age, why.buf);
     else
-        textbuf_printf(notice, "[Resumed this chat's sandbox (%s): ", why.buf);
-    textbuf_puts(notice,
-                 "its files and installs are as they were, but nothing it ran is running now. ");
+        textbuf_printf(notice, TX_SB_RESUMED, why.buf);
+    textbuf_puts(notice, TX_SB_RESUMED_KEPT);
     /* What ran in the background before the stop: the manager's record
      * in state_dir, bounded and cleaned (background.h). */
     textbuf_t before;
     textbuf_init(&before);
     bg_resume_words(id, &before);
-    textbuf_puts(notice, before.len ? before.buf : "Start servers and background jobs again.");
+    textbuf_puts(notice, before.len ? before.buf : TX_SB_RESUMED_RESTART);
     textbuf_puts(notice, "]\n");
     textbuf_free(&before);
     textbuf_free(&why);
@@ -94,11 +84,7 @@ void notice_gone(docker_t *d, const char *conv, const char *name, textbuf_t *not
         return;
     char age[64];
     kept_human_age((int64_t)time(NULL) - gone_at, age, sizeof age);
-    textbuf_printf(
-        notice,
-        "[This chat's previous sandbox was removed %s ago %s: its files and installs are "
-        "gone, and this is a new, empty one.]\n",
-        age, reason);
+    textbuf_printf(notice, TX_SB_GONE, age, reason);
     free(reason);
 }
 
@@ -109,17 +95,15 @@ void notice_unpaused(const char *id, textbuf_t *notice)
     char *reason = kept_paused_take(id, &since);
     long minutes;
     char tail, age[64];
-    textbuf_puts(notice, "[This chat's sandbox was paused");
+    textbuf_puts(notice, TX_SB_UNPAUSED);
     if (reason && since > 0) {
         kept_human_age((int64_t)time(NULL) - since, age, sizeof age);
-        textbuf_printf(notice, " for %s", age);
+        textbuf_printf(notice, TX_SB_UNPAUSED_FOR, age);
     }
     if (reason && sscanf(reason, "idle %ld%c", &minutes, &tail) == 1 && minutes > 0)
-        textbuf_printf(notice, " (no calls for over %ld minute%s)", minutes,
-                       minutes == 1 ? "" : "s");
+        textbuf_printf(notice, TX_SB_UNPAUSED_IDLE, minutes, minutes == 1 ? "" : "s");
     else if (!reason)
-        textbuf_puts(notice, " (not by talkback)");
-    textbuf_puts(notice, " and runs again: its files and the programs it left running (servers, "
-                         "background jobs) are as they were.]\n");
+        textbuf_puts(notice, TX_SB_UNPAUSED_NOT_US);
+    textbuf_puts(notice, TX_SB_UNPAUSED_END);
     free(reason);
 }

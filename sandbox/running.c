@@ -37,6 +37,7 @@
 #include "kept/claim.h"
 #include "kept/kept.h"
 #include "proto/proto.h"
+#include "talk/texts.h"
 
 /* A chat with calls running. */
 typedef struct call_entry {
@@ -421,22 +422,9 @@ static json_t *least_used(running_t *c, json_t *list, const char *self)
 void running_refusal_text(textbuf_t *err, bool per_user, int64_t cap, int64_t idle_stop_s)
 {
     if (per_user)
-        textbuf_printf(
-            err,
-            "[talkback: this user already has %" PRId64 " sandboxes running, the most one user "
-            "may have (setting `max_running_per_user`), so this chat's sandbox was not started and "
-            "nothing ran. Tell the user: a chat's sandbox stops after %" PRId64 " minutes without "
-            "calls, and `reset` in a chat they no longer need frees one at once; then try again.]",
-            cap, idle_stop_s / 60);
+        textbuf_printf(err, TX_SB_USER_FULL, cap, idle_stop_s / 60);
     else
-        textbuf_printf(
-            err,
-            "[talkback: the sandbox host already runs %" PRId64 " sandboxes, its limit (setting "
-            "`max_running`), so this chat's sandbox was not started and nothing ran. Try again in "
-            "a "
-            "few minutes, when idle sandboxes have stopped; if it keeps failing, tell the user the "
-            "sandbox host is full.]",
-            cap);
+        textbuf_printf(err, TX_SB_HOST_FULL, cap);
 }
 
 /* ---- making room ------------------------------------------------------------------ */

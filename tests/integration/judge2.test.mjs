@@ -136,9 +136,9 @@ test('tests together with input or expected is refused, and nothing runs', withL
     }
     const many = await runCode(c, { language: 'python', code: 'print(3)\n', tests: Array(21).fill({ expected: '3\n' }) });
     assert.equal(many.isError, true, many.text);
-    assert.match(many.text, /`tests` holds 21 items; at most 20 are allowed\. Nothing ran\./);
+    assert.match(many.text, /`tests` holds 21 items; at most 20 are allowed: send the rest in another call\. Nothing ran\./);
     const bad = await runCode(c, { language: 'python', code: 'print(3)\n', tests: [{ input: '1' }] });
-    assert.match(bad.text, /item 1 of `tests` has no `expected`\. Nothing ran\./);
+    assert.match(bad.text, /item 1 of `tests` has no `expected`: add it\. Nothing ran\./);
     assert.deepEqual(await containersOf(conv), [], 'no sandbox was made for refused calls');
   });
 }));

@@ -477,7 +477,7 @@ static void call_arguments(void **state)
                              "\"content\":\"0123456789abcdefg\"}}"),
                         &with_conv,
                         "[talkback: argument `content` is 17 bytes, over the limit of 16 bytes. "
-                        "Nothing ran.]");
+                        "Nothing ran. Make it smaller.]");
 }
 
 static void call_builds_request(void **state)

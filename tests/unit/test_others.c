@@ -13,6 +13,39 @@
 
 #include "judge/languages.h"
 #include "judge/others.h"
+#include "talk/langs.h"
+
+/* The one table of names (talk/langs.c): every row is run_code's or
+ * another's, never both and never neither; every row of those two has its
+ * names; no alias is in two rows; each alias finds its own row. */
+static void names(void **state)
+{
+    (void)state;
+    for (size_t i = 0; languages_at(i); i++)
+        if (!langs_by_tag(languages_at(i)->tag))
+            fail_msg("run_code's %s has no names in talk/langs.c", languages_at(i)->tag);
+    size_t rows = 0;
+    for (size_t i = 0; langs_at(i); i++, rows++) {
+        const lang_name_t *ln = langs_at(i);
+        const language_t *l = languages_find(ln->tag);
+        const other_lang_t *o = others_find(ln->tag);
+        if (!l == !o)
+            fail_msg("%s is %s", ln->name, l ? "run_code's and another's" : "nobody's");
+        if (l && strcmp(l->tag, ln->tag) != 0)
+            fail_msg("%s finds %s", ln->tag, l->tag);
+        for (const char *a = ln->aliases; *a;) {
+            char name[40];
+            size_t al = strcspn(a, " ");
+            snprintf(name, sizeof name, "%.*s", (int)al, a);
+            if (langs_find(name) != ln)
+                fail_msg("alias %s of %s finds another row", name, ln->name);
+            a += al + strspn(a + al, " ");
+        }
+    }
+    assert_true(rows >= 41);
+    assert_string_equal(languages_title(languages_find(" CXX ")), "C++");
+    assert_null(langs_find("brainfuck"));
+}
 
 static void table(void **state)
 {
@@ -23,7 +56,9 @@ static void table(void **state)
     for (size_t i = 0; others_at(i); i++, n++) {
         const other_lang_t *o = others_at(i);
         /* Every alias finds this entry, and none is run_code's own. */
-        for (const char *a = o->aliases; *a;) {
+        const lang_name_t *ln = langs_by_tag(o->tag);
+        assert_non_null(ln);
+        for (const char *a = ln->aliases; *a;) {
             char name[40];
             size_t al = strcspn(a, " ");
             snprintf(name, sizeof name, "%.*s", (int)al, a);
@@ -67,6 +102,6 @@ static void table(void **state)
 
 int main(void)
 {
-    const struct CMUnitTest tests[] = { cmocka_unit_test(table) };
+    const struct CMUnitTest tests[] = { cmocka_unit_test(names), cmocka_unit_test(table) };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

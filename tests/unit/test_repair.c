@@ -123,7 +123,8 @@ static void verdicts(void **state)
         { "output:\nPASS: the output matches the expected output.\nFAIL: line 2 differs.\n",
           REPAIR_FAIL, true },
         { "$ python3 main.py\noutput:\nhello\n", REPAIR_RAN, true },
-        { "[talkback: argument `code` is required: the whole program as a string. Nothing ran.]",
+        { "[talkback: argument `code` is required: send the whole program as a string. Nothing "
+          "ran.]",
           REPAIR_NOT_RUN, true },
         { "[talkback: the sandbox manager is not running, so nothing ran. Try again]",
           REPAIR_NOT_RUN, true },

@@ -113,6 +113,41 @@ static void descriptions_carry_the_facts(void **state)
     json_decref(tools);
 }
 
+/* run_code's `tests` holds ARG_TESTS_MAX cases (proto/ops.h), the judge's
+ * limit: one more is refused with the number, and the description says it. */
+static void tests_limit_once(void)
+{
+    char body[4096], want[200];
+    int o = snprintf(body, sizeof body,
+                     "{\"name\":\"run_code\",\"arguments\":{\"language\":\"c\",\"code\":\"x\","
+                     "\"tests\":[");
+    for (int i = 0; i <= ARG_TESTS_MAX; i++)
+        o += snprintf(body + o, sizeof body - (size_t)o, "%s{\"expected\":\"1\"}", i ? "," : "");
+    snprintf(body + o, sizeof body - (size_t)o, "]}}");
+    char *call = NULL;
+    assert_true(asprintf(&call, CALL("%s"), body) > 0);
+    snprintf(want, sizeof want,
+             "[talkback: argument `tests` holds %d items; at most %d are allowed: send the rest "
+             "in another call. Nothing ran.]",
+             ARG_TESTS_MAX + 1, ARG_TESTS_MAX);
+    expect_refusal(call, want);
+    free(call);
+    json_t *tools = tools_list_json(&opts.limits);
+    const char *d = NULL;
+    size_t i;
+    json_t *t;
+    json_array_foreach(tools, i, t)
+    {
+        json_t *props = json_object_get(json_object_get(t, "inputSchema"), "properties");
+        if (strcmp(json_string_value(json_object_get(t, "name")), "run_code") == 0)
+            d = json_string_value(json_object_get(json_object_get(props, "tests"), "description"));
+    }
+    snprintf(want, sizeof want, "at most %d.", ARG_TESTS_MAX);
+    assert_non_null(d);
+    assert_non_null(strstr(d, want));
+    json_decref(tools);
+}
+
 /* What tools/list advertises has nothing a client would refuse a call on
  * (types, required, bounds): those are said in the descriptions, and
  * talkback's own checks refuse with words. */
@@ -166,7 +201,8 @@ static void schemas_let_clients_pass(void **state)
                    "[talkback: argument `timeout` must be an integer, not a string. Nothing ran.]");
     expect_refusal(CALL("{\"name\":\"run_code\",\"arguments\":{\"language\":\"python\",\"code\":"
                         "\"print(1)\",\"tests\":[{\"input\":\"1\"}]}}"),
-                   "[talkback: item 1 of `tests` has no `expected`. Nothing ran.]");
+                   "[talkback: item 1 of `tests` has no `expected`: add it. Nothing ran.]");
+    tests_limit_once();
 }
 
 /* The largest timeout a timeout property's description states ("... at
