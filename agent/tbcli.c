@@ -49,7 +49,7 @@ static const char *const tbcli_killed =
     "%s.]\n";
 static const char *const tbcli_timed_out =
     "[job %d (`%s`) timed out after %s: it and everything it started were killed at its "
-    "timeout of %lld s. Its whole output is in %s. If it needs longer, run it again with a larger "
+    "timeout. Its whole output is in %s. If it needs longer, run it again with a larger "
     "timeout.]\n";
 static const char *const tbcli_lost =
     "[job %d (`%s`) was stopped when its sandbox or its agent restarted; how it ended is unknown. "
@@ -200,7 +200,7 @@ static int say_end(int n, const char *cmd, const char *e, const char *outpath)
     }
     span(ms / 1000, took, sizeof took);
     if (tmo)
-        printf(tbcli_timed_out, n, cmd, took, (long long)read_num(n, "timeout", 0), outpath);
+        printf(tbcli_timed_out, n, cmd, took, outpath);
     else if (sig)
         printf(tbcli_killed, n, cmd, (int)sig, took, (int)st, outpath);
     else
