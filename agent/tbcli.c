@@ -4,7 +4,8 @@
  *   talkback job N   wait for job N up to this call's answer time
  *                    (TALKBACK_ANSWER_AT, set by the manager in every
  *                    run's environment), print its output not shown yet
- *                    and, once it ended, its exit code and run time
+ *                    and, once it ended, its exit code and run time; exit
+ *                    with its exit code (1 when it was killed)
  *   talkback jobs    list this sandbox's jobs
  *
  * It reads the files the agent keeps (jobs.h); they live in the sandbox,
@@ -199,13 +200,14 @@ static int say_end(int n, const char *cmd, const char *e, const char *outpath)
         return 1;
     }
     span(ms / 1000, took, sizeof took);
+    /* Killed: 1, not 137, whose hint would say someone sent kill -9. */
     if (tmo)
         printf(tbcli_timed_out, n, cmd, took, outpath);
     else if (sig)
         printf(tbcli_killed, n, cmd, (int)sig, took, (int)st, outpath);
     else
         printf(tbcli_ended, n, cmd, (int)st, took, outpath);
-    return st >= 0 && st < 256 ? (int)st : 1;
+    return tmo || sig ? 1 : st >= 0 && st < 256 ? (int)st : 1;
 }
 
 /* talkback job N */

@@ -444,6 +444,9 @@ static proto_msg_t *tool_run(manager_t *m, worker_job_t *job)
         textbuf_append(&t, pics->text, pics->text_len);
     run_hints(m, job, &a, &t);
     run_background(m, job, &a, &t);
+    if (a.res.job) /* not paused or stopped while it may run (+2: the agent's kill) */
+        running_job_until(m->running, job->req->conv, a.id,
+                          (int64_t)time(NULL) + a.timeout_s - a.res.elapsed_ms / 1000 + 2);
     r = proto_reply_new(job->req, PROTO_ST_OK, run_failed(&a), NULL);
     if (r)
         run_data(&a, r);

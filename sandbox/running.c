@@ -41,7 +41,8 @@
 typedef struct call_entry {
     char *conv;
     int inflight;
-    int64_t until; /* the latest deadline of its calls */
+    int64_t until;     /* the latest deadline of its calls */
+    int64_t job_until; /* a job of it may run until then (s): busy */
     struct call_entry *next;
 } call_entry_t;
 
@@ -228,9 +229,11 @@ void running_call_end(running_t *c, const char *conv, const char *id)
     pthread_mutex_lock(&c->mu);
     call_entry_t **pp = call_find(c, conv);
     call_entry_t *e = *pp;
+    int64_t now = (int64_t)time(NULL);
     if (!e || --e->inflight <= 0) {
-        stamp(id, (int64_t)time(NULL));
-        if (e) {
+        bool job = e && e->job_until > now; /* the entry stays while a job may run */
+        stamp(id, job ? e->job_until : now);
+        if (e && !job) {
             *pp = e->next;
             free(e->conv);
             free(e);
@@ -243,9 +246,24 @@ int running_inflight(running_t *c, const char *conv)
 {
     pthread_mutex_lock(&c->mu);
     call_entry_t *e = *call_find(c, conv);
-    int n = e ? e->inflight : 0;
+    int n = e ? e->inflight + (e->job_until > (int64_t)time(NULL)) : 0;
     pthread_mutex_unlock(&c->mu);
     return n;
+}
+
+/* See running.h: the chat's entry outlives its calls until then. */
+void running_job_until(running_t *c, const char *conv, const char *id, int64_t until_s)
+{
+    pthread_mutex_lock(&c->mu);
+    call_entry_t **pp = call_find(c, conv);
+    if (!*pp && (*pp = calloc(1, sizeof **pp)) != NULL && !((*pp)->conv = strdup(conv))) {
+        free(*pp);
+        *pp = NULL;
+    }
+    if (*pp && until_s > (*pp)->job_until)
+        (*pp)->job_until = until_s;
+    stamp(id, *pp && (*pp)->until > until_s ? (*pp)->until : until_s);
+    pthread_mutex_unlock(&c->mu);
 }
 
 /* ---- caps ------------------------------------------------------------------------- */
@@ -386,7 +404,7 @@ static int taken(running_t *c, json_t *list, const char *user, const char *self,
 static bool busy(running_t *c, const char *conv, const char *id)
 {
     call_entry_t *e = *call_find(c, conv);
-    if (e && e->inflight > 0)
+    if (e && (e->inflight > 0 || e->job_until > (int64_t)time(NULL)))
         return true;
     for (hold_t *h = c->holds; h; h = h->next)
         if ((!h->ended || h->pending) && strcmp(h->conv, conv) == 0)
