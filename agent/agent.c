@@ -490,7 +490,7 @@ static void do_kill(const frame_msg_t *m)
     send_id(FRAME_DONE, m->id);
 }
 
-/* DETACH: the command goes on as a job (jobs.h); DETACHED, or FAIL. */
+/* DETACH: the command goes on as a job (jobs.h); DETACHED (job 0: not kept). */
 static void do_detach(const frame_msg_t *m)
 {
     job_t *j = job_find(m->id);

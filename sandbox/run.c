@@ -193,6 +193,7 @@ static bool run_via_agent(const run_via_t *v, const char *id, const run_opts_t *
         .ctx = ctx,
     };
     agent_err_t ae = agent_run(link, &ar, &ax);
+    agent_release(&link);
     res->jobs = ax.jobs;
     res->jobs_len = ax.jobs_len;
     if (ae == AGENT_DETACHED) {
@@ -201,7 +202,6 @@ static bool run_via_agent(const run_via_t *v, const char *id, const run_opts_t *
         bgr_free(&ax.bg);
         return true;
     }
-    agent_release(&link);
     code = ax.exit_code;
     res->cpu_ms = ax.cpu_ms;
     res->max_rss_kb = ax.max_rss_kb;
