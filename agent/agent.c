@@ -67,6 +67,7 @@
 #include "agent/bgwatch.h"
 #include "agent/files.h"
 #include "agent/images.h"
+#include "agent/jobs.h"
 #include "agent/limits.h"
 #include "agent/shepherd.h"
 #include "agent/strays.h"
@@ -123,6 +124,8 @@ typedef struct job {
     int64_t drain_until;
     uint64_t img_mark; /* images.h: images written since this are its */
     bgk_job_t bg;      /* what it left running, when watched (bgkeep.h) */
+    jobs_run_t jr;     /* its spool, and its job once detached (jobs.h) */
+    bool detached;     /* a job now: output to its file, no EXIT */
     struct job *next;
 } job_t;
 
@@ -307,6 +310,7 @@ static void do_run(const frame_msg_t *m)
     j->out = j->err = j->in = j->ctl = -1;
     j->cpu_ms = j->rss_kb = -1;
     j->id = m->id;
+    j->jr.fd = -1;
     j->out_limit = frame_num(m, FN_OUTPUT_LIMIT, 0);
     if (frame_has_str(m, FS_MARKER) &&
         !(j->marker = dup_view(m->str[FS_MARKER], m->str_len[FS_MARKER])))
@@ -327,6 +331,7 @@ static void do_run(const frame_msg_t *m)
         envv.oom || !envv.v)
         goto fail;
 
+    jobs_run_init(&j->jr, frame_num(m, FN_JOB_CAP, 0), argv.v[argv.n > 2 ? 2 : 0], mono_ms());
     what = "pipe";
     bool merge = frame_num(m, FN_MERGE, 0) != 0;
     if (pipe2(pout, O_CLOEXEC) || (!merge && pipe2(perr, O_CLOEXEC)) ||
@@ -369,6 +374,7 @@ fail:
     close_fd(&perr[0]);
     close_fd(&perr[1]);
     if (j) {
+        jobs_run_free(&j->jr);
         free(j->in_data);
         free(j->marker);
         free(j);
@@ -484,6 +490,25 @@ static void do_kill(const frame_msg_t *m)
     send_id(FRAME_DONE, m->id);
 }
 
+/* DETACH: the command goes on as a job (jobs.h); DETACHED (job 0: not kept). */
+static void do_detach(const frame_msg_t *m)
+{
+    job_t *j = job_find(m->id);
+    char path[128];
+    int no =
+        j && !j->exited && !j->stopping && !j->detached
+            ? jobs_detach(&j->jr, j->kill_at ? j->kill_at - j->jr.start_ms : 0, path, sizeof path)
+            : -1;
+    if (no > 0)
+        j->detached = true;
+    /* job 0: not detached (it ended, or no file): the call goes on. */
+    frame_msg_t r = { .type = FRAME_DETACHED, .id = m->id };
+    frame_set_num(&r, FN_JOB, no > 0 ? no : 0);
+    if (no > 0)
+        frame_set_str(&r, FS_PATH, path, strlen(path));
+    send_msg(&r);
+}
+
 /* Commands past their timeout are killed with all they started. */
 static void expire_jobs(void)
 {
@@ -491,6 +516,7 @@ static void expire_jobs(void)
     for (job_t *j = jobs; j; j = j->next)
         if (j->kill_at && now >= j->kill_at) {
             j->kill_at = 0;
+            j->jr.timed_out |= !j->exited;
             if (!j->exited) /* timeout -s KILL leaves what outlived it too */
                 job_stop(j);
         }
@@ -510,7 +536,8 @@ static void job_read(job_t *j, int *fd, int stream)
             j->limited = true;
         }
         j->out_total += (int64_t)k;
-        if (k > 0) {
+        jobs_run_out(&j->jr, chunk, k);
+        if (k > 0 && !j->detached) {
             frame_msg_t m = { .type = FRAME_OUT, .id = j->id };
             frame_set_num(&m, FN_STREAM, stream);
             frame_set_str(&m, FS_DATA, chunk, k);
@@ -610,8 +637,9 @@ static void finish_jobs(void)
         else
             close_fd(&j->ctl);
         j->ctl = -1;
-        if (j->failed)
-            goto free_job;
+        jobs_run_end(&j->jr, j->status, now);
+        if (j->failed || j->detached)
+            goto free_job; /* a job's end is in its folder, told later */
         frame_msg_t m = { .type = FRAME_EXIT, .id = j->id };
         if (WIFSIGNALED(j->status)) {
             frame_set_num(&m, FN_STATUS, 128 + WTERMSIG(j->status));
@@ -630,11 +658,14 @@ static void finish_jobs(void)
         watchdog_attach(&m);
         if (j->bg.watch)
             bgk_attach(&m, &j->bg);
+        if (j->jr.cap)
+            jobs_attach(&m); /* the model's runs only */
         send_msg(&m);
         bgk_sent(&j->bg);
     free_job:
         *pp = j->next;
         bgk_job_free(&j->bg);
+        jobs_run_free(&j->jr);
         free(j->in_data);
         free(j->marker);
         free(j);
@@ -719,6 +750,7 @@ static void handle(const frame_msg_t *m)
     case FRAME_KILL: do_kill(m); break;
     case FRAME_WRITE: do_write(m); break;
     case FRAME_LIMITS: do_limits(m); break;
+    case FRAME_DETACH: do_detach(m); break;
     default: break; /* an agent -> manager type: not for us */
     }
 }
@@ -816,6 +848,7 @@ static int worker(void)
     sigaction(SIGCHLD, &sa, NULL);
     set_nonblock(STDIN_FILENO);
 
+    jobs_boot();
     frame_reader_t rd;
     frame_reader_init(&rd, FRAME_MAX, true);
     bool stdin_open = true;
@@ -908,8 +941,11 @@ static void trim_code(void)
     madvise((void *)a, b - a, MADV_DONTNEED);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+    const char *base = argc > 0 && argv[0] ? strrchr(argv[0], '/') : NULL;
+    if (argc > 0 && argv[0] && strcmp(base ? base + 1 : argv[0], "talkback") == 0)
+        return tbcli_main(argc, argv); /* the sandbox's `talkback` (tbcli.c) */
     trim_code();
     /* Keep freed large buffers (an 8 MiB write) from staying resident. */
     mallopt(M_MMAP_THRESHOLD, 128 * 1024);

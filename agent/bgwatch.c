@@ -402,7 +402,7 @@ void bg_scan(bg_set_t *s)
 void bg_start(bg_set_t *s, int64_t now, int64_t ms)
 {
     s->until = now + ms / 2;
-    s->hard = now + 2 * ms;
+    s->hard = now + ms; /* never past background_watch_ms (<= 1.5 s) */
     s->since = now;
     bg_scan(s);
 }

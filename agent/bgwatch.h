@@ -90,7 +90,8 @@ typedef struct {
 void bg_init(bg_set_t *s, pid_t self, char *const *argv);
 /* Open the window (now + ms / 2, monotonic) and take the first look.  A
  * program still starting (using CPU, neither ended nor listening: a
- * server on a loaded machine) keeps it open up to now + 2 * ms. */
+ * server on a loaded machine) keeps it open up to now + ms, so the
+ * window never passes ms (BG_WATCH_MAX_MS at most). */
 void bg_start(bg_set_t *s, int64_t now, int64_t ms);
 /* Whether the window is open at now. */
 bool bg_open(const bg_set_t *s, int64_t now);

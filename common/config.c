@@ -139,6 +139,18 @@ static config_entry_t config_table[] = {
       "deadline stays below it; 0 = no limit",
       NULL },
     /* --- tools --- */
+    { "client_margin_ms", CT_INT, "2000",
+      "milliseconds of client_timeout a call's deadline leaves for the reply's way back to the "
+      "client (hub, gateway, HTTP); set-up takes its time from the command's share instead",
+      NULL },
+    { "job_answer_ms", CT_INT, "1000",
+      "how long before a call's deadline a `run` whose command still runs answers, the command "
+      "going on as job N (`talkback job N`); the time to write and send that result",
+      NULL },
+    { "job_log_cap", CT_SIZE, "16M",
+      "what the agent keeps of a job's output in its file in the sandbox "
+      "(/run/talkback/jobs/N/out); past it the rest is dropped and the file says so",
+      NULL },
     { "run_timeout", CT_DURATION, "300s", "default timeout of run", NULL },
     { "run_timeout_max", CT_DURATION, "1800s", "largest timeout run accepts", NULL },
     { "output_cap", CT_SIZE, "64K",
@@ -193,7 +205,7 @@ static config_entry_t config_table[] = {
     { "background_watch_ms", CT_INT, "1500",
       "what the agent watches what a run's command left running in the background for, in "
       "milliseconds after its end (each program that ends in that time is said in the result, with "
-      "its status and last lines; a server, with its ports): half of it, and up to twice it only "
+      "its status and last lines; a server, with its ports): half of it, and all of it only "
       "while a program is still busy starting; over early once each ended or listens; at most "
       "1500; 0 = no watch",
       NULL },

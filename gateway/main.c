@@ -66,6 +66,7 @@ static http_t *gateway_http(queue_t *q)
                 .code_compile_timeout = config_int("code_compile_timeout"),
                 .call_grace = config_int("call_grace"),
                 .client_timeout = config_int("client_timeout"),
+                .client_margin_ms = config_int("client_margin_ms"),
                 .write_file_max = config_int("write_file_max"),
             },
         },

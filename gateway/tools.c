@@ -190,21 +190,30 @@ const tools_def_t *tools_find(const char *name)
 
 /* ---- timeouts the client leaves room for ----------------------------------- */
 
-/* Seconds kept between talkback's own deadline and the client's: the
- * HTTP round trip and the queue, so talkback's text arrives first. */
-#define TOOLS_CLIENT_MARGIN_S 10
+/* Milliseconds of the client's ceiling (client_timeout) that a call's
+ * deadline leaves for the round trip: the reply's way back through the
+ * hub, the gateway and HTTP, so talkback's text arrives first. */
+static int64_t tools_ceiling_ms(const tools_limits_t *lim)
+{
+    int64_t c = lim->client_timeout * 1000 - lim->client_margin_ms;
+    return c > 1000 ? c : 1000;
+}
 
-/* Seconds of a call's deadline beyond its `timeout`: run_code saves and
- * compiles first; every call gets call_grace. */
+/* Seconds of a call's deadline beyond its `timeout` that run_code keeps
+ * for saving and compiling first (and call_grace for the round trip to
+ * the sandbox): run_code's programs never outlive the ceiling, they get a
+ * timeout verdict.  `run` reserves nothing: a command still running at
+ * the ceiling goes on as a job (docs/jobs.md). */
 static int64_t tools_setup_s(const tools_def_t *t, const tools_limits_t *lim)
 {
-    return lim->call_grace + (t->code_timeouts ? lim->code_compile_timeout + 60 : 0);
+    return t->code_timeouts ? lim->call_grace + lim->code_compile_timeout + 60 : 0;
 }
 
 /* The default and largest `timeout` a tool advertises and accepts: the
- * configured ones, lowered so that timeout plus set-up ends before the
- * client (client_timeout) gives up on the call.  *capped says whether the
- * client's limit is what set the maximum. */
+ * configured ones; run_code's lowered so that timeout plus set-up ends
+ * before the client (client_timeout) gives up on the call, run's default
+ * kept below the ceiling (a larger one is asked for, not given).  *capped
+ * says whether the client's limit is what set the maximum. */
 static void tools_timeout_bounds(const tools_def_t *t, const tools_limits_t *lim, int64_t *dflt,
                                  int64_t *max, bool *capped)
 {
@@ -212,13 +221,15 @@ static void tools_timeout_bounds(const tools_def_t *t, const tools_limits_t *lim
     *max = t->code_timeouts ? lim->code_timeout_max : lim->run_timeout_max;
     *capped = false;
     if (lim->client_timeout > 0) {
-        int64_t room = lim->client_timeout - TOOLS_CLIENT_MARGIN_S - tools_setup_s(t, lim);
+        int64_t room = tools_ceiling_ms(lim) / 1000 - tools_setup_s(t, lim);
         if (room < 1)
             room = 1;
-        if (room < *max) {
+        if (t->code_timeouts && room < *max) {
             *max = room;
             *capped = true;
         }
+        if (!t->code_timeouts && *dflt > room)
+            *dflt = room;
     }
     if (*dflt > *max)
         *dflt = *max;
@@ -819,7 +830,10 @@ static tools_err_t tools_request_wait(const tools_def_t *tool, const tools_limit
             return tools_fail(err_text, TX_GW_TIMEOUT_RANGE, (long long)max, (long long)dflt,
                               capped ? " For longer work, start it in the background "
                                        "(CMD > work.log 2>&1 &) and read work.log in later calls."
-                                     : "");
+                              : tool->code_timeouts ? ""
+                                                    : " Call run again with a timeout in that "
+                                                      "range: a command still running when the "
+                                                      "call must answer goes on as a job.");
         if (proto_map_set_int(&req->args, ARG_TIMEOUT, t) != 0)
             return TOOLS_ENOMEM;
         /* run_code with `tests` runs once per case. */
@@ -829,13 +843,11 @@ static tools_err_t tools_request_wait(const tools_def_t *tool, const tools_limit
         if (tool->code_timeouts)
             wait += lim->code_compile_timeout + 60;
     }
-    wait += lim->call_grace;
-    /* Whatever happens, talkback's deadline text comes before the client
-     * gives up on the call. */
-    if (lim->client_timeout > 0 && wait > lim->client_timeout - TOOLS_CLIENT_MARGIN_S)
-        wait = lim->client_timeout - TOOLS_CLIENT_MARGIN_S > 1
-                   ? lim->client_timeout - TOOLS_CLIENT_MARGIN_S
-                   : 1;
+    /* In ms from here: whatever happens, talkback's text comes before the
+     * client gives up on the call (a `run` still running then is a job). */
+    wait = (wait + lim->call_grace) * 1000;
+    if (lim->client_timeout > 0 && wait > tools_ceiling_ms(lim))
+        wait = tools_ceiling_ms(lim);
     *wait_out = wait;
     return TOOLS_OK;
 }
@@ -890,8 +902,8 @@ tools_err_t tools_build_request(const tools_def_t *tool, const json_t *arguments
         rc = TOOLS_ENOMEM;
         goto done;
     }
-    req->deadline_ms = now_ms + wait * 1000;
-    *wait_s = wait;
+    req->deadline_ms = now_ms + wait; /* ms */
+    *wait_s = (wait + 999) / 1000;
 
 done:
     if (rc != TOOLS_OK) {

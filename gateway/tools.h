@@ -34,6 +34,8 @@ typedef struct {
     int64_t client_timeout;       /* seconds the MCP client waits for one call (its own
                                  hard limit); 0 = no limit.  Every `timeout`
                                  and deadline stays below it. */
+    int64_t client_margin_ms;     /* the round trip kept between a call's
+                                 deadline and client_timeout */
 } tools_limits_t;
 
 /* One tool. */

@@ -15,13 +15,13 @@
 static const char frame_magic[4] = { 'T', 'B', 'A', FRAME_VERSION };
 
 static const char *const num_keys[FN__COUNT] = {
-    "v",    "n",    "pid", "st",  "sig", "err",   "s",   "mode", "mt",  "mem",
-    "swap", "pids", "cq",  "cp",  "tmo", "merge", "ol",  "olim", "cpu", "rss",
-    "shep", "iw",   "ii",  "wdn", "wdp", "wdw",   "wdi", "wdr",  "bgw",
+    "v",    "n",   "pid", "st",  "sig",   "err", "s",    "mode", "mt",  "mem",  "swap",
+    "pids", "cq",  "cp",  "tmo", "merge", "ol",  "olim", "cpu",  "rss", "shep", "iw",
+    "ii",   "wdn", "wdp", "wdw", "wdi",   "wdr", "bgw",  "jcap", "job",
 };
 _Static_assert(FN__COUNT <= 32 && FS__COUNT <= 32, "has_num and has_str are 32-bit masks");
 static const char *const str_keys[FS__COUNT] = {
-    "argv", "env", "cwd", "in", "d", "path", "msg", "mk", "img", "wdc", "bgl", "bgd", "bga",
+    "argv", "env", "cwd", "in", "d", "path", "msg", "mk", "img", "wdc", "bgl", "bgd", "bga", "jobs",
 };
 
 /* ---- fields ------------------------------------------------------------- */
@@ -56,7 +56,7 @@ int64_t frame_num(const frame_msg_t *m, frame_num_t f, int64_t dflt)
 
 bool frame_type_known(uint32_t t)
 {
-    return (t >= FRAME_HELLO && t <= FRAME_LIMITS) || (t >= FRAME_READY && t <= FRAME_LIMITS_OK);
+    return (t >= FRAME_HELLO && t <= FRAME_DETACH) || (t >= FRAME_READY && t <= FRAME_DETACHED);
 }
 
 /* ---- CRC-32 ------------------------------------------------------------- */
@@ -619,4 +619,23 @@ int frame_list_each(const char *p, size_t len, void (*fn)(void *ctx, const char 
         i += l + 1;
     }
     return n;
+}
+
+/* See frame.h. */
+char *frame_join_list(const char *const *items, size_t *len)
+{
+    size_t n = 0;
+    for (size_t i = 0; items && items[i]; i++)
+        n += strlen(items[i]) + 1;
+    char *s = malloc(n ? n : 1);
+    if (!s)
+        return NULL;
+    size_t o = 0;
+    for (size_t i = 0; items && items[i]; i++) {
+        size_t k = strlen(items[i]) + 1;
+        memcpy(s + o, items[i], k);
+        o += k;
+    }
+    *len = n;
+    return s;
 }

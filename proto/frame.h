@@ -68,19 +68,24 @@ typedef enum {
     FRAME_KILL = 3,   /* id.  Answer: DONE id once everything is killed */
     FRAME_WRITE = 4,  /* id, path, d, mode, mt.  Answer: DONE or FAIL */
     FRAME_LIMITS = 5, /* id.  Answer: LIMITS_OK */
+    FRAME_DETACH = 6, /* id: the RUN (sent with jcap) goes on as a job, its
+                         output into the job's file.  Answer: DETACHED */
     /* agent -> manager */
-    FRAME_READY = 16,    /* v, pid, n (0 when a new agent says hello unasked) */
-    FRAME_STARTED = 17,  /* id, pid: the command runs */
-    FRAME_OUT = 18,      /* id, s (1 stdout, 2 stderr), d */
-    FRAME_EXIT = 19,     /* id, st (exit status; 128+signal), sig (0 or signal),
+    FRAME_READY = 16,     /* v, pid, n (0 when a new agent says hello unasked) */
+    FRAME_STARTED = 17,   /* id, pid: the command runs */
+    FRAME_OUT = 18,       /* id, s (1 stdout, 2 stderr), d */
+    FRAME_EXIT = 19,      /* id, st (exit status; 128+signal), sig (0 or signal),
                             cpu, rss (when known), olim, img (the images the
                             command wrote, if any), wdn, wdp, wdw, wdi, wdc
                             (what the watchdog killed, if anything), bgl,
                             bgd, bga (programs left running: bgw) */
-    FRAME_DONE = 20,     /* id: a WRITE or KILL is done (a KILL's: cpu, rss
+    FRAME_DONE = 20,      /* id: a WRITE or KILL is done (a KILL's: cpu, rss
                             when known) */
-    FRAME_FAIL = 21,     /* id, err (errno), msg: nothing was done */
-    FRAME_LIMITS_OK = 22 /* id, mem, swap, pids, cq, cp (-1: unlimited) */
+    FRAME_FAIL = 21,      /* id, err (errno), msg: nothing was done */
+    FRAME_LIMITS_OK = 22, /* id, mem, swap, pids, cq, cp (-1: unlimited) */
+    FRAME_DETACHED = 23   /* id, job (its number), path (its output's file):
+                             no EXIT follows for this id; job 0: not
+                             detached (it ended, or cannot be kept) */
 } frame_type_t;
 
 /* Integer fields, by their key on the wire. */
@@ -126,6 +131,9 @@ typedef enum {
                              running this many ms after its end
                              (agent/bgwatch.h); its EXIT then carries
                              bgl, bgd and bga.  Absent or 0: no watch */
+    FN_JOB_CAP,           /* "jcap" RUN: it may go on as a job (DETACH), whose
+                             file keeps this many bytes of its output */
+    FN_JOB,               /* "job" DETACHED: the job's number */
     FN__COUNT
 } frame_num_t;
 
@@ -150,6 +158,8 @@ typedef enum {
                   the last EXIT that said so, items as bgl */
     FS_BG_ALIVE, /* "bga" EXIT: every watched program running now, items as
                   bgl; present only when that changed since it was last sent */
+    FS_JOBS,     /* "jobs" EXIT of a RUN with jcap: jobs that ended and were
+                  not told yet, one NUL-terminated item each (agent/jobs.h) */
     FS__COUNT
 } frame_str_t;
 
@@ -172,6 +182,10 @@ bool frame_has_num(const frame_msg_t *m, frame_num_t f);
 bool frame_has_str(const frame_msg_t *m, frame_str_t f);
 /* The value, or dflt when absent. */
 int64_t frame_num(const frame_msg_t *m, frame_num_t f, int64_t dflt);
+
+/* Items (NULL-terminated) as one malloc'ed byte string of NUL-terminated
+ * items, the form of argv and env; NULL when out of memory. */
+char *frame_join_list(const char *const *items, size_t *len);
 
 /* Whether t is one of frame_type_t. */
 bool frame_type_known(uint32_t t);

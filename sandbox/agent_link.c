@@ -1,12 +1,10 @@
 /* agent.c -- links to the agents inside sandboxes (see agent.h).
  *
  * A link is one Docker attach connection and one reader thread.  Callers
- * write whole frames under the link's write lock; the reader takes
- * Docker's 8-byte framing apart (docker_demux_*), feeds the stdout bytes
- * to a frame_reader and hands each frame to the call with its id, under
- * the link's lock.  A call waits on the link's condition variable in
- * steps of 100 ms, so it polls its cancel check as often as the exec path
- * does.
+ * write whole frames under the link's write lock; the reader demuxes
+ * Docker's framing and hands each frame to the call with its id, under the
+ * link's lock.  A call waits on the link's condition variable in steps of
+ * 100 ms, so it polls its cancel check as often as the exec path does.
  *
  * Opening a link: attach, then HELLO with a random nonce until READY with
  * that nonce comes back.  Until then the reader skips whatever is not a
@@ -15,9 +13,9 @@
  * then on one byte out of place ends the link.
  *
  * What ends a link: the stream ends or fails (the sandbox stopped), a
- * malformed frame or an unexpected READY (the agent's worker was
- * restarted), a frame header whose payload does not follow within
- * agent_frame_deadline (root in the sandbox can write a valid header into
+ * malformed frame or an unexpected READY (a restarted worker), a frame
+ * header whose payload does not follow within agent_frame_deadline (root
+ * in the sandbox can write a valid header into
  * the agent's stdout: its announced payload would swallow every frame
  * after it), no answer to a command within AGENT_ACK_MS, or the agent not
  * reading.  Its calls are woken and told: one whose command had started
@@ -38,14 +36,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "common/list.h"
 #include "common/log.h"
 #include "proto/frame.h"
-#include "sandbox/scripts_embedded.h"
+#include "sandbox/jobs.h"
 #include "proto/proto.h"
 
 /* How long a command may wait for the agent's STARTED (or FAIL). */
@@ -86,6 +83,9 @@ typedef struct call {
     bool limited;           /* killed at the output limit */
     icap_report_t wd;       /* what the agent's watchdog killed (EXIT) */
     bgr_t bg;               /* what it left running (EXIT: background.h) */
+    int job;                /* DETACHED: its job number (-1: not asked, 0: refused) */
+    char *jobs;             /* EXIT: ends of earlier jobs (jobs.h) */
+    size_t jobs_len;
     agent_limits_t lim;
     docker_output_fn on_output;
     void *ctx;
@@ -294,6 +294,8 @@ static bool dispatch(agent_link_t *l, const frame_msg_t *m)
         c->limited = frame_num(m, FN_LIMITED, 0) != 0;
         icap_take(&c->wd, m);
         bgr_take(&c->bg, m);
+        free(c->jobs);
+        c->jobs = jobs_take(m, &c->jobs_len);
         take_usage(c, m);
         if (!c->muted && c->on_output && frame_has_str(m, FS_IMAGES)) /* images.c's list */
             c->on_output(c->ctx, FRAME_STREAM_IMAGES, m->str[FS_IMAGES], m->str_len[FS_IMAGES]);
@@ -305,6 +307,10 @@ static bool dispatch(agent_link_t *l, const frame_msg_t *m)
         } else {
             c->done = true;
         }
+        break;
+    case FRAME_DETACHED:
+        c->job = (int)frame_num(m, FN_JOB, 0);
+        c->done = c->job > 0;
         break;
     case FRAME_FAIL:
         c->failed = true;
@@ -666,18 +672,6 @@ static void entry_remove(agent_pool_t *p, const char *id)
     link_unref(p, old);
 }
 
-/* Kill the agent's worker so its supervisor starts a fresh one
- * (sandbox/scripts/agent-worker-restart.sh). */
-static void restart_worker(agent_pool_t *p, const char *id)
-{
-    const char *argv[] = { "bash", "-c", PROBE_AGENT_WORKER_RESTART, NULL };
-    docker_exec_t x = { .argv = argv, .workdir = "/" };
-    int code;
-    docker_err_t e = docker_exec(p->d, id, &x, &code);
-    log_info("restarting the agent worker of %.12s: %s", id, docker_strerror(e));
-    usleep(200000); /* its supervisor starts the next one after 100 ms */
-}
-
 static agent_link_t *get_link(agent_pool_t *p, const char *id, int64_t hello_ms)
 {
     if (!p || !id)
@@ -719,7 +713,7 @@ static agent_link_t *get_link(agent_pool_t *p, const char *id, int64_t hello_ms)
     link_unref(p, old);
 
     if (restart)
-        restart_worker(p, id);
+        agent_restart_worker(p->d, id);
     bool gone = false;
     agent_link_t *l = link_open(p, id, &gone, hello_ms);
     if (gone) {
@@ -812,25 +806,6 @@ static void call_remove(agent_link_t *l, call_t *c)
     list_remove(&l->calls, &c->link);
 }
 
-/* Items as one byte string of NUL-terminated items. */
-static char *join_list(const char *const *items, size_t *len)
-{
-    size_t n = 0;
-    for (size_t i = 0; items && items[i]; i++)
-        n += strlen(items[i]) + 1;
-    char *s = malloc(n ? n : 1);
-    if (!s)
-        return NULL;
-    size_t o = 0;
-    for (size_t i = 0; items && items[i]; i++) {
-        size_t k = strlen(items[i]) + 1;
-        memcpy(s + o, items[i], k);
-        o += k;
-    }
-    *len = n;
-    return s;
-}
-
 /* Send KILL for call c and wait for the agent's DONE, which comes once its
  * kill pass is over.  With l->mu held; true when confirmed. */
 static bool kill_call(agent_link_t *l, call_t *c, const char *marker)
@@ -852,12 +827,26 @@ static bool kill_call(agent_link_t *l, call_t *c, const char *marker)
     return c->killed;
 }
 
+/* The call must answer and the command goes on: ask the agent to keep it
+ * as a job (with l->mu held).  Its answer is c->job; none comes from an
+ * older agent, and the cancel check then ends it at the deadline. */
+static void detach_asked(agent_link_t *l, const agent_run_t *r, call_t *c)
+{
+    if (!r->detach_due || !r->detach_due(r->ctx))
+        return;
+    c->job = -2; /* asked once */
+    pthread_mutex_unlock(&l->mu);
+    frame_msg_t m = { .type = FRAME_DETACH, .id = c->id };
+    link_send(l, &m);
+    pthread_mutex_lock(&l->mu);
+}
+
 agent_err_t agent_run(agent_link_t *l, const agent_run_t *r, agent_exit_t *ex)
 {
     *ex = (agent_exit_t){ .exit_code = -1, .cpu_ms = -1, .max_rss_kb = -1 };
     size_t argv_len = 0, env_len = 0;
-    char *argv = join_list(r->argv, &argv_len);
-    char *env = join_list(r->env, &env_len);
+    char *argv = frame_join_list(r->argv, &argv_len);
+    char *env = frame_join_list(r->env, &env_len);
     if (!argv || !env) {
         free(argv);
         free(env);
@@ -866,6 +855,7 @@ agent_err_t agent_run(agent_link_t *l, const agent_run_t *r, agent_exit_t *ex)
     call_t c = {
         .kind = C_RUN, .on_output = r->on_output, .ctx = r->ctx, .cpu_ms = -1, .rss_kb = -1
     };
+    c.job = -1;
     pthread_mutex_lock(&l->mu);
     call_add(l, &c);
     pthread_mutex_unlock(&l->mu);
@@ -889,6 +879,8 @@ agent_err_t agent_run(agent_link_t *l, const agent_run_t *r, agent_exit_t *ex)
         frame_set_num(&m, FN_OUTPUT_LIMIT, r->output_limit);
     icap_run(&m, r->watchdog_report);
     bgr_run(&m, r->bg_watch_ms);
+    if (r->job_cap > 0)
+        frame_set_num(&m, FN_JOB_CAP, r->job_cap);
     int sent = link_send(l, &m);
     free(argv);
     free(env);
@@ -902,7 +894,8 @@ agent_err_t agent_run(agent_link_t *l, const agent_run_t *r, agent_exit_t *ex)
     int64_t t0 = proto_mono_ms(), last_check = t0;
     for (;;) {
         if (c.done) {
-            rc = c.failed ? AGENT_NOT_STARTED : AGENT_OK;
+            rc = c.failed ? AGENT_NOT_STARTED : c.job > 0 ? AGENT_DETACHED : AGENT_OK;
+            ex->job = c.job; /* a job now: no EXIT comes */
             ex->exit_code = c.status;
             ex->output_limited = c.limited;
             ex->wd = c.wd;
@@ -931,6 +924,8 @@ agent_err_t agent_run(agent_link_t *l, const agent_run_t *r, agent_exit_t *ex)
                                                  : AGENT_UNKNOWN;
                 break;
             }
+            if (c.job == -1 && c.started)
+                detach_asked(l, r, &c);
             continue;
         }
         link_wait(l, AGENT_POLL_MS - (now - last_check));
@@ -939,6 +934,8 @@ out:
     ex->cpu_ms = c.cpu_ms;
     ex->max_rss_kb = c.rss_kb;
     ex->bg = c.bg; /* the caller's now */
+    ex->jobs = c.jobs;
+    ex->jobs_len = c.jobs_len;
     call_remove(l, &c);
     pthread_mutex_unlock(&l->mu);
     return rc;

@@ -62,6 +62,9 @@ bool agent_in_config(const json_t *info);
 /* Copy the agent binary into container id (created or stopped: before a
  * start, so the sandbox always runs the agent of this manager). */
 docker_err_t agent_install(agent_pool_t *p, const char *id);
+/* Kill the agent's worker in container id so its supervisor starts a
+ * fresh one (agentbin.c). */
+void agent_restart_worker(docker_t *d, const char *id);
 
 /* The manager found container id running.  has_agent: it runs the agent;
  * started_ms: when this manager's start of it began (proto_mono_ms), or 0
@@ -84,7 +87,8 @@ typedef enum {
     AGENT_NOT_STARTED, /* nothing ran: run it through exec */
     AGENT_UNKNOWN,     /* no answer: it may have started; kill its marker,
                            then run it through exec */
-    AGENT_LOST         /* the link broke after it started */
+    AGENT_LOST,        /* the link broke after it started */
+    AGENT_DETACHED     /* it goes on as a job (ex->job, jobs.h) */
 } agent_err_t;
 
 typedef struct {
@@ -101,9 +105,13 @@ typedef struct {
     bool watchdog_report;   /* its EXIT may say what the inotify watchdog killed */
     int64_t bg_watch_ms;    /* watch what it leaves running (background.h); 0: not */
     size_t stdin_len;
-    docker_output_fn on_output; /* streams 1 and 2; FRAME_STREAM_IMAGES: the
+    docker_output_fn on_output;  /* streams 1 and 2; FRAME_STREAM_IMAGES: the
                                     images the command wrote (frame.h) */
-    docker_cancel_fn cancelled; /* polled about every 100 ms */
+    docker_cancel_fn cancelled;  /* polled about every 100 ms */
+    int64_t job_cap;             /* it may go on as a job whose file keeps this
+                                   many bytes (jobs.h); 0: never */
+    docker_cancel_fn detach_due; /* polled with cancelled: true asks the
+                                    agent to keep it running as a job */
     void *ctx;
 } agent_run_t;
 
@@ -117,6 +125,10 @@ typedef struct {
     bgr_t bg;            /* what it left running, and more (background.h); the
                             caller frees it with bgr_free, whatever agent_run
                             returned */
+    int job;             /* AGENT_DETACHED: its job number */
+    char *jobs;          /* ends of earlier jobs not told yet (FS_JOBS, jobs.h),
+                            or NULL; the caller frees it */
+    size_t jobs_len;
 } agent_exit_t;
 
 /* Run a command through the link, streaming its output. */

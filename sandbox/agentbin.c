@@ -12,6 +12,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/log.h"
+#include "sandbox/scripts_embedded.h"
+
 /* See agent.h. */
 bool agent_find_binary(const char *configured, char *out, size_t outlen)
 {
@@ -74,4 +77,15 @@ void agent_version(const char *bin, size_t len, char out[17])
         h *= 1099511628211ULL;
     }
     snprintf(out, 17, "%016llx", (unsigned long long)h);
+}
+
+/* See agent.h: sandbox/scripts/agent-worker-restart.sh. */
+void agent_restart_worker(docker_t *d, const char *id)
+{
+    const char *argv[] = { "bash", "-c", PROBE_AGENT_WORKER_RESTART, NULL };
+    docker_exec_t x = { .argv = argv, .workdir = "/" };
+    int code;
+    docker_err_t e = docker_exec(d, id, &x, &code);
+    log_info("restarting the agent worker of %.12s: %s", id, docker_strerror(e));
+    usleep(200000); /* its supervisor starts the next one after 100 ms */
 }

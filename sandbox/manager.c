@@ -31,6 +31,7 @@
 #include "hints/output.h"
 #include "sandbox/hostops.h"
 #include "sandbox/inotify_cap.h"
+#include "sandbox/jobs.h"
 #include "sandbox/background.h"
 #include "sandbox/notices.h"
 #include "sandbox/pictures.h"
@@ -118,7 +119,8 @@ typedef struct {
     const char *stdin_data;
     size_t stdin_len;
     int64_t output_limit; /* exec: kill past this many output bytes; 0: none */
-    bool watch_bg;        /* the model's run: watch what it leaves (background.h) */
+    bool watch_bg;        /* the model's run: watch what it leaves (background.h),
+                             and a job when the call must answer (jobs.h) */
     run_result_t res;
     bool ran;
     char id[72];          /* the container it ran in, for hint probes */
@@ -151,6 +153,10 @@ static docker_err_t do_run(manager_t *m, const char *id, void *arg)
         .capped_ctx = a,
         .watchdog_report = true,
         .bg_watch_ms = a->watch_bg ? m->o.background_watch_ms : 0,
+        .job_at_ms = a->watch_bg && a->job->req->deadline_ms
+                         ? a->job->req->deadline_ms - m->o.job_answer_ms
+                         : 0,
+        .job_log_cap = m->o.job_log_cap,
     };
     a->ran = true;
     a->disk = m->disk;
@@ -158,19 +164,11 @@ static docker_err_t do_run(manager_t *m, const char *id, void *arg)
     return run_command(&m->via, id, &o, &a->res);
 }
 
-/* The largest timeout the gateway accepts for run: run_timeout_max, kept
- * below what the client waits for a call (client_timeout) less set-up,
- * as gateway/tools.c advertises it. */
+/* The largest timeout the gateway accepts for run (gateway/tools.c): a
+ * command past the client's ceiling goes on as a job. */
 static int64_t run_timeout_max(const manager_opts_t *o)
 {
-    int64_t max = o->run_timeout_max;
-    int64_t client = o->client_timeout;
-    if (client > 0) {
-        int64_t room = client - 10 - o->call_grace;
-        if (room < max)
-            max = room > 1 ? room : 1;
-    }
-    return max;
+    return o->run_timeout_max;
 }
 
 static void render_run(const manager_opts_t *o, const run_arg_t *a, textbuf_t *t, bool with_command)
@@ -186,6 +184,10 @@ static void render_run(const manager_opts_t *o, const run_arg_t *a, textbuf_t *t
         textbuf_puts(t, "\n");
     if (a->res.disk_capped)
         disk_capped_line(o->disk.cap, a->disk_written, t);
+    else if (a->res.job)
+        jobs_started_line(a->res.job, a->res.elapsed_ms, a->timeout_s, t);
+    else if (a->res.unkept)
+        jobs_unkept_line(a->res.elapsed_ms, t);
     else if (a->res.timed_out)
         textbuf_printf(t, TX_SB_TIMED_OUT, a->timeout_s, run_timeout_max(o));
     else if (a->res.cancelled)
@@ -240,8 +242,8 @@ static int hint_limits(void *ctx, hints_limits_t *out)
  * command just failed the same way again. */
 static void run_hints(manager_t *m, worker_job_t *job, const run_arg_t *a, textbuf_t *t)
 {
-    if (a->res.cancelled || a->res.agent_lost || a->res.disk_capped)
-        return; /* (a sandbox past its disk cap is gone) */
+    if (a->res.cancelled || a->res.agent_lost || a->res.disk_capped || a->res.job || a->res.unkept)
+        return; /* (a sandbox past its disk cap is gone; a job still runs) */
     textbuf_t out;
     textbuf_init(&out);
     capbuf_render(&a->res.out, &out);
@@ -262,7 +264,8 @@ static void run_hints(manager_t *m, worker_job_t *job, const run_arg_t *a, textb
 static void run_background(manager_t *m, worker_job_t *job, const run_arg_t *a, textbuf_t *t)
 {
     bg_record(a->id, &a->res.bg);
-    if (a->res.cancelled || a->res.agent_lost || a->res.disk_capped || a->res.timed_out)
+    if (a->res.cancelled || a->res.agent_lost || a->res.disk_capped || a->res.timed_out ||
+        a->res.job || a->res.unkept)
         return;
     textbuf_t out;
     textbuf_init(&out);
@@ -364,8 +367,10 @@ static proto_msg_t *run_not_started(const proto_msg_t *req, const run_arg_t *a,
 /* Whether the reply to a command that ran counts as an error. */
 static bool run_failed(const run_arg_t *a)
 {
+    if (a->res.job)
+        return false; /* it runs on */
     return a->res.timed_out || a->res.cancelled || a->res.output_limited || a->res.disk_capped ||
-           a->res.exit_code != 0;
+           a->res.unkept || a->res.exit_code != 0;
 }
 
 /* Give r its text t and the images of pics (both may be empty), then free
@@ -404,7 +409,8 @@ static proto_msg_t *tool_run(manager_t *m, worker_job_t *job)
         return run_finish(run_not_started(job->req, &a, &notice, &t), &t, NULL, &notice, &a);
     if (notice.len)
         textbuf_append(&t, notice.buf, notice.len);
-    bg_died_lines(&a.res.bg, false, &t); /* what ended between calls, said once */
+    jobs_ended_lines(a.res.jobs, a.res.jobs_len, &t); /* jobs that ended, said once */
+    bg_died_lines(&a.res.bg, false, &t);              /* what ended between calls, said once */
     render_run(&m->o, &a, &t, true);
     /* The images it drew (pictures.h): named in the text, sent along (not
      * from a sandbox removed for its disk cap). */
@@ -415,6 +421,9 @@ static proto_msg_t *tool_run(manager_t *m, worker_job_t *job)
     run_hints(m, job, &a, &t);
     run_background(m, job, &a, &t);
     bg_died_lines(&a.res.bg, true, &t); /* what ended while it ran (it stopped a server) */
+    if (a.res.job) /* not paused or stopped while it may run (+2: the agent's kill) */
+        running_job_until(m->running, job->req->conv, a.id,
+                          (int64_t)time(NULL) + a.timeout_s - a.res.elapsed_ms / 1000 + 2);
     r = proto_reply_new(job->req, PROTO_ST_OK, run_failed(&a), NULL);
     if (r)
         run_data(&a, r);

@@ -44,7 +44,9 @@ typedef struct {
     spec_template_t tmpl;
     /* calls */
     int64_t run_timeout, run_timeout_max; /* s */
-    int64_t client_timeout, call_grace;   /* s: what bounds run_timeout_max */
+    int64_t job_answer_ms;                /* a run still running this long before
+                                             its call's deadline goes on as a job */
+    int64_t job_log_cap;                  /* bytes a job's file keeps (jobs.h) */
     int64_t output_cap;                   /* bytes of output a result keeps */
     int64_t write_file_max;               /* bytes */
     /* the in-sandbox agent */

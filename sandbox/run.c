@@ -77,11 +77,27 @@ static void on_output(void *ctx, int stream, const char *data, size_t len)
         capbuf_append(&c->res->out, data, len);
 }
 
+/* Run at the call's answer time a command is kept as a job: a grace for
+ * the agent's answer, past which it was not kept (an older agent, or the
+ * exec path) and is stopped before the call's deadline. */
+#define RUN_DETACH_GRACE_MS 500
+
+/* The call must answer now and the command is still running. */
+static bool detach_due(void *ctx)
+{
+    run_ctx_t *c = ctx;
+    return c->o->job_at_ms && proto_now_ms() >= c->o->job_at_ms;
+}
+
 static bool should_stop(void *ctx)
 {
     run_ctx_t *c = ctx;
     if (c->res->output_limited)
         return true;
+    if (c->o->job_at_ms && proto_now_ms() >= c->o->job_at_ms + RUN_DETACH_GRACE_MS) {
+        c->res->unkept = true;
+        return true;
+    }
     if (c->o->job && worker_job_cancelled(c->o->job)) {
         c->res->cancelled = true;
         return true;
@@ -172,10 +188,20 @@ static bool run_via_agent(const run_via_t *v, const char *id, const run_opts_t *
         .bg_watch_ms = o->bg_watch_ms,
         .on_output = on_output,
         .cancelled = should_stop,
+        .job_cap = o->job_at_ms ? o->job_log_cap : 0,
+        .detach_due = detach_due,
         .ctx = ctx,
     };
     agent_err_t ae = agent_run(link, &ar, &ax);
     agent_release(&link);
+    res->jobs = ax.jobs;
+    res->jobs_len = ax.jobs_len;
+    if (ae == AGENT_DETACHED) {
+        res->job = ax.job; /* it runs on: its end is told later */
+        res->err = DOCKER_OK;
+        bgr_free(&ax.bg);
+        return true;
+    }
     code = ax.exit_code;
     res->cpu_ms = ax.cpu_ms;
     res->max_rss_kb = ax.max_rss_kb;
@@ -183,7 +209,7 @@ static bool run_via_agent(const run_via_t *v, const char *id, const run_opts_t *
     res->watchdog = ax.wd;
     bgr_free(&res->bg);
     res->bg = ax.bg;
-    if (res->cancelled || res->timed_out || res->disk_capped ||
+    if (res->cancelled || res->timed_out || res->disk_capped || res->unkept ||
         (res->output_limited && ae != AGENT_OK)) {
         /* The agent's kill pass ran unless it said otherwise. */
         if (ae != AGENT_CANCELLED)
@@ -232,11 +258,16 @@ docker_err_t run_command(const run_via_t *v, const char *id, const run_opts_t *o
                              "exec \"$@\" 2>&1", "sh", "bash", "-c", o->command, NULL };
     const char *apart[] = { "timeout", "-s", "KILL", tmo, "bash", "-c", o->command, NULL };
     const char *const *argv = o->separate_stderr ? apart : merged;
+    /* The answer time lets `talkback job N` (agent/tbcli.c) wait no longer. */
+    char answer_at[48] = "";
+    if (o->job_at_ms)
+        snprintf(answer_at, sizeof answer_at, "TALKBACK_ANSWER_AT=%lld", (long long)o->job_at_ms);
     const char *env[] = { marker,
                           "HOME=/root",
                           "TERM=dumb",
                           "DEBIAN_FRONTEND=noninteractive",
                           "PIP_BREAK_SYSTEM_PACKAGES=1",
+                          answer_at[0] ? answer_at : NULL,
                           NULL };
     run_ctx_t ctx = { .res = res, .o = o, .start_ms = proto_mono_ms() };
     docker_exec_t x = {
@@ -365,5 +396,7 @@ void run_result_free(run_result_t *res)
     capbuf_free(&res->errout);
     free(res->images);
     res->images = NULL;
+    free(res->jobs);
+    res->jobs = NULL;
     bgr_free(&res->bg);
 }

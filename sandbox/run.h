@@ -42,7 +42,12 @@ typedef struct {
                                while it ran (disk.h) */
     bgr_t bg;               /* what it left running, what ended since, what
                                runs now (background.h); agent path only */
-    char *images;           /* the agent's list of images the command wrote
+    int job;                /* it goes on as this job (sandbox/jobs.h); 0: not */
+    bool unkept;            /* still running when the call had to answer, and
+                               not kept as a job: killed */
+    char *jobs;             /* ends of earlier jobs not told yet (FS_JOBS), or NULL */
+    size_t jobs_len;
+    char *images; /* the agent's list of images the command wrote
                             (frame.h FS_IMAGES), or NULL: see pictures.h */
     size_t images_len;
 } run_result_t;
@@ -78,6 +83,10 @@ typedef struct {
                              inotify watchdog killed (res->watchdog) */
     int64_t bg_watch_ms;  /* watch what it leaves running this long
                              (background.h, res->bg); 0: not */
+    int64_t job_at_ms;    /* wall clock (proto_now_ms) when the call must
+                             answer: a command still running then goes on as
+                             a job (res->job); 0: never */
+    int64_t job_log_cap;  /* what a job's file keeps of its output */
 } run_opts_t;
 
 /* Run a command in container id, through its agent when v has a live

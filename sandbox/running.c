@@ -44,7 +44,8 @@ typedef struct call_entry {
     strmap_node_t node; /* keyed by conv */
     char *conv;
     int inflight;
-    int64_t until; /* the latest deadline of its calls */
+    int64_t until;     /* the latest deadline of its calls */
+    int64_t job_until; /* a job of it may run until then (s): busy */
 } call_entry_t;
 
 /* A start under way: of chat conv and user ("" = no user id), of
@@ -223,9 +224,11 @@ void running_call_end(running_t *c, const char *conv, const char *id)
 {
     pthread_mutex_lock(&c->mu);
     call_entry_t *e = call_find(c, conv);
+    int64_t now = (int64_t)time(NULL);
     if (!e || --e->inflight <= 0) {
-        stamp(id, (int64_t)time(NULL));
-        if (e) {
+        bool job = e && e->job_until > now; /* the entry stays while a job may run */
+        stamp(id, job ? e->job_until : now);
+        if (e && !job) {
             strmap_del(&c->calls, &e->node);
             free(e->conv);
             free(e);
@@ -238,9 +241,28 @@ int running_inflight(running_t *c, const char *conv)
 {
     pthread_mutex_lock(&c->mu);
     call_entry_t *e = call_find(c, conv);
-    int n = e ? e->inflight : 0;
+    int n = e ? e->inflight + (e->job_until > (int64_t)time(NULL)) : 0;
     pthread_mutex_unlock(&c->mu);
     return n;
+}
+
+/* See running.h: the chat's entry outlives its calls until then. */
+void running_job_until(running_t *c, const char *conv, const char *id, int64_t until_s)
+{
+    pthread_mutex_lock(&c->mu);
+    call_entry_t *e = call_find(c, conv);
+    if (!e && (e = calloc(1, sizeof *e)) != NULL) {
+        if ((e->conv = strdup(conv))) {
+            strmap_put(&c->calls, &e->node, e->conv); /* none was there */
+        } else {
+            free(e);
+            e = NULL;
+        }
+    }
+    if (e && until_s > e->job_until)
+        e->job_until = until_s;
+    stamp(id, e && e->until > until_s ? e->until : until_s);
+    pthread_mutex_unlock(&c->mu);
 }
 
 /* ---- caps ------------------------------------------------------------------------- */
@@ -380,7 +402,7 @@ static int taken(running_t *c, json_t *list, const char *user, const char *self,
 static bool busy(running_t *c, const char *conv, const char *id)
 {
     call_entry_t *e = call_find(c, conv);
-    if (e && e->inflight > 0)
+    if (e && (e->inflight > 0 || e->job_until > (int64_t)time(NULL)))
         return true;
     list_for_each_item(h, &c->holds, hold_t, link) {
         if ((!h->ended || h->pending) && strcmp(h->conv, conv) == 0)

@@ -69,6 +69,10 @@ bool running_call_begin(running_t *c, const char *conv, const char *id, int64_t 
 void running_call_end(running_t *c, const char *conv, const char *id);
 /* Calls of conv running now. */
 int running_inflight(running_t *c, const char *conv);
+/* Chat conv's sandbox id runs a job (jobs.h) that may last until until_s
+ * (its timeout): till then its last-call stamp stays there and it counts
+ * as a call in flight, so it is neither paused nor stopped under the job. */
+void running_job_until(running_t *c, const char *conv, const char *id, int64_t until_s);
 
 /* Before a sandbox of chat conv of user (may be "" or NULL: no per-user
  * cap) is created or claimed (id NULL) or started (id: its container; the

@@ -412,7 +412,39 @@ static const text_row_t texts[] = {
 
     /* ---- the reaper (reaper/) ---- */
 
-    /* ---- jobs (agent/, the sandbox manager's jobs): their rows go here ---- */
+    /* ---- jobs (sandbox/jobs.c; the `talkback` program: agent/tbcli.c, agent/jobs.c) ---- */
+    TEXT(TX_SB_JOB_STARTED, TW_SANDBOX, TK_NOTE,
+         "a run still running when its call must answer (client_timeout less client_margin_ms "
+         "and job_answer_ms) goes on as job N",
+         NULL),
+    TEXT(TX_SB_JOB_UNKEPT, TW_SANDBOX, TK_FAIL,
+         "the same in a sandbox whose agent cannot keep a job (no agent, an older one): the "
+         "command was killed",
+         "Start long work in the background"),
+    TEXT(TX_SB_JOB_ENDED, TW_SANDBOX, TK_NOTE,
+         "the first run result after job N ended with a status (unless talkback job N said it)",
+         NULL),
+    TEXT(TX_SB_JOB_KILLED, TW_SANDBOX, TK_NOTE, "the same, for a job killed by a signal", NULL),
+    TEXT(TX_SB_JOB_TIMED_OUT, TW_SANDBOX, TK_FAIL, "the same, for a job stopped at its own timeout",
+         "run it again with a larger timeout"),
+    TEXT(TX_AG_USAGE, TW_AGENT, TK_NOTE, "`talkback` run without `job N` or `jobs`", NULL),
+    TEXT(TX_AG_NO_JOB, TW_AGENT, TK_FAIL, "`talkback job N` for a number that names no job",
+         "Run `talkback jobs`"),
+    TEXT(TX_AG_NO_JOBS, TW_AGENT, TK_NOTE, "`talkback jobs` in a sandbox where no job ran", NULL),
+    TEXT(TX_AG_SKIPPED, TW_AGENT, TK_NOTE,
+         "`talkback job N` with more new output than it shows at once", NULL),
+    TEXT(TX_AG_RUNNING, TW_AGENT, TK_NOTE,
+         "`talkback job N` when the job still runs at the end of its wait", NULL),
+    TEXT(TX_AG_ENDED, TW_AGENT, TK_NOTE, "`talkback job N` once the job ended with a status", NULL),
+    TEXT(TX_AG_KILLED, TW_AGENT, TK_NOTE, "`talkback job N` once the job was killed by a signal",
+         NULL),
+    TEXT(TX_AG_TIMED_OUT, TW_AGENT, TK_FAIL,
+         "`talkback job N` once the job was stopped at its own timeout",
+         "run it again with a larger timeout"),
+    TEXT(TX_AG_LOST, TW_AGENT, TK_FAIL,
+         "`talkback job N` for a job whose sandbox or agent restarted under it", "Run it again"),
+    TEXT(TX_AG_LOG_CAP, TW_AGENT, TK_NOTE,
+         "the last line of a job's kept output once it passed job_log_cap", NULL),
 };
 
 #define TEXTS_N (sizeof texts / sizeof texts[0])

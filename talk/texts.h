@@ -486,6 +486,59 @@ bool texts_check(const text_row_t *row, char *why, size_t n);
 
 /* ---- the reaper (reaper/) ---- */
 
-/* ---- jobs (agent/, the sandbox manager's jobs): their notices go here ---- */
+/* ---- jobs (the sandbox manager: sandbox/jobs.c; the `talkback` program in each sandbox:
+ *      agent/tbcli.c, agent/jobs.c) ---- */
+
+#define TX_AG_USAGE                                                                                \
+    "usage: talkback job N   (wait for job N, show its new output and, once it ended, its exit "   \
+    "code)\n       talkback jobs    (list this chat's jobs)\n"
+#define TX_AG_NO_JOB                                                                               \
+    "[talkback: there is no job %s in this sandbox. Run `talkback jobs` to list the jobs there "   \
+    "are.]\n"
+#define TX_AG_NO_JOBS "[talkback: no job has run in this sandbox yet.]\n"
+#define TX_AG_SKIPPED "[talkback: %lld bytes of new output skipped here; all of it is in %s]\n"
+#define TX_AG_RUNNING                                                                              \
+    "[job %d (`%s`) is still running, for %s so far. Its whole output is in %s. Run `talkback "    \
+    "job %d` again to wait for more.]\n"
+#define TX_AG_ENDED                                                                                \
+    "[job %d (`%s`) finished with exit code %d after %s. Its "                                     \
+    "whole output is in %s.]\n"
+#define TX_AG_KILLED                                                                               \
+    "[job %d (`%s`) was killed by signal %d after %s (exit code %d). Its whole output is in "      \
+    "%s.]\n"
+#define TX_AG_TIMED_OUT                                                                            \
+    "[job %d (`%s`) timed out after %s: it and everything it started were killed at its "          \
+    "timeout. Its whole output is in %s. If it needs longer, run it again with a larger "          \
+    "timeout.]\n"
+#define TX_AG_LOST                                                                                 \
+    "[job %d (`%s`) was stopped when its sandbox or its agent restarted; how it ended is "         \
+    "unknown. "                                                                                    \
+    "Its output up to then is in %s. Run it again if it is still needed.]\n"
+#define TX_SB_JOB_STARTED                                                                          \
+    "[Still running after %s, so this call answers now: the command goes on in the background "    \
+    "as job %d, and is stopped at its timeout of %d s like any command. Its whole output goes to " \
+    "%s. Check on it with `talkback job %d` (it waits for the job up to a call's length, then "    \
+    "shows the output not shown yet and, once the job ended, its exit code); `talkback jobs` "     \
+    "lists the jobs. Its end is also said once in a later result. Do not run it again "            \
+    "meanwhile.]\n"
+#define TX_SB_JOB_UNKEPT                                                                           \
+    "[Still running after %s, when this call had to answer (the client's time limit), and this "   \
+    "sandbox could not keep it as a job: the command and everything it started were killed. "      \
+    "Start long work in the background (CMD > work.log 2>&1 &) and read work.log in later "        \
+    "calls.]\n"
+#define TX_SB_JOB_ENDED                                                                            \
+    "[Job %d (`%s`), which went on after its call, finished with exit code %d after %s. Its "      \
+    "whole "                                                                                       \
+    "output is in %s (`talkback job %d` shows what was not shown yet).]\n"
+#define TX_SB_JOB_KILLED                                                                           \
+    "[Job %d (`%s`), which went on after its call, was killed by signal %d after %s (exit code "   \
+    "%d). Its whole output is in %s (`talkback job %d` shows what was not shown yet).]\n"
+#define TX_SB_JOB_TIMED_OUT                                                                        \
+    "[Job %d (`%s`), which went on after its call, timed out after %s: it and everything it "      \
+    "started were killed at its timeout. Its output is in %s (`talkback job %d` shows what was "   \
+    "not shown yet). If it needs longer, run it again with a larger timeout.]\n"
+#define TX_AG_LOG_CAP                                                                              \
+    "\n[talkback: the output passed job_log_cap; the rest "                                        \
+    "was dropped]\n"
 
 #endif

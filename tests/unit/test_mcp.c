@@ -457,14 +457,16 @@ static void call_arguments(void **state)
         CALL("{\"name\":\"run\",\"arguments\":{\"command\":\"ls\",\"timeout\":2.5}}"), &with_conv,
         "[talkback: argument `timeout` must be an integer, not a number with a "
         "fraction. Nothing ran.]");
-    expect_refusal_text(CALL("{\"name\":\"run\",\"arguments\":{\"command\":\"ls\",\"timeout\":0}}"),
-                        &with_conv,
-                        "[talkback: argument `timeout` must be between 1 and 1800 seconds "
-                        "(default 300). Nothing ran.]");
+    expect_refusal_text(
+        CALL("{\"name\":\"run\",\"arguments\":{\"command\":\"ls\",\"timeout\":0}}"), &with_conv,
+        "[talkback: argument `timeout` must be between 1 and 1800 seconds "
+        "(default 300). Call run again with a timeout in that range: a command still running "
+        "when the call must answer goes on as a job. Nothing ran.]");
     expect_refusal_text(
         CALL("{\"name\":\"run\",\"arguments\":{\"command\":\"ls\",\"timeout\":1801}}"), &with_conv,
         "[talkback: argument `timeout` must be between 1 and 1800 seconds "
-        "(default 300). Nothing ran.]");
+        "(default 300). Call run again with a timeout in that range: a command still running "
+        "when the call must answer goes on as a job. Nothing ran.]");
     expect_refusal_text(CALL("{\"name\":\"run\",\"arguments\":\"ls\"}"), &with_conv,
                         "[talkback: the arguments of `run` must be a JSON object, not a string. "
                         "Nothing ran.]");
