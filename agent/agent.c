@@ -289,6 +289,9 @@ static void run_wire(job_t *j, int64_t tmo, int pin[2], int pout[2], int perr[2]
     }
 }
 
+/* RUN: copy the frame's argv, env, folder, stdin and marker, make the
+ * pipes, start the command under its shepherd.  It is long because every
+ * step can fail into the one cleanup and answer at its end (goto fail). */
 static void do_run(const frame_msg_t *m)
 {
     if (!frame_has_str(m, FS_ARGV) || m->str_len[FS_ARGV] == 0) {

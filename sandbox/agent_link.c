@@ -841,6 +841,11 @@ static void detach_asked(agent_link_t *l, const agent_run_t *r, call_t *c)
     pthread_mutex_lock(&l->mu);
 }
 
+/* One command through the link (agent_link.h).  It is long because it
+ * builds the RUN frame from the request's optional fields (one line each),
+ * sends it, and waits for its EXIT with the cancel, deadline and job checks
+ * in one loop under the link's lock; cut, the call's state would cross
+ * the lock. */
 agent_err_t agent_run(agent_link_t *l, const agent_run_t *r, agent_exit_t *ex)
 {
     *ex = (agent_exit_t){ .exit_code = -1, .cpu_ms = -1, .max_rss_kb = -1 };
