@@ -2,7 +2,7 @@
  * workers' HELLO data.
  *
  * Every worker says which host it runs on (HELLO data `host`); a sandbox
- * manager also reports its load and caps (`running`, `kept`, `spares`,
+ * manager also reports its load and caps (`running`, `kept`, `spares`, `paused`,
  * `max_running`, `keep_max_count`, `mem_free_kb`, `disk_free_kb`,
  * `draining`, `version`).  hosts_add folds the live workers, one at a
  * time, into one entry per host; hosts_render writes the text of the
