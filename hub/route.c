@@ -333,7 +333,7 @@ static bool is_sandbox(const worker_entry_t *w)
 
 static bool host_live(route_t *r, const char *host, int64_t now)
 {
-    for (worker_entry_t *w = r->core->workers; w; w = w->next)
+    list_for_each_item(w, &r->core->workers, worker_entry_t, node)
         if (is_sandbox(w) && core_worker_alive(r->core, w, now) && strcmp(w->host, host) == 0)
             return true;
     return false;
@@ -343,7 +343,7 @@ static bool host_live(route_t *r, const char *host, int64_t now)
 static const char *only_host(route_t *r, int64_t now)
 {
     const char *one = NULL;
-    for (worker_entry_t *w = r->core->workers; w; w = w->next)
+    list_for_each_item(w, &r->core->workers, worker_entry_t, node)
         if (is_sandbox(w) && core_worker_alive(r->core, w, now)) {
             if (one && strcmp(one, w->host) != 0)
                 return NULL;
@@ -355,7 +355,7 @@ static const char *only_host(route_t *r, int64_t now)
 static int live_managers(route_t *r, int64_t now)
 {
     int n = 0;
-    for (worker_entry_t *w = r->core->workers; w; w = w->next)
+    list_for_each_item(w, &r->core->workers, worker_entry_t, node)
         if (is_sandbox(w) && core_worker_alive(r->core, w, now))
             n++;
     return n;
@@ -391,8 +391,7 @@ static bool locate_ask(route_t *r, worker_entry_t *w, const char *conv, int64_t 
     }
     p->worker = w;
     w->inflight++;
-    p->next = r->core->pending;
-    r->core->pending = p;
+    list_push_front(&r->core->pending, &p->node);
     return true;
 }
 
@@ -403,7 +402,7 @@ static void locate_fanout(route_t *r, locating_t *l, int64_t now)
     free(l->silent);
     l->found = l->silent = NULL;
     l->retry_at = 0;
-    for (worker_entry_t *w = r->core->workers; w; w = w->next)
+    list_for_each_item(w, &r->core->workers, worker_entry_t, node)
         if (is_sandbox(w) && core_worker_alive(r->core, w, now)) {
             if (locate_ask(r, w, l->conv, now))
                 l->outstanding++;
@@ -517,7 +516,9 @@ static void place(route_t *r, locating_t *l, int64_t now)
 {
     route_host_t hosts[64] = { { 0 } };
     size_t n = 0, n_draining = 0;
-    for (worker_entry_t *w = r->core->workers; w && n < 64; w = w->next) {
+    list_for_each_item(w, &r->core->workers, worker_entry_t, node) {
+        if (n >= 64)
+            break;
         if (!is_sandbox(w) || !core_worker_alive(r->core, w, now))
             continue;
         bool seen = false;
@@ -649,7 +650,7 @@ static pending_t *oldest_held(route_t *r, bool want_done, locating_t **lp)
 {
     pending_t *hit = NULL;
     locating_t *hl = NULL;
-    for (pending_t *p = r->core->pending; p; p = p->next) {
+    list_for_each_item(p, &r->core->pending, pending_t, node) {
         if (!p->held)
             continue;
         locating_t *l = locating_find(r, p->req->conv);
