@@ -45,7 +45,7 @@ bool core_worker_alive(const core_t *c, const worker_entry_t *w, int64_t now)
 
 worker_entry_t *core_worker_find(core_t *c, zframe_t *identity)
 {
-    for (worker_entry_t *w = c->workers; w; w = w->next)
+    list_for_each_item(w, &c->workers, worker_entry_t, node)
         if (zframe_eq(w->identity, identity))
             return w;
     return NULL;
@@ -71,7 +71,7 @@ int core_send(core_t *c, zframe_t *identity, const proto_msg_t *m)
 static worker_entry_t *worker_pick(core_t *c, const char *kind, const char *host)
 {
     worker_entry_t *best = NULL;
-    for (worker_entry_t *w = c->workers; w; w = w->next)
+    list_for_each_item(w, &c->workers, worker_entry_t, node)
         if (!w->dead && w->kind && strcmp(w->kind, kind) == 0 &&
             (!host || (w->host && strcmp(w->host, host) == 0)) &&
             (!best || w->inflight < best->inflight))
@@ -93,13 +93,10 @@ static void pending_free(pending_t *p)
     free(p);
 }
 
+/* Take p (which is on c->pending) off it. */
 static void pending_unlink(core_t *c, pending_t *p)
 {
-    for (pending_t **pp = &c->pending; *pp; pp = &(*pp)->next)
-        if (*pp == p) {
-            *pp = p->next;
-            return;
-        }
+    list_remove(&c->pending, &p->node);
 }
 
 /* Put p's note (route.c: the chat moved host) before the reply's text. */

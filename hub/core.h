@@ -23,6 +23,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "common/list.h"
 #include "common/mailbox.h"
 #include "hub/hubauth.h"
 #include "hub/known.h"
@@ -48,8 +49,8 @@ typedef struct worker_entry {
     proto_map_t data;  /* its last HELLO's data */
     int64_t last_seen; /* monotonic ms */
     int inflight;
-    bool dead; /* unreachable: removed on the next tick */
-    struct worker_entry *next;
+    bool dead;        /* unreachable: removed on the next tick */
+    list_node_t node; /* on core_t.workers */
 } worker_entry_t;
 
 typedef struct pending {
@@ -63,12 +64,12 @@ typedef struct pending {
     int64_t wait_until;     /* monotonic: give up waiting for a worker */
     int64_t deadline;       /* monotonic */
     int retries;
-    char *host;   /* only a worker on this host serves it, or NULL */
-    char *note;   /* put before the reply's text (route.c), or NULL */
-    bool held;    /* route.c holds it: its chat's host is being found */
-    bool locate;  /* the hub's own "locate" question (route.c) */
-    bool started; /* its program started: never sent again (retry.h) */
-    struct pending *next;
+    char *host;       /* only a worker on this host serves it, or NULL */
+    char *note;       /* put before the reply's text (route.c), or NULL */
+    bool held;        /* route.c holds it: its chat's host is being found */
+    bool locate;      /* the hub's own "locate" question (route.c) */
+    bool started;     /* its program started: never sent again (retry.h) */
+    list_node_t node; /* on core_t.pending */
 } pending_t;
 
 /* The reply to one of the hub's own locate questions (p->locate). */
@@ -77,8 +78,8 @@ typedef void (*core_locate_fn)(void *ctx, pending_t *p, const proto_msg_t *reply
 typedef struct core {
     zsock_t *router;
     pthread_mutex_t wmu; /* guards edits of workers, read elsewhere */
-    worker_entry_t *workers;
-    pending_t *pending;
+    list_t workers;      /* worker_entry_t, newest first */
+    list_t pending;      /* pending_t, newest first */
     uint64_t next_id;
     int heartbeat_timeout_ms; /* silence after which a worker is dead */
     int worker_wait_ms;       /* how long a request waits for a worker */

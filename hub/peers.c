@@ -57,7 +57,7 @@ static bool peers_one_manager(core_t *c, zframe_t *identity, const proto_msg_t *
                               const hubauth_peer_t *peer, const char *host)
 {
     int64_t now = proto_mono_ms();
-    for (worker_entry_t *o = c->workers; o; o = o->next) {
+    list_for_each_item(o, &c->workers, worker_entry_t, node) {
         if (!ops_kind_has(o->kind, OPS_KIND_MANAGER) || !o->host || strcmp(o->host, host) != 0 ||
             !core_worker_alive(c, o, now))
             continue;
@@ -136,9 +136,7 @@ const char *peers_request_ok(core_t *c, proto_msg_t *m, const hubauth_peer_t *pe
 void peers_stray_reply(core_t *c, zframe_t *identity, const proto_msg_t *m,
                        const hubauth_peer_t *peer)
 {
-    bool worker = false;
-    for (worker_entry_t *w = c->workers; w && !worker; w = w->next)
-        worker = zframe_eq(w->identity, identity);
+    bool worker = core_worker_find(c, identity) != NULL;
     if (!worker) {
         peers_refusal(c, "reply", peer,
                       "dropped a reply from the key %s, which is not a worker on this hub (a "
@@ -146,7 +144,7 @@ void peers_stray_reply(core_t *c, zframe_t *identity, const proto_msg_t *m,
                       peer->name && *peer->name ? peer->name : "(none)");
         return;
     }
-    for (pending_t *p = c->pending; p; p = p->next)
+    list_for_each_item(p, &c->pending, pending_t, node)
         if (p->hub_id == m->id) {
             peers_refusal(c, "reply", peer,
                           "dropped a reply to request %llu from the key %s: that request was "

@@ -6,9 +6,10 @@
  * descriptor is readable: new local requests, cancels, forgotten tickets.
  * The thread sleeps in zmq_poll on the socket and the mailbox with a
  * 100 ms tick, on which
- * it expires silent workers and overdue requests.  Lists are plain linked
- * lists: a hub sees tens of workers and hundreds of open requests, where a
- * linear scan costs less than keeping a hash table honest.
+ * it expires silent workers and overdue requests.  The workers and the
+ * open requests are common/list.h lists, newest first: a hub sees tens of
+ * workers and hundreds of open requests, where a linear scan costs less
+ * than keeping a hash table honest.
  *
  * A ticket is shared by the waiting caller and the hub thread, so it is
  * reference-counted under its own mutex; whichever side lets go last frees
@@ -155,8 +156,7 @@ static void pending_add(queue_t *q, pending_t *p)
                                        : QUEUE_DEFAULT_DEADLINE_MS;
     p->deadline = now + (left > 0 ? left : 0);
     p->wait_until = now + q->opts.worker_wait_ms;
-    p->next = q->core.pending;
-    q->core.pending = p;
+    list_push_front(&q->core.pending, &p->node);
     if (q->core.record && p->ticket)
         record_write(q->core.record, "req", p->req);
     if (ops_kind_has(p->req->kind, OPS_KIND_HUB))
@@ -212,8 +212,7 @@ static void on_hello(queue_t *q, zframe_t *identity, const proto_msg_t *m,
         w->kind = strdup(m->kind ? m->kind : "");
         w->name = strdup(m->name ? m->name : "");
         pthread_mutex_lock(&q->core.wmu);
-        w->next = q->core.workers;
-        q->core.workers = w;
+        list_push_front(&q->core.workers, &w->node);
         w->last_seen = proto_mono_ms();
         worker_keep_data(w, m);
         pthread_mutex_unlock(&q->core.wmu);
@@ -224,7 +223,7 @@ static void on_hello(queue_t *q, zframe_t *identity, const proto_msg_t *m,
         if (*w->host && ops_kind_has(w->kind, OPS_KIND_MANAGER))
             known_managed(q->core.known, w->host);
         /* Requests that were waiting for this kind go now. */
-        for (pending_t *p = q->core.pending; p; p = p->next)
+        list_for_each_item(p, &q->core.pending, pending_t, node)
             if (!p->worker && p->req->kind && strcmp(p->req->kind, w->kind) == 0)
                 core_dispatch(&q->core, p);
     }
@@ -250,7 +249,7 @@ static void refuse_request(queue_t *q, zframe_t *identity, proto_msg_t *m, const
 static int peer_open_requests(queue_t *q, zframe_t *identity)
 {
     int n = 0;
-    for (pending_t *p = q->core.pending; p; p = p->next)
+    list_for_each_item(p, &q->core.pending, pending_t, node)
         if (p->client && zframe_eq(p->client, identity))
             n++;
     return n;
@@ -301,7 +300,7 @@ static void on_reply(queue_t *q, zframe_t *identity, proto_msg_t *m, const hubau
         w->last_seen = proto_mono_ms();
         pthread_mutex_unlock(&q->core.wmu);
     }
-    for (pending_t *p = q->core.pending; p; p = p->next)
+    list_for_each_item(p, &q->core.pending, pending_t, node)
         if (p->hub_id == m->id && p->worker && zframe_eq(p->worker->identity, identity)) {
             core_finish(&q->core, p, m);
             return;
@@ -312,7 +311,7 @@ static void on_reply(queue_t *q, zframe_t *identity, proto_msg_t *m, const hubau
 
 static void on_remote_cancel(queue_t *q, zframe_t *identity, const proto_msg_t *m)
 {
-    for (pending_t *p = q->core.pending; p; p = p->next)
+    list_for_each_item(p, &q->core.pending, pending_t, node)
         if (p->client && zframe_eq(p->client, identity) && p->client_id == m->id) {
             core_cancel(&q->core, p);
             return;
@@ -402,7 +401,7 @@ static void on_inbox_item(void *item, void *arg)
          * match twice: the oldest call is the one cancelled (the list
          * is newest first, so the last match). */
         pending_t *hit = NULL;
-        for (pending_t *p = q->core.pending; p; p = p->next) {
+        list_for_each_item(p, &q->core.pending, pending_t, node) {
             bool match = it->kind == IN_FORGET ? p->hub_id == it->hub_id
                                                : (p->cancel_key && it->cancel_key &&
                                                   strcmp(p->cancel_key, it->cancel_key) == 0);
@@ -428,14 +427,11 @@ static void on_tick(queue_t *q)
 {
     int64_t now = proto_mono_ms();
     /* Silent workers are dead: their requests are retried or ended. */
-    for (worker_entry_t **pw = &q->core.workers; *pw;) {
-        worker_entry_t *w = *pw;
-        if (!w->dead && now - w->last_seen <= q->opts.heartbeat_timeout_ms) {
-            pw = &w->next;
+    list_for_each_item_safe(w, &q->core.workers, worker_entry_t, node) {
+        if (!w->dead && now - w->last_seen <= q->opts.heartbeat_timeout_ms)
             continue;
-        }
         pthread_mutex_lock(&q->core.wmu);
-        *pw = w->next;
+        list_remove(&q->core.workers, &w->node);
         pthread_mutex_unlock(&q->core.wmu);
         log_warn("worker %s (%s) %s: counted dead", w->name, w->kind,
                  w->dead ? "unreachable" : "went silent");
@@ -443,8 +439,7 @@ static void on_tick(queue_t *q)
         worker_entry_free(w);
     }
     /* Requests waiting for a worker too long, or past their deadline. */
-    for (pending_t *p = q->core.pending, *nx; p; p = nx) {
-        nx = p->next;
+    list_for_each_item_safe(p, &q->core.pending, pending_t, node) {
         if (!p->worker && !p->held && !core_dispatch(&q->core, p) && now >= p->wait_until)
             core_fail(&q->core, p, PROTO_ST_NO_WORKER, TX_HUB_NO_WORKER);
         else if (now >= p->deadline) {
@@ -455,14 +450,12 @@ static void on_tick(queue_t *q)
     }
 }
 
-/* Count the open requests for queue_open_requests (/metrics): recounted
- * after every turn of the loop rather than kept by every path that links
- * or unlinks one. */
+/* Publish the open requests for queue_open_requests (/metrics) after
+ * every turn of the loop: the list's length, which only this thread
+ * reads directly. */
 static void queue_count_open(queue_t *q)
 {
-    int64_t n = 0;
-    for (pending_t *p = q->core.pending; p; p = p->next)
-        n++;
+    int64_t n = (int64_t)q->core.pending.len;
     __atomic_store_n(&q->open_requests, n, __ATOMIC_RELAXED);
 }
 
@@ -493,8 +486,9 @@ static void *queue_thread(void *arg)
     }
     /* Shutting down: every open request ends now. */
     on_inbox(q);
-    while (q->core.pending)
-        core_fail(&q->core, q->core.pending, PROTO_ST_NO_WORKER, TX_HUB_STOPPING);
+    while (!list_empty(&q->core.pending))
+        core_fail(&q->core, LIST_FIRST(&q->core.pending, pending_t, node), PROTO_ST_NO_WORKER,
+                  TX_HUB_STOPPING);
     return NULL;
 }
 
@@ -600,11 +594,9 @@ void queue_destroy(queue_t **self_p)
     atomic_store(&q->stop, true);
     mailbox_kick(q->inbox);
     pthread_join(q->thread, NULL);
-    while (q->core.workers) {
-        worker_entry_t *w = q->core.workers;
-        q->core.workers = w->next;
-        worker_entry_free(w);
-    }
+    list_node_t *n;
+    while ((n = list_pop_front(&q->core.workers)))
+        worker_entry_free(LIST_ITEM(n, worker_entry_t, node));
     zsock_destroy(&q->core.router);
     hubauth_destroy(&q->core.auth);
     record_close(&q->core.record);
@@ -719,7 +711,7 @@ int queue_live_workers(queue_t *q, const char *kind)
     pthread_mutex_lock(&q->core.wmu);
     int n = 0;
     int64_t now = proto_mono_ms();
-    for (worker_entry_t *w = q->core.workers; w; w = w->next)
+    list_for_each_item(w, &q->core.workers, worker_entry_t, node)
         if (!w->dead && w->kind && strcmp(w->kind, kind) == 0 &&
             now - w->last_seen <= q->opts.heartbeat_timeout_ms)
             n++;
@@ -738,7 +730,7 @@ void queue_workers_each(queue_t *q, queue_worker_fn cb, void *ctx)
      * each worker's data only while holding it. */
     pthread_mutex_lock(&q->core.wmu);
     int64_t now = proto_mono_ms();
-    for (worker_entry_t *w = q->core.workers; w; w = w->next)
+    list_for_each_item(w, &q->core.workers, worker_entry_t, node)
         if (!w->dead && now - w->last_seen <= q->opts.heartbeat_timeout_ms)
             cb(w->kind ? w->kind : "", w->name ? w->name : "", w->host ? w->host : "", &w->data,
                ctx);

@@ -26,7 +26,7 @@ void retry_note_started(core_t *c, zframe_t *identity, const proto_msg_t *m)
     const proto_kv_t *kv = proto_map_get(&m->args, ARG_PROGRAM);
     if (!kv || kv->type != PROTO_V_INT)
         return;
-    for (pending_t *p = c->pending; p; p = p->next)
+    list_for_each_item(p, &c->pending, pending_t, node)
         if (p->hub_id == (uint64_t)kv->i && p->worker && zframe_eq(p->worker->identity, identity)) {
             if (!p->started)
                 log_debug("request %llu: its program starts", (unsigned long long)p->hub_id);
@@ -56,8 +56,7 @@ static void retry_lost(core_t *c, pending_t *p, retry_rule_t rule)
 
 void retry_worker_lost(core_t *c, worker_entry_t *w, int64_t now)
 {
-    for (pending_t *p = c->pending, *nx; p; p = nx) {
-        nx = p->next;
+    list_for_each_item_safe(p, &c->pending, pending_t, node) {
         if (p->client && zframe_eq(p->client, w->identity)) {
             /* Its own request to another worker: no one will read the
              * answer, and what it runs must not outlive the asker. */

@@ -16,13 +16,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/list.h"
 #include "common/log.h"
 #include "hub/core.h"
 #include "proto/optable.h"
 #include "proto/ops.h"
 #include "talk/texts.h"
 
-#define ROUTE_BUCKETS   4096
 #define ROUTE_PLACED_MS 3000 /* placements counted until HELLOs show them */
 #define ROUTE_TEXT_MAX  768
 
@@ -31,21 +31,13 @@
 typedef struct cache_entry {
     char *conv;
     char *host;
-    struct cache_entry *next;
+    strmap_node_t node; /* keyed by conv */
 } cache_entry_t;
 
 struct route_cache {
-    cache_entry_t *b[ROUTE_BUCKETS];
-    size_t n, max;
+    strmap_t map; /* conv -> cache_entry_t */
+    size_t max;
 };
-
-static size_t conv_hash(const char *s)
-{
-    uint64_t h = 1469598103934665603ull; /* FNV-1a */
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 1099511628211ull;
-    return (size_t)(h % ROUTE_BUCKETS);
-}
 
 route_cache_t *route_cache_new(size_t max)
 {
@@ -55,17 +47,20 @@ route_cache_t *route_cache_new(size_t max)
     return c;
 }
 
+static void cache_entry_free(cache_entry_t *e)
+{
+    free(e->conv);
+    free(e->host);
+    free(e);
+}
+
+/* Start again empty (the map's buckets stay for the next entries). */
 static void cache_clear(route_cache_t *c)
 {
-    for (size_t i = 0; i < ROUTE_BUCKETS; i++)
-        while (c->b[i]) {
-            cache_entry_t *e = c->b[i];
-            c->b[i] = e->next;
-            free(e->conv);
-            free(e->host);
-            free(e);
-        }
-    c->n = 0;
+    strmap_for_each_safe(n, &c->map) {
+        strmap_del(&c->map, n);
+        cache_entry_free(STRMAP_ITEM(n, cache_entry_t, node));
+    }
 }
 
 void route_cache_destroy(route_cache_t **self_p)
@@ -73,62 +68,53 @@ void route_cache_destroy(route_cache_t **self_p)
     if (!self_p || !*self_p)
         return;
     cache_clear(*self_p);
+    strmap_free(&(*self_p)->map);
     free(*self_p);
     *self_p = NULL;
 }
 
 const char *route_cache_get(const route_cache_t *c, const char *conv)
 {
-    for (cache_entry_t *e = c->b[conv_hash(conv)]; e; e = e->next)
-        if (strcmp(e->conv, conv) == 0)
-            return e->host;
-    return NULL;
+    cache_entry_t *e = STRMAP_ITEM(strmap_get(&c->map, conv), cache_entry_t, node);
+    return e ? e->host : NULL;
 }
 
 int route_cache_put(route_cache_t *c, const char *conv, const char *host)
 {
-    size_t h = conv_hash(conv);
-    for (cache_entry_t *e = c->b[h]; e; e = e->next)
-        if (strcmp(e->conv, conv) == 0) {
-            char *nh = strdup(host);
-            if (!nh)
-                return -1;
-            free(e->host);
-            e->host = nh;
-            return 0;
-        }
-    if (c->n >= c->max)
+    cache_entry_t *e = STRMAP_ITEM(strmap_get(&c->map, conv), cache_entry_t, node);
+    if (e) {
+        char *nh = strdup(host);
+        if (!nh)
+            return -1;
+        free(e->host);
+        e->host = nh;
+        return 0;
+    }
+    if (strmap_len(&c->map) >= c->max)
         cache_clear(c);
-    cache_entry_t *e = calloc(1, sizeof *e);
+    e = calloc(1, sizeof *e);
     if (!e || !(e->conv = strdup(conv)) || !(e->host = strdup(host))) {
         if (e)
             free(e->conv);
         free(e);
         return -1;
     }
-    e->next = c->b[h];
-    c->b[h] = e;
-    c->n++;
+    strmap_put(&c->map, &e->node, e->conv); /* none was there */
     return 0;
 }
 
 void route_cache_drop(route_cache_t *c, const char *conv)
 {
-    for (cache_entry_t **pp = &c->b[conv_hash(conv)]; *pp; pp = &(*pp)->next)
-        if (strcmp((*pp)->conv, conv) == 0) {
-            cache_entry_t *e = *pp;
-            *pp = e->next;
-            free(e->conv);
-            free(e->host);
-            free(e);
-            c->n--;
-            return;
-        }
+    cache_entry_t *e = STRMAP_ITEM(strmap_get(&c->map, conv), cache_entry_t, node);
+    if (!e)
+        return;
+    strmap_del(&c->map, &e->node);
+    cache_entry_free(e);
 }
 
 size_t route_cache_size(const route_cache_t *c)
 {
-    return c->n;
+    return strmap_len(&c->map);
 }
 
 /* ---- placement ------------------------------------------------------------------ */
@@ -211,15 +197,15 @@ typedef struct locating {
     bool placing;     /* the first request may make a sandbox */
     int64_t retry_at; /* found nowhere while young: ask again then */
     bool done;
-    char *host; /* outcome: where its requests go (NULL: anywhere) */
-    char *text; /* outcome: or the text that ends them */
-    struct locating *next;
+    char *host;         /* outcome: where its requests go (NULL: anywhere) */
+    char *text;         /* outcome: or the text that ends them */
+    strmap_node_t node; /* on route_t.locating, keyed by conv */
 } locating_t;
 
 typedef struct placed {
     char *host;
-    int64_t at; /* monotonic ms */
-    struct placed *next;
+    int64_t at;       /* monotonic ms */
+    list_node_t node; /* on route_t.placed */
 } placed_t;
 
 struct route {
@@ -229,8 +215,8 @@ struct route {
     int64_t born; /* monotonic ms */
     bool place_on_lost;
     route_cache_t *cache;
-    locating_t *locating;
-    placed_t *placed;
+    strmap_t locating; /* locating_t by conv, one per chat being found, oldest first */
+    list_t placed;     /* placed_t, newest first */
 };
 
 route_t *route_new(core_t *core, int locate_wait_ms, int grace_ms, bool place_on_lost,
@@ -268,14 +254,13 @@ void route_destroy(route_t **self_p)
     if (!self_p || !*self_p)
         return;
     route_t *r = *self_p;
-    while (r->locating) {
-        locating_t *l = r->locating;
-        r->locating = l->next;
-        locating_free(l);
+    strmap_for_each_safe(n, &r->locating) {
+        strmap_del(&r->locating, n);
+        locating_free(STRMAP_ITEM(n, locating_t, node));
     }
-    while (r->placed) {
-        placed_t *p = r->placed;
-        r->placed = p->next;
+    strmap_free(&r->locating);
+    list_for_each_item_safe(p, &r->placed, placed_t, node) {
+        list_remove(&r->placed, &p->node);
         free(p->host);
         free(p);
     }
@@ -286,10 +271,7 @@ void route_destroy(route_t **self_p)
 
 static locating_t *locating_find(route_t *r, const char *conv)
 {
-    for (locating_t *l = r->locating; l; l = l->next)
-        if (strcmp(l->conv, conv) == 0)
-            return l;
-    return NULL;
+    return STRMAP_ITEM(strmap_get(&r->locating, conv), locating_t, node);
 }
 
 static bool is_sandbox(const worker_entry_t *w)
@@ -299,7 +281,7 @@ static bool is_sandbox(const worker_entry_t *w)
 
 static bool host_live(route_t *r, const char *host, int64_t now)
 {
-    for (worker_entry_t *w = r->core->workers; w; w = w->next)
+    list_for_each_item(w, &r->core->workers, worker_entry_t, node)
         if (is_sandbox(w) && core_worker_alive(r->core, w, now) && strcmp(w->host, host) == 0)
             return true;
     return false;
@@ -309,7 +291,7 @@ static bool host_live(route_t *r, const char *host, int64_t now)
 static const char *only_host(route_t *r, int64_t now)
 {
     const char *one = NULL;
-    for (worker_entry_t *w = r->core->workers; w; w = w->next)
+    list_for_each_item(w, &r->core->workers, worker_entry_t, node)
         if (is_sandbox(w) && core_worker_alive(r->core, w, now)) {
             if (one && strcmp(one, w->host) != 0)
                 return NULL;
@@ -321,7 +303,7 @@ static const char *only_host(route_t *r, int64_t now)
 static int live_managers(route_t *r, int64_t now)
 {
     int n = 0;
-    for (worker_entry_t *w = r->core->workers; w; w = w->next)
+    list_for_each_item(w, &r->core->workers, worker_entry_t, node)
         if (is_sandbox(w) && core_worker_alive(r->core, w, now))
             n++;
     return n;
@@ -357,8 +339,7 @@ static bool locate_ask(route_t *r, worker_entry_t *w, const char *conv, int64_t 
     }
     p->worker = w;
     w->inflight++;
-    p->next = r->core->pending;
-    r->core->pending = p;
+    list_push_front(&r->core->pending, &p->node);
     return true;
 }
 
@@ -369,7 +350,7 @@ static void locate_fanout(route_t *r, locating_t *l, int64_t now)
     free(l->silent);
     l->found = l->silent = NULL;
     l->retry_at = 0;
-    for (worker_entry_t *w = r->core->workers; w; w = w->next)
+    list_for_each_item(w, &r->core->workers, worker_entry_t, node)
         if (is_sandbox(w) && core_worker_alive(r->core, w, now)) {
             if (locate_ask(r, w, l->conv, now))
                 l->outstanding++;
@@ -394,8 +375,7 @@ static void locate_start(route_t *r, pending_t *p, const char *lost, int64_t now
     }
     /* Fail-closed: only an operation whose row says so makes a sandbox. */
     l->placing = ops_has(p->req->kind, p->req->name, OPS_PLACES);
-    l->next = r->locating;
-    r->locating = l;
+    strmap_put(&r->locating, &l->node, l->conv); /* none was there (route_admit) */
     p->held = true;
     locate_fanout(r, l, now);
 }
@@ -461,17 +441,15 @@ bool route_admit(route_t *r, pending_t *p)
 static int64_t placed_recently(route_t *r, const char *host, int64_t now)
 {
     int64_t n = 0;
-    for (placed_t **pp = &r->placed; *pp;) {
-        placed_t *p = *pp;
+    list_for_each_item_safe(p, &r->placed, placed_t, node) {
         if (now - p->at > ROUTE_PLACED_MS) {
-            *pp = p->next;
+            list_remove(&r->placed, &p->node);
             free(p->host);
             free(p);
             continue;
         }
         if (strcmp(p->host, host) == 0)
             n++;
-        pp = &p->next;
     }
     return n;
 }
@@ -482,7 +460,9 @@ static void place(route_t *r, locating_t *l, int64_t now)
 {
     route_host_t hosts[64] = { { 0 } };
     size_t n = 0, n_draining = 0;
-    for (worker_entry_t *w = r->core->workers; w && n < 64; w = w->next) {
+    list_for_each_item(w, &r->core->workers, worker_entry_t, node) {
+        if (n >= 64)
+            break;
         if (!is_sandbox(w) || !core_worker_alive(r->core, w, now))
             continue;
         bool seen = false;
@@ -512,8 +492,7 @@ static void place(route_t *r, locating_t *l, int64_t now)
     placed_t *pl = calloc(1, sizeof *pl);
     if (pl && (pl->host = strdup(hosts[i].host))) {
         pl->at = now;
-        pl->next = r->placed;
-        r->placed = pl;
+        list_push_front(&r->placed, &pl->node);
     } else {
         free(pl);
     }
@@ -614,7 +593,7 @@ static pending_t *oldest_held(route_t *r, bool want_done, locating_t **lp)
 {
     pending_t *hit = NULL;
     locating_t *hl = NULL;
-    for (pending_t *p = r->core->pending; p; p = p->next) {
+    list_for_each_item(p, &r->core->pending, pending_t, node) {
         if (!p->held)
             continue;
         locating_t *l = locating_find(r, p->req->conv);
@@ -632,19 +611,20 @@ void route_tick(route_t *r)
     int64_t now = proto_mono_ms();
     locating_t *l;
     pending_t *p;
-    for (l = r->locating; l; l = l->next)
+    /* Newest first, as the asks always went out. */
+    for (list_node_t *n = r->locating.all.tail; n; n = n->prev) {
+        l = STRMAP_ITEM(LIST_ITEM(n, strmap_node_t, order), locating_t, node);
         if (l->retry_at && now >= l->retry_at && l->outstanding <= 0)
             locate_fanout(r, l, now);
+    }
     while ((p = oldest_held(r, true, &l)))
         release(r, p, l, now);
-    for (locating_t **lp = &r->locating; *lp;) {
-        if ((*lp)->done) {
-            l = *lp;
-            *lp = l->next;
+    strmap_for_each_safe(n, &r->locating) {
+        l = STRMAP_ITEM(n, locating_t, node);
+        if (l->done) {
+            strmap_del(&r->locating, n);
             locating_free(l);
-            continue;
         }
-        lp = &(*lp)->next;
     }
     /* Held with no manager to ask: ask once one is there, or give up as a
      * request with no worker does. */

@@ -91,6 +91,51 @@ static void cache(void **state)
     assert_null(c);
 }
 
+/* The family of bounds: for each max, 2*max+1 distinct chats put one by
+ * one; the cache holds exactly those since it last started again, each
+ * with its host, and putting a chat it holds (full or not) changes its
+ * host without starting again; dropping them all leaves it empty. */
+static void cache_bounds(void **state)
+{
+    (void)state;
+    static const size_t maxes[] = { 1, 2, 3, 7, 64, 1000, 5000 };
+    char conv[32], host[32];
+    for (size_t m = 0; m < sizeof maxes / sizeof maxes[0]; m++) {
+        size_t max = maxes[m], total = 2 * max + 1;
+        route_cache_t *c = route_cache_new(max);
+        assert_non_null(c);
+        for (size_t i = 0; i < total; i++) {
+            snprintf(conv, sizeof conv, "chat-%zu", i);
+            snprintf(host, sizeof host, "host-%zu", i % 5);
+            assert_int_equal(route_cache_put(c, conv, host), 0);
+            assert_int_equal(route_cache_size(c), i % max + 1);
+        }
+        size_t first = total - 1 - (total - 1) % max; /* put since the last start */
+        for (size_t i = 0; i < total; i++) {
+            snprintf(conv, sizeof conv, "chat-%zu", i);
+            snprintf(host, sizeof host, "host-%zu", i % 5);
+            const char *got = route_cache_get(c, conv);
+            if (i < first) {
+                assert_null(got);
+                continue;
+            }
+            assert_non_null(got);
+            assert_string_equal(got, host);
+            assert_int_equal(route_cache_put(c, conv, "moved"), 0);
+            assert_string_equal(route_cache_get(c, conv), "moved");
+        }
+        assert_int_equal(route_cache_size(c), total - first);
+        for (size_t i = first; i < total; i++) {
+            snprintf(conv, sizeof conv, "chat-%zu", i);
+            route_cache_drop(c, conv);
+            route_cache_drop(c, conv); /* twice: the second is a no-op */
+            assert_null(route_cache_get(c, conv));
+            assert_int_equal(route_cache_size(c), total - 1 - i);
+        }
+        route_cache_destroy(&c);
+    }
+}
+
 static void texts(void **state)
 {
     (void)state;
@@ -126,10 +171,8 @@ static void texts(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(pick_most_room),
-        cmocka_unit_test(pick_spreads),
-        cmocka_unit_test(cache),
-        cmocka_unit_test(texts),
+        cmocka_unit_test(pick_most_room), cmocka_unit_test(pick_spreads), cmocka_unit_test(cache),
+        cmocka_unit_test(cache_bounds),   cmocka_unit_test(texts),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
