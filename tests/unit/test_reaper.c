@@ -94,6 +94,9 @@ static void tar_roundtrip(void **state)
     free(tar);
 }
 
+/* The records of the state_dir of the test that runs now. */
+static kept_t *kept;
+
 /* A fresh state_dir under /tmp for one test. */
 static void use_state_dir(char *dir, size_t len)
 {
@@ -102,13 +105,16 @@ static void use_state_dir(char *dir, size_t len)
     char sub[300];
     snprintf(sub, sizeof sub, "%s/state/sub", dir); /* made by kept_state_init */
     assert_int_equal(config_set("state_dir", sub), 0);
-    kept_init(sub);
-    assert_int_equal(kept_state_init(), 0);
+    kept_destroy(&kept);
+    kept = kept_new(sub);
+    assert_non_null(kept);
+    assert_int_equal(kept_state_init(kept), 0);
 }
 
 /* Remove it again (the records are gone by then). */
 static void drop_state_dir(const char *dir)
 {
+    kept_destroy(&kept);
     char p[300];
     snprintf(p, sizeof p, "%s/state/sub", dir);
     assert_int_equal(rmdir(p), 0);
@@ -130,26 +136,26 @@ static void records_stamps(void **state)
     assert_false(kept_id_ok("../../etc/passwd"));
     assert_false(kept_id_ok("0123456789AB"));
     assert_false(kept_id_ok(""));
-    assert_int_equal(kept_stamp_set("../x", 5), -1);
+    assert_int_equal(kept_stamp_set(kept, "../x", 5), -1);
 
-    assert_int_equal(kept_stamp_get(id), 0);
-    assert_int_equal(kept_stamp_init(id, 1000), 1);
-    assert_int_equal(kept_stamp_init(id, 2000), 0); /* there already: kept */
-    assert_int_equal(kept_stamp_get(id), 1000);
-    assert_int_equal(kept_stamp_set(id, 4102444800), 0); /* a deadline ahead */
-    assert_int_equal(kept_stamp_get(id), 4102444800);
-    assert_int_equal(kept_stamp_set(id, 1234), 0);
-    assert_int_equal(kept_stamp_get(id), 1234);
+    assert_int_equal(kept_stamp_get(kept, id), 0);
+    assert_int_equal(kept_stamp_init(kept, id, 1000), 1);
+    assert_int_equal(kept_stamp_init(kept, id, 2000), 0); /* there already: kept */
+    assert_int_equal(kept_stamp_get(kept, id), 1000);
+    assert_int_equal(kept_stamp_set(kept, id, 4102444800), 0); /* a deadline ahead */
+    assert_int_equal(kept_stamp_get(kept, id), 4102444800);
+    assert_int_equal(kept_stamp_set(kept, id, 1234), 0);
+    assert_int_equal(kept_stamp_get(kept, id), 1234);
 
-    char **ids = kept_record_ids();
+    char **ids = kept_record_ids(kept);
     assert_non_null(ids);
     assert_string_equal(ids[0], id);
     assert_null(ids[1]);
     kept_record_ids_free(&ids);
     assert_null(ids);
-    kept_record_drop(id);
-    assert_int_equal(kept_stamp_get(id), 0);
-    ids = kept_record_ids();
+    kept_record_drop(kept, id);
+    assert_int_equal(kept_stamp_get(kept, id), 0);
+    ids = kept_record_ids(kept);
     assert_null(ids[0]);
     kept_record_ids_free(&ids);
     drop_state_dir(dir);
@@ -172,37 +178,35 @@ static void records_reasons(void **state)
     const char *id = "abcdef012345";
     const int64_t stop = 1700000000;
     /* Left right before the stop: told once, then used up. */
-    assert_int_equal(kept_reason_set(id, "idle 60"), 0);
+    assert_int_equal(kept_reason_set(kept, id, "idle 60"), 0);
     reason_at(id, stop - 2);
-    char *r = kept_reason_take(id, stop);
+    char *r = kept_reason_take(kept, id, stop);
     assert_non_null(r);
     assert_string_equal(r, "idle 60");
     free(r);
-    assert_null(kept_reason_take(id, stop));
+    assert_null(kept_reason_take(kept, id, stop));
     /* Left long before the stop that happened (a later Docker restart), or
      * after it: not this stop's reason. */
-    assert_int_equal(kept_reason_set(id, "idle 60"), 0);
+    assert_int_equal(kept_reason_set(kept, id, "idle 60"), 0);
     reason_at(id, stop - 3600);
-    assert_null(kept_reason_take(id, stop));
-    assert_int_equal(kept_reason_set(id, "idle 60"), 0);
+    assert_null(kept_reason_take(kept, id, stop));
+    assert_int_equal(kept_reason_set(kept, id, "idle 60"), 0);
     reason_at(id, stop + 60);
-    assert_null(kept_reason_take(id, stop));
+    assert_null(kept_reason_take(kept, id, stop));
     /* Never a stopped-at of 0, never control bytes. */
-    assert_int_equal(kept_reason_set(id, "idle 60"), 0);
-    assert_null(kept_reason_take(id, 0));
-    assert_int_equal(kept_reason_set(id, "idle\n[forged]"), 0);
+    assert_int_equal(kept_reason_set(kept, id, "idle 60"), 0);
+    assert_null(kept_reason_take(kept, id, 0));
+    assert_int_equal(kept_reason_set(kept, id, "idle\n[forged]"), 0);
     reason_at(id, stop);
-    assert_null(kept_reason_take(id, stop));
+    assert_null(kept_reason_take(kept, id, stop));
     drop_state_dir(dir);
 }
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(plan_table),
-        cmocka_unit_test(tar_roundtrip),
-        cmocka_unit_test(records_stamps),
-        cmocka_unit_test(records_reasons),
+        cmocka_unit_test(plan_table),         cmocka_unit_test(tar_roundtrip),
+        cmocka_unit_test(records_stamps),     cmocka_unit_test(records_reasons),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
