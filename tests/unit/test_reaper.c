@@ -1,6 +1,7 @@
 /* test_reaper.c -- the eviction plan (oldest first, never wrong order),
  * the tar reader, and the records in state_dir the reaper decides by
- * (kept/kept.h): stamps, stop reasons, and what a record name may be. */
+ * (kept/kept.h): stamps, stop reasons, what a record name may be, and
+ * that each state_dir (one kept_t) keeps its own records. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -202,11 +203,102 @@ static void records_reasons(void **state)
     drop_state_dir(dir);
 }
 
+/* The mode bits of path (0 when it is not there). */
+static unsigned mode_of(const char *path)
+{
+    struct stat st;
+    return lstat(path, &st) == 0 ? (unsigned)(st.st_mode & 07777) : 0;
+}
+
+/* Two state_dirs side by side, each its own kept_t (as two managers with
+ * their own state_dir on one Docker host): every kind of record written
+ * through one is in its folder only, mode 0600, and the other sees none;
+ * a folder made by kept_state_init is 0700, and one open to others (with
+ * a record open to others) is tightened. */
+static void records_per_folder(void **state)
+{
+    (void)state;
+    char base[] = "/tmp/talkback-unit-two-XXXXXX";
+    assert_non_null(mkdtemp(base));
+    char da[300], db[300];
+    snprintf(da, sizeof da, "%s/a/state", base);
+    snprintf(db, sizeof db, "%s/b", base);
+    /* b exists already, open to others, with a record open to others */
+    assert_int_equal(mkdir(db, 0755), 0);
+    assert_int_equal(chmod(db, 0755), 0);
+    const char *id = "00112233445566778899aabbccddeeff";
+    char p[600];
+    snprintf(p, sizeof p, "%s/%s%s", db, id, KEPT_AGENT_SUFFIX);
+    int fd = open(p, O_WRONLY | O_CREAT | O_EXCL, 0644);
+    assert_true(fd >= 0);
+    close(fd);
+    assert_int_equal(chmod(p, 0644), 0);
+    kept_t *a = kept_new(da), *b = kept_new(db);
+    assert_non_null(a);
+    assert_non_null(b);
+    assert_string_equal(kept_state_dir(a), da);
+    assert_string_equal(kept_state_dir(b), db);
+    assert_int_equal(kept_state_init(a), 0);
+    assert_int_equal(kept_state_init(b), 0);
+    assert_int_equal(mode_of(da), 0700);
+    assert_int_equal(mode_of(db), 0700);
+    assert_int_equal(mode_of(p), 0600);
+    unlink(p);
+    /* every record kind, written through a */
+    assert_int_equal(kept_stamp_set(a, id, 1234), 0);
+    assert_int_equal(kept_reason_set(a, id, "idle 60"), 0);
+    assert_int_equal(kept_paused_set(a, id, "idle 5"), 0);
+    assert_int_equal(kept_agent_set(a, id, "v1"), 0);
+    assert_int_equal(kept_background_set(a, id, "sleep 300\t\n"), 0);
+    static const char *const suffixes[] = { KEPT_STAMP_SUFFIX, KEPT_REASON_SUFFIX,
+                                            KEPT_PAUSED_SUFFIX, KEPT_AGENT_SUFFIX,
+                                            KEPT_BACKGROUND_SUFFIX };
+    for (size_t i = 0; i < sizeof suffixes / sizeof suffixes[0]; i++) {
+        snprintf(p, sizeof p, "%s/%s%s", da, id, suffixes[i]);
+        assert_int_equal(mode_of(p), 0600);
+        snprintf(p, sizeof p, "%s/%s%s", db, id, suffixes[i]);
+        assert_int_equal(mode_of(p), 0);
+    }
+    /* b sees none of them */
+    char **ids = kept_record_ids(b);
+    assert_non_null(ids);
+    assert_null(ids[0]);
+    kept_record_ids_free(&ids);
+    assert_int_equal(kept_stamp_get(b, id), 0);
+    assert_false(kept_agent_is(b, id, "v1"));
+    assert_null(kept_background_take(b, id));
+    int64_t since = 0;
+    assert_null(kept_paused_take(b, id, &since));
+    /* a sees them all, under the one id */
+    assert_int_equal(kept_stamp_get(a, id), 1234);
+    assert_true(kept_agent_is(a, id, "v1"));
+    ids = kept_record_ids(a);
+    assert_non_null(ids);
+    for (char **q = ids; *q; q++)
+        assert_string_equal(*q, id);
+    assert_non_null(ids[0]);
+    kept_record_ids_free(&ids);
+    kept_record_drop(a, id);
+    ids = kept_record_ids(a);
+    assert_null(ids[0]);
+    kept_record_ids_free(&ids);
+    kept_destroy(&a);
+    kept_destroy(&b);
+    assert_null(a);
+    kept_destroy(&a); /* twice: nothing */
+    assert_int_equal(rmdir(da), 0);
+    snprintf(p, sizeof p, "%s/a", base);
+    assert_int_equal(rmdir(p), 0);
+    assert_int_equal(rmdir(db), 0);
+    assert_int_equal(rmdir(base), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(plan_table),         cmocka_unit_test(tar_roundtrip),
         cmocka_unit_test(records_stamps),     cmocka_unit_test(records_reasons),
+        cmocka_unit_test(records_per_folder),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
