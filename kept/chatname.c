@@ -22,7 +22,7 @@ static docker_err_t chatname_inspect(docker_t *d, const char *name, json_t **inf
     return e;
 }
 
-json_t *chatname_find(docker_t *d, const char *conv, char *name)
+json_t *chatname_find(docker_t *d, const kept_t *k, const char *conv, char *name)
 {
     convid_container_name(conv, name);
     json_t *info;
@@ -34,7 +34,7 @@ json_t *chatname_find(docker_t *d, const char *conv, char *name)
     if (chatname_inspect(d, old, &info) != DOCKER_OK)
         return NULL;
     json_t *labels = json_object_get(json_object_get(info, "Config"), "Labels");
-    if (claim_identity(labels, json_string_value(json_object_get(info, "Id")),
+    if (claim_identity(k, labels, json_string_value(json_object_get(info, "Id")),
                        json_string_value(json_object_get(info, "Name")), owner, user) &&
         strcmp(owner, conv) == 0) {
         snprintf(name, CONVID_NAME_MAX, "%s", old);
@@ -45,7 +45,7 @@ json_t *chatname_find(docker_t *d, const char *conv, char *name)
     return NULL;
 }
 
-void chatname_of(docker_t *d, const char *conv, char *name)
+void chatname_of(docker_t *d, const kept_t *k, const char *conv, char *name)
 {
-    json_decref(chatname_find(d, conv, name));
+    json_decref(chatname_find(d, k, conv, name));
 }

@@ -14,14 +14,15 @@
 
 #include "common/convid.h"
 #include "docker/docker.h"
+#include "kept/kept.h"
 
 /* The name conv's container goes by, into name (CONVID_NAME_MAX bytes):
  * the new one, unless no container has it and conv's own sandbox has the
  * old one.  One inspect when the new name is there (two when not). */
-void chatname_of(docker_t *d, const char *conv, char *name);
+void chatname_of(docker_t *d, const kept_t *k, const char *conv, char *name);
 /* The same, and the inspect of the container under that name, which the
  * caller would ask for next anyway (a new JSON object; NULL when there is
  * none or Docker did not answer: then inspect again to find out). */
-json_t *chatname_find(docker_t *d, const char *conv, char *name);
+json_t *chatname_find(docker_t *d, const kept_t *k, const char *conv, char *name);
 
 #endif

@@ -34,13 +34,13 @@ bool claim_spare_name_ok(const char *name)
 }
 
 /* <state_dir>/<id>.claim into out; -1 when id is not an id. */
-static int claim_path(const char *id, char *out, size_t outlen)
+static int claim_path(const kept_t *k, const char *id, char *out, size_t outlen)
 {
     if (!kept_id_ok(id)) {
         errno = EINVAL;
         return -1;
     }
-    int n = snprintf(out, outlen, "%s/%s%s", kept_state_dir(), id, KEPT_CLAIM_SUFFIX);
+    int n = snprintf(out, outlen, "%s/%s%s", kept_state_dir(k), id, KEPT_CLAIM_SUFFIX);
     if (n < 0 || (size_t)n >= outlen) {
         errno = ENAMETOOLONG;
         return -1;
@@ -48,7 +48,7 @@ static int claim_path(const char *id, char *out, size_t outlen)
     return 0;
 }
 
-int claim_record_set(const char *id, const char *conv, const char *user)
+int claim_record_set(const kept_t *k, const char *id, const char *conv, const char *user)
 {
     char path[4200], tmp[4300], body[CLAIM_RECORD_MAX + 8];
     user = user ? user : "";
@@ -56,7 +56,7 @@ int claim_record_set(const char *id, const char *conv, const char *user)
         errno = EINVAL;
         return -1;
     }
-    if (claim_path(id, path, sizeof path))
+    if (claim_path(k, id, path, sizeof path))
         return -1;
     int len = snprintf(body, sizeof body, "%s\n%s\n", conv, user);
     if (len < 0 || (size_t)len >= sizeof body) {
@@ -76,10 +76,10 @@ int claim_record_set(const char *id, const char *conv, const char *user)
     return rc;
 }
 
-int claim_record_get(const char *id, char *conv, char *user)
+int claim_record_get(const kept_t *k, const char *id, char *conv, char *user)
 {
     char path[4200], buf[CLAIM_RECORD_MAX + 1];
-    if (claim_path(id, path, sizeof path))
+    if (claim_path(k, id, path, sizeof path))
         return -1;
     int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
     if (fd < 0)
@@ -103,10 +103,10 @@ int claim_record_get(const char *id, char *conv, char *user)
     return 0;
 }
 
-void claim_record_drop(const char *id)
+void claim_record_drop(const kept_t *k, const char *id)
 {
     char path[4200];
-    if (claim_path(id, path, sizeof path) == 0)
+    if (claim_path(k, id, path, sizeof path) == 0)
         unlink(path);
 }
 
@@ -115,7 +115,8 @@ bool claim_is_unclaimed(const json_t *labels, const char *name)
     return json_is_string(json_object_get(labels, SPEC_LABEL_SPARE)) && claim_spare_name_ok(name);
 }
 
-bool claim_identity(const json_t *labels, const char *id, const char *name, char *conv, char *user)
+bool claim_identity(const kept_t *k, const json_t *labels, const char *id, const char *name,
+                    char *conv, char *user)
 {
     const char *lc = json_string_value(json_object_get(labels, SPEC_LABEL_CONV));
     if (lc) {
@@ -125,7 +126,7 @@ bool claim_identity(const json_t *labels, const char *id, const char *name, char
         return true;
     }
     if (!json_is_string(json_object_get(labels, SPEC_LABEL_SPARE)) || !id || !name ||
-        claim_spare_name_ok(name) || claim_record_get(id, conv, user) != 0)
+        claim_spare_name_ok(name) || claim_record_get(k, id, conv, user) != 0)
         return false;
     /* The record must name the chat whose name the spare carries now (or
      * carried, when claimed before names were SHA-256: chatname.h). */
@@ -142,14 +143,15 @@ void claim_scope_hash(const char *state_dir, char out[17])
     snprintf(out, 17, "%016llx", (unsigned long long)h);
 }
 
-bool claim_is_orphan(const json_t *labels, const char *id, const char *name, const char *scope)
+bool claim_is_orphan(const kept_t *k, const json_t *labels, const char *id, const char *name,
+                     const char *scope)
 {
     const char *pool = json_string_value(json_object_get(labels, SPEC_LABEL_POOL));
     char conv[CONVID_MAX + 1], user[CLAIM_USER_MAX + 1];
     return json_is_string(json_object_get(labels, SPEC_LABEL_SPARE)) &&
            !json_object_get(labels, SPEC_LABEL_CONV) && pool && scope && strcmp(pool, scope) == 0 &&
            id && name && !claim_spare_name_ok(name) &&
-           !claim_identity(labels, id, name, conv, user);
+           !claim_identity(k, labels, id, name, conv, user);
 }
 
 json_t *claim_list(docker_t *d, const json_t *filters, bool size)
@@ -177,7 +179,7 @@ json_t *claim_list(docker_t *d, const json_t *filters, bool size)
     return NULL;
 }
 
-json_t *claim_list_orphans(docker_t *d, const char *scope, bool size)
+json_t *claim_list_orphans(docker_t *d, const kept_t *k, const char *scope, bool size)
 {
     char lab[64];
     snprintf(lab, sizeof lab, "%s=%s", SPEC_LABEL_POOL, scope);
@@ -187,7 +189,7 @@ json_t *claim_list_orphans(docker_t *d, const char *scope, bool size)
     for (size_t i = json_array_size(all); i-- > 0;) {
         json_t *c = json_array_get(all, i);
         if (!claim_is_orphan(
-                json_object_get(c, "Labels"), json_string_value(json_object_get(c, "Id")),
+                k, json_object_get(c, "Labels"), json_string_value(json_object_get(c, "Id")),
                 json_string_value(json_array_get(json_object_get(c, "Names"), 0)), scope))
             json_array_remove(all, i);
     }
@@ -203,7 +205,7 @@ static json_t *with_label(const json_t *filters, const char *label)
     return f;
 }
 
-json_t *claim_list_chats(docker_t *d, const json_t *filters, bool size)
+json_t *claim_list_chats(docker_t *d, const kept_t *k, const json_t *filters, bool size)
 {
     json_t *fc = with_label(filters, SPEC_LABEL_CONV), *fs = with_label(filters, SPEC_LABEL_SPARE);
     json_t *chats = fc ? claim_list(d, fc, size) : NULL;
@@ -222,7 +224,7 @@ json_t *claim_list_chats(docker_t *d, const json_t *filters, bool size)
         const char *id = json_string_value(json_object_get(c, "Id"));
         const char *name = json_string_value(json_array_get(json_object_get(c, "Names"), 0));
         char conv[CONVID_MAX + 1], user[CLAIM_USER_MAX + 1];
-        if (!json_is_object(labels) || !claim_identity(labels, id, name, conv, user))
+        if (!json_is_object(labels) || !claim_identity(k, labels, id, name, conv, user))
             continue;
         json_object_set_new(labels, SPEC_LABEL_CONV, json_string(conv));
         json_object_set_new(labels, SPEC_LABEL_USER, json_string(user));

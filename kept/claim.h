@@ -46,18 +46,19 @@ bool claim_spare_name_ok(const char *name);
 /* Write the claim record of container id: conv and user (may be "").
  * Exclusive: -1 with errno EEXIST when the spare has a record already (it
  * was claimed by someone else).  0 or -1. */
-int claim_record_set(const char *id, const char *conv, const char *user);
+int claim_record_set(const kept_t *k, const char *id, const char *conv, const char *user);
 /* Read it: 0 with conv (CONVID_MAX + 1 bytes) and user (CLAIM_USER_MAX + 1
  * bytes) filled and checked (convid_check, convid_user_ok), or -1. */
-int claim_record_get(const char *id, char *conv, char *user);
-void claim_record_drop(const char *id);
+int claim_record_get(const kept_t *k, const char *id, char *conv, char *user);
+void claim_record_drop(const kept_t *k, const char *id);
 
 /* Whose sandbox a container is, from its labels, id and name (inspect's
  * Config.Labels and Name, or a list entry's Labels and Names[0]): the
  * talkback.conversation/.user labels, or for a claimed spare its record.
  * True with conv and user filled (sizes as claim_record_get); false for
  * an unclaimed spare or anything else. */
-bool claim_identity(const json_t *labels, const char *id, const char *name, char *conv, char *user);
+bool claim_identity(const kept_t *k, const json_t *labels, const char *id, const char *name,
+                    char *conv, char *user);
 
 /* Whether a container with these labels and name is a spare nobody has
  * claimed (a spare's label, and a spare's name). */
@@ -73,11 +74,12 @@ void claim_scope_hash(const char *state_dir, char out[17]);
  * nobody's sandbox: no chat reaches it, no cap or idle stop counts it, and
  * its chat's next call meets its name as something else's.  The reaper
  * stops it and removes it after orphan_grace; `list` shows it. */
-bool claim_is_orphan(const json_t *labels, const char *id, const char *name, const char *scope);
+bool claim_is_orphan(const kept_t *k, const json_t *labels, const char *id, const char *name,
+                     const char *scope);
 
 /* The orphans of pool scope Docker has, as GET /containers/json lists them
  * (all=1, with sizes when size).  NULL when Docker cannot say. */
-json_t *claim_list_orphans(docker_t *d, const char *scope, bool size);
+json_t *claim_list_orphans(docker_t *d, const kept_t *k, const char *scope, bool size);
 
 /* The chats' sandboxes Docker has, as GET /containers/json lists them
  * (all=1, with sizes when size): the containers labelled
@@ -86,7 +88,7 @@ json_t *claim_list_orphans(docker_t *d, const char *scope, bool size);
  * read every chat the same way.  filters: more Docker list filters
  * (e.g. {"status":["running"]}; may be NULL; not taken).  NULL when Docker
  * cannot say. */
-json_t *claim_list_chats(docker_t *d, const json_t *filters, bool size);
+json_t *claim_list_chats(docker_t *d, const kept_t *k, const json_t *filters, bool size);
 
 /* GET /containers/json?all=1&filters=<filters> (URL-encoded here). */
 json_t *claim_list(docker_t *d, const json_t *filters, bool size);

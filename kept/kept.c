@@ -34,28 +34,41 @@ bool kept_id_ok(const char *s)
     return n >= 12 && n <= 64;
 }
 
-/* The folder of the records (state_dir), set once by the process's main
- * through kept_init: every record of this process lives there. */
-static char kept_dir[4096];
+/* The records of one state_dir: its path, copied from the config key. */
+struct kept {
+    char dir[4096];
+};
 
-void kept_init(const char *state_dir)
+kept_t *kept_new(const char *state_dir)
 {
-    snprintf(kept_dir, sizeof kept_dir, "%s", state_dir ? state_dir : "");
+    kept_t *k = calloc(1, sizeof *k);
+    if (k)
+        snprintf(k->dir, sizeof k->dir, "%s", state_dir ? state_dir : "");
+    return k;
 }
 
-const char *kept_state_dir(void)
+void kept_destroy(kept_t **self_p)
 {
-    return kept_dir;
+    if (!self_p || !*self_p)
+        return;
+    free(*self_p);
+    *self_p = NULL;
+}
+
+const char *kept_state_dir(const kept_t *k)
+{
+    return k->dir;
 }
 
 /* <state_dir>/<id><suffix> into out; -1 when id is not an id. */
-static int record_path(const char *id, const char *suffix, char *out, size_t outlen)
+static int record_path(const kept_t *k, const char *id, const char *suffix, char *out,
+                       size_t outlen)
 {
     if (!kept_id_ok(id)) {
         errno = EINVAL;
         return -1;
     }
-    int n = snprintf(out, outlen, "%s/%s%s", kept_dir, id, suffix);
+    int n = snprintf(out, outlen, "%s/%s%s", k->dir, id, suffix);
     if (n < 0 || (size_t)n >= outlen) {
         errno = ENAMETOOLONG;
         return -1;
@@ -89,9 +102,9 @@ static void kept_state_tighten(const char *dir)
         log_info("state_dir %s: %u records open to others made 0600", dir, n);
 }
 
-int kept_state_init(void)
+int kept_state_init(const kept_t *k)
 {
-    const char *dir = kept_dir;
+    const char *dir = k->dir;
     char path[4096];
     if (!*dir || strlen(dir) >= sizeof path - 64) {
         errno = EINVAL;
@@ -113,10 +126,10 @@ int kept_state_init(void)
 }
 
 /* Open (making it when asked) and set the mtime of a record file. */
-static int stamp_write(const char *id, int64_t mtime, int flags)
+static int stamp_write(const kept_t *k, const char *id, int64_t mtime, int flags)
 {
     char path[4200];
-    if (record_path(id, KEPT_STAMP_SUFFIX, path, sizeof path))
+    if (record_path(k, id, KEPT_STAMP_SUFFIX, path, sizeof path))
         return -1;
     int fd = open(path, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC | flags, 0600);
     if (fd < 0)
@@ -127,23 +140,23 @@ static int stamp_write(const char *id, int64_t mtime, int flags)
     return rc;
 }
 
-int kept_stamp_set(const char *id, int64_t mtime)
+int kept_stamp_set(const kept_t *k, const char *id, int64_t mtime)
 {
-    return stamp_write(id, mtime, 0);
+    return stamp_write(k, id, mtime, 0);
 }
 
-int kept_stamp_init(const char *id, int64_t mtime)
+int kept_stamp_init(const kept_t *k, const char *id, int64_t mtime)
 {
-    if (stamp_write(id, mtime, O_EXCL) == 0)
+    if (stamp_write(k, id, mtime, O_EXCL) == 0)
         return 1;
     return errno == EEXIST ? 0 : -1;
 }
 
-int64_t kept_stamp_get(const char *id)
+int64_t kept_stamp_get(const kept_t *k, const char *id)
 {
     char path[4200];
     struct stat st;
-    if (record_path(id, KEPT_STAMP_SUFFIX, path, sizeof path) || lstat(path, &st) ||
+    if (record_path(k, id, KEPT_STAMP_SUFFIX, path, sizeof path) || lstat(path, &st) ||
         !S_ISREG(st.st_mode))
         return 0;
     return (int64_t)st.st_mtime;
@@ -151,10 +164,10 @@ int64_t kept_stamp_get(const char *id)
 
 /* Read a short record and remove it: its printable text (malloc'ed) and
  * mtime, or NULL. */
-static char *record_take(const char *id, const char *suffix, int64_t *mtime)
+static char *record_take(const kept_t *k, const char *id, const char *suffix, int64_t *mtime)
 {
     char path[4200], buf[KEPT_REASON_MAX + 1];
-    if (record_path(id, suffix, path, sizeof path))
+    if (record_path(k, id, suffix, path, sizeof path))
         return NULL;
     int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
     if (fd < 0)
@@ -174,10 +187,11 @@ static char *record_take(const char *id, const char *suffix, int64_t *mtime)
 }
 
 /* Write record <id><suffix> whole (a temporary file, then rename). */
-static int record_write(const char *id, const char *suffix, const char *data, size_t len)
+static int record_write(const kept_t *k, const char *id, const char *suffix, const char *data,
+                        size_t len)
 {
     char path[4200], tmp[4300];
-    if (record_path(id, suffix, path, sizeof path))
+    if (record_path(k, id, suffix, path, sizeof path))
         return -1;
     snprintf(tmp, sizeof tmp, "%s.%ld.tmp", path, (long)getpid());
     int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
@@ -192,30 +206,30 @@ static int record_write(const char *id, const char *suffix, const char *data, si
     return 0;
 }
 
-int kept_agent_set(const char *id, const char *version)
+int kept_agent_set(const kept_t *k, const char *id, const char *version)
 {
-    return record_write(id, KEPT_AGENT_SUFFIX, version, strlen(version));
+    return record_write(k, id, KEPT_AGENT_SUFFIX, version, strlen(version));
 }
 
-int kept_reason_set(const char *id, const char *reason)
+int kept_reason_set(const kept_t *k, const char *id, const char *reason)
 {
-    return record_write(id, KEPT_REASON_SUFFIX, reason, strlen(reason));
+    return record_write(k, id, KEPT_REASON_SUFFIX, reason, strlen(reason));
 }
 
-int kept_paused_set(const char *id, const char *reason)
+int kept_paused_set(const kept_t *k, const char *id, const char *reason)
 {
-    return record_write(id, KEPT_PAUSED_SUFFIX, reason, strlen(reason));
+    return record_write(k, id, KEPT_PAUSED_SUFFIX, reason, strlen(reason));
 }
 
-char *kept_paused_take(const char *id, int64_t *since)
+char *kept_paused_take(const kept_t *k, const char *id, int64_t *since)
 {
-    return record_take(id, KEPT_PAUSED_SUFFIX, since);
+    return record_take(k, id, KEPT_PAUSED_SUFFIX, since);
 }
 
-char *kept_reason_take(const char *id, int64_t finished_at)
+char *kept_reason_take(const kept_t *k, const char *id, int64_t finished_at)
 {
     int64_t mtime = 0;
-    char *reason = record_take(id, KEPT_REASON_SUFFIX, &mtime);
+    char *reason = record_take(k, id, KEPT_REASON_SUFFIX, &mtime);
     /* The reaper writes the reason, then stops: a stop takes seconds. */
     if (reason && (finished_at <= 0 || mtime > finished_at + 5 || finished_at - mtime > 300)) {
         free(reason);
@@ -224,7 +238,7 @@ char *kept_reason_take(const char *id, int64_t finished_at)
     return reason;
 }
 
-int kept_background_set(const char *id, const char *text)
+int kept_background_set(const kept_t *k, const char *id, const char *text)
 {
     size_t len = strlen(text);
     if (len > KEPT_BACKGROUND_MAX) {
@@ -232,17 +246,17 @@ int kept_background_set(const char *id, const char *text)
         return -1;
     }
     if (len)
-        return record_write(id, KEPT_BACKGROUND_SUFFIX, text, len);
+        return record_write(k, id, KEPT_BACKGROUND_SUFFIX, text, len);
     char path[4200];
-    if (record_path(id, KEPT_BACKGROUND_SUFFIX, path, sizeof path))
+    if (record_path(k, id, KEPT_BACKGROUND_SUFFIX, path, sizeof path))
         return -1;
     return unlink(path) == 0 || errno == ENOENT ? 0 : -1;
 }
 
-char *kept_background_take(const char *id)
+char *kept_background_take(const kept_t *k, const char *id)
 {
     char path[4200];
-    if (record_path(id, KEPT_BACKGROUND_SUFFIX, path, sizeof path))
+    if (record_path(k, id, KEPT_BACKGROUND_SUFFIX, path, sizeof path))
         return NULL;
     int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
     if (fd < 0)
@@ -261,10 +275,10 @@ char *kept_background_take(const char *id)
     return buf;
 }
 
-bool kept_agent_is(const char *id, const char *version)
+bool kept_agent_is(const kept_t *k, const char *id, const char *version)
 {
     char path[4200], buf[80];
-    if (!version || !*version || record_path(id, KEPT_AGENT_SUFFIX, path, sizeof path))
+    if (!version || !*version || record_path(k, id, KEPT_AGENT_SUFFIX, path, sizeof path))
         return false;
     int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
     if (fd < 0)
@@ -277,11 +291,11 @@ bool kept_agent_is(const char *id, const char *version)
     return strcmp(buf, version) == 0;
 }
 
-int64_t kept_orphan_since(const char *id, int64_t now)
+int64_t kept_orphan_since(const kept_t *k, const char *id, int64_t now)
 {
     char path[4200];
     struct stat st;
-    if (record_path(id, KEPT_ORPHAN_SUFFIX, path, sizeof path))
+    if (record_path(k, id, KEPT_ORPHAN_SUFFIX, path, sizeof path))
         return 0;
     if (lstat(path, &st) == 0)
         return S_ISREG(st.st_mode) ? (int64_t)st.st_mtime : 0;
@@ -294,35 +308,35 @@ int64_t kept_orphan_since(const char *id, int64_t now)
     return now;
 }
 
-void kept_orphan_clear(const char *id)
+void kept_orphan_clear(const kept_t *k, const char *id)
 {
     char path[4200];
-    if (record_path(id, KEPT_ORPHAN_SUFFIX, path, sizeof path) == 0)
+    if (record_path(k, id, KEPT_ORPHAN_SUFFIX, path, sizeof path) == 0)
         unlink(path);
 }
 
-void kept_record_drop(const char *id)
+void kept_record_drop(const kept_t *k, const char *id)
 {
     char path[4200];
-    if (record_path(id, KEPT_STAMP_SUFFIX, path, sizeof path) == 0)
+    if (record_path(k, id, KEPT_STAMP_SUFFIX, path, sizeof path) == 0)
         unlink(path);
-    if (record_path(id, KEPT_REASON_SUFFIX, path, sizeof path) == 0)
+    if (record_path(k, id, KEPT_REASON_SUFFIX, path, sizeof path) == 0)
         unlink(path);
-    if (record_path(id, KEPT_CLAIM_SUFFIX, path, sizeof path) == 0)
+    if (record_path(k, id, KEPT_CLAIM_SUFFIX, path, sizeof path) == 0)
         unlink(path);
-    if (record_path(id, KEPT_AGENT_SUFFIX, path, sizeof path) == 0)
+    if (record_path(k, id, KEPT_AGENT_SUFFIX, path, sizeof path) == 0)
         unlink(path);
-    if (record_path(id, KEPT_ORPHAN_SUFFIX, path, sizeof path) == 0)
+    if (record_path(k, id, KEPT_ORPHAN_SUFFIX, path, sizeof path) == 0)
         unlink(path);
-    if (record_path(id, KEPT_PAUSED_SUFFIX, path, sizeof path) == 0)
+    if (record_path(k, id, KEPT_PAUSED_SUFFIX, path, sizeof path) == 0)
         unlink(path);
-    if (record_path(id, KEPT_BACKGROUND_SUFFIX, path, sizeof path) == 0)
+    if (record_path(k, id, KEPT_BACKGROUND_SUFFIX, path, sizeof path) == 0)
         unlink(path);
 }
 
-char **kept_record_ids(void)
+char **kept_record_ids(const kept_t *k)
 {
-    DIR *dir = opendir(kept_dir);
+    DIR *dir = opendir(k->dir);
     if (!dir)
         return NULL;
     size_t n = 0, cap = 16;

@@ -58,61 +58,64 @@
 /* ---- records in state_dir (file names are the container id, checked to
  * be hex, so no id can name a path outside the folder) ---- */
 
-/* Use the folder state_dir (copied) for this process's records: called
- * once, by the process's main, before any other kept_ call. */
-void kept_init(const char *state_dir);
+/* The records of one state_dir: made by the process's main from the
+ * state_dir config key (copied) and handed to what reads or writes them
+ * (the sandbox manager's parts, the reaper).  NULL when out of memory. */
+typedef struct kept kept_t;
+kept_t *kept_new(const char *state_dir);
+void kept_destroy(kept_t **self_p);
 /* That folder, for messages. */
-const char *kept_state_dir(void);
+const char *kept_state_dir(const kept_t *k);
 /* Make state_dir if missing (mode 0700; its parents 0755), tighten it to
  * 0700 and the records in it to 0600 when they are open to others (they
  * name chats and users), and check it can be written: 0, or -1 with errno
  * set.  Records are written 0600. */
-int kept_state_init(void);
+int kept_state_init(const kept_t *k);
 /* Set the last-call stamp of container id to mtime (unix s).  0 or -1. */
-int kept_stamp_set(const char *id, int64_t mtime);
+int kept_stamp_set(const kept_t *k, const char *id, int64_t mtime);
 /* Set it only when the container has none yet (the reaper's "first seen"
  * for sandboxes made before records existed).  1 made, 0 there, -1. */
-int kept_stamp_init(const char *id, int64_t mtime);
+int kept_stamp_init(const kept_t *k, const char *id, int64_t mtime);
 /* The last-call stamp, or 0 when the container has none. */
-int64_t kept_stamp_get(const char *id);
+int64_t kept_stamp_get(const kept_t *k, const char *id);
 
 /* Leave the reason of a stop about to happen ("idle 60"). 0 or -1. */
-int kept_reason_set(const char *id, const char *reason);
+int kept_reason_set(const kept_t *k, const char *id, const char *reason);
 /* The reason left for the stop that ended at finished_at, used up (the
  * file goes), or NULL when none was left for that stop.  Only short
  * printable text is returned.  malloc'ed. */
-char *kept_reason_take(const char *id, int64_t finished_at);
+char *kept_reason_take(const kept_t *k, const char *id, int64_t finished_at);
 
 /* Leave the reason of a pause about to happen ("idle 5"); its mtime is
  * now.  0 or -1.  And take it: the reason (malloc'ed, short printable
  * text) with *since the time it was left, the record used up; NULL when
  * there is none. */
-int kept_paused_set(const char *id, const char *reason);
-char *kept_paused_take(const char *id, int64_t *since);
+int kept_paused_set(const kept_t *k, const char *id, const char *reason);
+char *kept_paused_take(const kept_t *k, const char *id, int64_t *since);
 
 /* The agent version last copied into container id: set (0 or -1), and
  * whether the record says version (a short printable string). */
-int kept_agent_set(const char *id, const char *version);
-bool kept_agent_is(const char *id, const char *version);
+int kept_agent_set(const kept_t *k, const char *id, const char *version);
+bool kept_agent_is(const kept_t *k, const char *id, const char *version);
 
 /* What container id last ran in the background (sandbox/background.h):
  * set to text (at most KEPT_BACKGROUND_MAX bytes; "" drops the record),
  * 0 or -1; and taken (malloc'ed, NUL-terminated; the record goes), NULL
  * when there is none. */
-int kept_background_set(const char *id, const char *text);
-char *kept_background_take(const char *id);
+int kept_background_set(const kept_t *k, const char *id, const char *text);
+char *kept_background_take(const kept_t *k, const char *id);
 
 /* When container id was first seen as an orphan: that time from its
  * record, made now (with mtime now) when it has none; 0 when the record
  * cannot be made.  And the record dropped (it is somebody's again). */
-int64_t kept_orphan_since(const char *id, int64_t now);
-void kept_orphan_clear(const char *id);
+int64_t kept_orphan_since(const kept_t *k, const char *id, int64_t now);
+void kept_orphan_clear(const kept_t *k, const char *id);
 
 /* Forget everything recorded of container id (it was removed). */
-void kept_record_drop(const char *id);
+void kept_record_drop(const kept_t *k, const char *id);
 /* The container ids that have records now: a NULL-terminated malloc'ed
  * array of malloc'ed strings (free with kept_record_ids_free), or NULL. */
-char **kept_record_ids(void);
+char **kept_record_ids(const kept_t *k);
 void kept_record_ids_free(char ***ids_p);
 /* Whether s is usable as a container id in a record's name. */
 bool kept_id_ok(const char *s);

@@ -67,6 +67,10 @@ static void *hub_thread(void *arg)
     return NULL;
 }
 
+/* The reaper's table of contents: the settings, Docker, the hub, then a
+ * sweep every reaper_interval until a signal.  It is long because it reads
+ * every setting it hands on, one line each, in the one place that reads
+ * the configuration. */
 int main(int argc, char **argv)
 {
     /* Every request runs on a thread of its own; glibc would give each
@@ -75,12 +79,14 @@ int main(int argc, char **argv)
     if (config_load(argc, argv, "reaper"))
         return 2;
     log_init("talkback-reaper", log_level_parse(config_str("log_level")));
-    kept_init(config_str("state_dir"));
+    kept_t *kept = kept_new(config_str("state_dir"));
+    if (!kept)
+        return 1;
     /* Made 0700 (its records 0600) here too: the reaper may start first. */
-    if (kept_state_init() != 0)
+    if (kept_state_init(kept) != 0)
         log_warn("cannot use state_dir %s (%s): sandboxes' last calls and stop reasons are kept "
                  "there",
-                 kept_state_dir(), strerror(errno));
+                 kept_state_dir(kept), strerror(errno));
     policy = (reaper_opts_t){
         .idle_stop = config_int("idle_stop"),
         .idle_pause = config_int("idle_pause"),
@@ -93,6 +99,7 @@ int main(int argc, char **argv)
         .clock_offset = config_int("reaper_clock_offset"),
         .prefix = config_str("reaper_prefix"),
         .image = config_str("image"),
+        .kept = kept,
     };
     disk_interval_s = config_int("disk_interval");
     reaper_interval_s = config_int("reaper_interval");
@@ -102,6 +109,7 @@ int main(int argc, char **argv)
     docker = docker_new(host, &derr, errbuf, sizeof errbuf);
     if (!docker) {
         log_error("cannot reach Docker: %s", errbuf[0] ? errbuf : docker_strerror(derr));
+        kept_destroy(&kept);
         return 1;
     }
     zsys_init();
@@ -121,6 +129,7 @@ int main(int argc, char **argv)
     hub = worker_new(&wo);
     if (!hub) {
         docker_destroy(&docker);
+        kept_destroy(&kept);
         return 1;
     }
     if (config_bool("dry_run") || config_bool("once")) {
@@ -135,6 +144,7 @@ int main(int argc, char **argv)
         pthread_join(link, NULL);
         worker_destroy(&hub);
         docker_destroy(&docker);
+        kept_destroy(&kept);
         return rc ? 1 : 0;
     }
     pthread_t clock;
@@ -144,5 +154,6 @@ int main(int argc, char **argv)
     pthread_join(clock, NULL);
     worker_destroy(&hub);
     docker_destroy(&docker);
+    kept_destroy(&kept);
     return rc;
 }

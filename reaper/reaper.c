@@ -102,7 +102,7 @@ static json_t *list_sandboxes(reaper_t *r, const char *status, bool size)
                     ? json_pack("{s:[s,s]}", "status", status, "paused")
                     : json_pack("{s:[s]}", "status", status);
     r->calls += 2;
-    json_t *list = f ? claim_list_chats(r->d, f, size) : NULL;
+    json_t *list = f ? claim_list_chats(r->d, r->o->kept, f, size) : NULL;
     json_decref(f);
     if (!list)
         log_warn("cannot list sandboxes: Docker did not answer");
@@ -128,13 +128,13 @@ static const char *name_of(json_t *c)
 static int64_t last_used(reaper_t *r, json_t *c)
 {
     const char *id = json_string_value(json_object_get(c, "Id"));
-    int64_t mtime = kept_stamp_get(id);
+    int64_t mtime = kept_stamp_get(r->o->kept, id);
     if (mtime > 0)
         return mtime;
     int64_t now = (int64_t)time(NULL);
-    if (!r->dry_run && kept_stamp_init(id, now) < 0)
+    if (!r->dry_run && kept_stamp_init(r->o->kept, id, now) < 0)
         log_warn("cannot write the last-call record of %.12s in %s", id ? id : "?",
-                 kept_state_dir());
+                 kept_state_dir(r->o->kept));
     return now;
 }
 
@@ -206,7 +206,7 @@ static void remove_sandbox(reaper_t *r, json_t *c, const char *why_log, const ch
         log_warn("could not remove %s: %s", name_of(c), docker_message(ans));
     } else {
         r->removed++;
-        kept_record_drop(id);
+        kept_record_drop(r->o->kept, id);
         forget(r, conv);
     }
     json_decref(ans);
@@ -236,8 +236,9 @@ static void stop_sandbox(reaper_t *r, json_t *c, const char *reason)
     const char *id = json_string_value(json_object_get(c, "Id"));
     if (r->dry_run || !id)
         return;
-    if (kept_reason_set(id, reason))
-        log_warn("cannot write the stop reason of %s in %s", name_of(c), kept_state_dir());
+    if (kept_reason_set(r->o->kept, id, reason))
+        log_warn("cannot write the stop reason of %s in %s", name_of(c),
+                 kept_state_dir(r->o->kept));
     char path[200];
     snprintf(path, sizeof path, "/containers/%s/stop?t=5", id);
     long st;
@@ -500,7 +501,7 @@ static void reap_orphan(reaper_t *r, json_t *c, int64_t now)
     const char *state = json_string_value(json_object_get(c, "State"));
     if (!id || !kept_id_ok(id))
         return;
-    int64_t since = r->dry_run ? now : kept_orphan_since(id, now);
+    int64_t since = r->dry_run ? now : kept_orphan_since(r->o->kept, id, now);
     if (since <= 0)
         since = now; /* no record: a grace from now, every sweep */
     char path[200], age[64];
@@ -519,7 +520,7 @@ static void reap_orphan(reaper_t *r, json_t *c, int64_t now)
             log_warn("could not remove orphan %s: %s", name_of(c), docker_message(ans));
         } else {
             r->removed++;
-            kept_record_drop(id);
+            kept_record_drop(r->o->kept, id);
         }
         json_decref(ans);
         return;
@@ -543,9 +544,9 @@ static void reap_orphan(reaper_t *r, json_t *c, int64_t now)
 int reaper_sweep_orphans(reaper_t *r)
 {
     char scope[17];
-    claim_scope_hash(kept_state_dir(), scope);
+    claim_scope_hash(kept_state_dir(r->o->kept), scope);
     r->calls++;
-    json_t *list = claim_list_orphans(r->d, scope, false);
+    json_t *list = claim_list_orphans(r->d, r->o->kept, scope, false);
     if (!list) {
         log_warn("cannot list orphans: Docker did not answer");
         return -1;
@@ -556,7 +557,7 @@ int reaper_sweep_orphans(reaper_t *r)
     json_array_foreach(list, i, c) reap_orphan(r, c, now);
     /* A container that is no orphan now (its record came back) loses its
      * mark, so a later loss starts a new grace. */
-    char **ids = r->dry_run ? NULL : kept_record_ids();
+    char **ids = r->dry_run ? NULL : kept_record_ids(r->o->kept);
     for (char **p = ids; p && *p; p++) {
         bool orphan = false;
         json_array_foreach(list, i, c)
@@ -565,7 +566,7 @@ int reaper_sweep_orphans(reaper_t *r)
                 orphan = true;
         }
         if (!orphan)
-            kept_orphan_clear(*p);
+            kept_orphan_clear(r->o->kept, *p);
     }
     kept_record_ids_free(&ids);
     json_decref(list);
@@ -579,7 +580,7 @@ int reaper_sweep_orphans(reaper_t *r)
  * that is either in Docker's answer or gone. */
 int reaper_sweep_records(reaper_t *r)
 {
-    char **ids = kept_record_ids();
+    char **ids = kept_record_ids(r->o->kept);
     if (!ids || !ids[0]) {
         kept_record_ids_free(&ids);
         return 0;
@@ -610,7 +611,7 @@ int reaper_sweep_records(reaper_t *r)
             continue;
         log_debug("dropping the records of %.12s: no such sandbox", *p);
         if (!r->dry_run)
-            kept_record_drop(*p);
+            kept_record_drop(r->o->kept, *p);
     }
     json_decref(all);
     kept_record_ids_free(&ids);

@@ -32,6 +32,7 @@
 #include "common/textbuf.h"
 #include "hub/worker.h"
 #include "docker/docker.h"
+#include "kept/kept.h"
 
 /* The reaper's policy, read by main.c (common/config.c has what each key
  * means). */
@@ -47,6 +48,7 @@ typedef struct {
     int64_t clock_offset; /* reaper_clock_offset, s added to the clock */
     const char *prefix;   /* reaper_prefix: only chats named so; "": all */
     const char *image;    /* for tombstones */
+    const kept_t *kept;   /* state_dir's records (kept/kept.h); not owned */
 } reaper_opts_t;
 
 typedef struct {

@@ -8,11 +8,12 @@
 
 #include <stdbool.h>
 
+#include "kept/kept.h"
 #include "sandbox/agent_link.h"
 
 /* Copy the agent into container id (created or stopped) unless its record
  * says this version is in there already; true when it was copied (or
  * tried). */
-bool agent_copy(agent_pool_t *p, const char *id);
+bool agent_copy(agent_pool_t *p, const kept_t *k, const char *id);
 
 #endif

@@ -365,7 +365,7 @@ static void addresses(const char *ports, char *out, size_t cap)
     }
 }
 
-void bg_record(const char *id, const bgr_t *r)
+void bg_record(const kept_t *k, const char *id, const bgr_t *r)
 {
     if (!r || !r->has_alive)
         return;
@@ -378,15 +378,15 @@ void bg_record(const char *id, const bgr_t *r)
         addresses(x[i].ports, addr, sizeof addr);
         textbuf_printf(&t, "%s\t%s\n", x[i].label, addr);
     }
-    if (kept_background_set(id, t.buf ? t.buf : "") != 0)
-        log_warn("cannot write the background record of %.12s in %s: %s", id, kept_state_dir(),
+    if (kept_background_set(k, id, t.buf ? t.buf : "") != 0)
+        log_warn("cannot write the background record of %.12s in %s: %s", id, kept_state_dir(k),
                  strerror(errno));
     textbuf_free(&t);
 }
 
-void bg_resume_words(const char *id, textbuf_t *t)
+void bg_resume_words(const kept_t *k, const char *id, textbuf_t *t)
 {
-    char *rec = kept_background_take(id);
+    char *rec = kept_background_take(k, id);
     if (!rec)
         return;
     textbuf_t list;

@@ -40,6 +40,7 @@
 #include <stdint.h>
 
 #include "common/textbuf.h"
+#include "kept/kept.h"
 #include "proto/frame.h"
 
 /* What an EXIT said (malloc'ed copies of its lists; NULL: absent). */
@@ -94,10 +95,10 @@ void bg_died_lines(const bgr_t *r, bool during, textbuf_t *t);
 
 /* Keep the set running now in container id's record, when the EXIT sent
  * it (kept/kept.h). */
-void bg_record(const char *id, const bgr_t *r);
+void bg_record(const kept_t *k, const char *id, const bgr_t *r);
 /* The resume's words for what ran before the stop, from container id's
  * record (used up): "Running before the stop, in the background: ...";
  * nothing when there is no record. */
-void bg_resume_words(const char *id, textbuf_t *t);
+void bg_resume_words(const kept_t *k, const char *id, textbuf_t *t);
 
 #endif

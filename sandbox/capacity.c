@@ -39,6 +39,7 @@
 
 struct capacity {
     docker_t *d;
+    const kept_t *kept; /* state_dir: the draining flag's folder */
     int interval_ms;
     int64_t max_running, keep_max_count; /* the caps it reports */
     char network[256];                   /* the sandbox network: whose sandboxes count */
@@ -55,9 +56,9 @@ struct capacity {
 };
 
 /* <state_dir>/draining into out. */
-static int drain_path(char *out, size_t len)
+static int drain_path(const capacity_t *c, char *out, size_t len)
 {
-    int n = snprintf(out, len, "%s/%s", kept_state_dir(), CAPACITY_DRAIN_FILE);
+    int n = snprintf(out, len, "%s/%s", kept_state_dir(c->kept), CAPACITY_DRAIN_FILE);
     return n > 0 && (size_t)n < len ? 0 : -1;
 }
 
@@ -70,7 +71,7 @@ static void count_sandboxes(capacity_t *c, capacity_figures_t *f, char one[72])
 {
     one[0] = '\0';
     json_t *filters = c->network[0] ? json_pack("{s:[s]}", "network", c->network) : NULL;
-    json_t *ans = claim_list_chats(c->d, filters, false);
+    json_t *ans = claim_list_chats(c->d, c->kept, filters, false);
     json_decref(filters);
     int64_t *running = &f->running, *kept = &f->kept;
     *running = *kept = f->paused = -1;
@@ -182,7 +183,7 @@ static void measure(capacity_t *c)
     f.mem_free_kb = mem_free_kb();
     f.disk_free_kb = disk_free_kb(c->root);
     if (f.disk_free_kb < 0)
-        f.disk_free_kb = disk_free_kb(kept_state_dir());
+        f.disk_free_kb = disk_free_kb(kept_state_dir(c->kept));
     pthread_mutex_lock(&c->mu);
     if (f.running < 0) {
         f.running = c->fig.running;
@@ -216,13 +217,14 @@ static void *capacity_thread(void *arg)
     }
 }
 
-capacity_t *capacity_new(docker_t *d, const char *network, int interval_ms, int64_t max_running,
-                         int64_t keep_max_count)
+capacity_t *capacity_new(docker_t *d, const kept_t *kept, const char *network, int interval_ms,
+                         int64_t max_running, int64_t keep_max_count)
 {
     capacity_t *c = calloc(1, sizeof *c);
     if (!c)
         return NULL;
     c->d = d;
+    c->kept = kept;
     c->max_running = max_running;
     snprintf(c->network, sizeof c->network, "%s", network ? network : "");
     c->keep_max_count = keep_max_count;
@@ -235,7 +237,7 @@ capacity_t *capacity_new(docker_t *d, const char *network, int interval_ms, int6
     pthread_cond_init(&c->cv, &ca);
     pthread_condattr_destroy(&ca);
     char path[4200];
-    c->draining = drain_path(path, sizeof path) == 0 && access(path, F_OK) == 0;
+    c->draining = drain_path(c, path, sizeof path) == 0 && access(path, F_OK) == 0;
     if (c->draining)
         log_info("this host is draining (%s exists): no new chats are placed here", path);
     measure(c); /* the first HELLO already carries figures */
@@ -308,7 +310,7 @@ bool capacity_draining(capacity_t *c)
 int capacity_set_draining(capacity_t *c, bool on)
 {
     char path[4200];
-    if (drain_path(path, sizeof path) < 0) {
+    if (drain_path(c, path, sizeof path) < 0) {
         errno = ENAMETOOLONG;
         return -1;
     }

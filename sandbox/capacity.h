@@ -19,6 +19,7 @@
 #include <stdint.h>
 #include "common/textbuf.h"
 #include "docker/docker.h"
+#include "kept/kept.h"
 #include "proto/proto.h"
 
 typedef struct capacity capacity_t;
@@ -35,9 +36,10 @@ typedef struct {
     int64_t keep_max_count;
 } capacity_figures_t;
 
-/* Start measuring every interval_ms.  NULL when out of memory. */
-capacity_t *capacity_new(docker_t *d, const char *network, int interval_ms, int64_t max_running,
-                         int64_t keep_max_count);
+/* Start measuring every interval_ms; kept (not owned) is state_dir,
+ * where the draining flag is.  NULL when out of memory. */
+capacity_t *capacity_new(docker_t *d, const kept_t *kept, const char *network, int interval_ms,
+                         int64_t max_running, int64_t keep_max_count);
 void capacity_destroy(capacity_t **self_p);
 
 /* Where the spares figure comes from: spares(ctx), asked at every

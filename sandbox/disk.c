@@ -184,7 +184,7 @@ static void remove_over_cap(disk_t *k, const char *id, const char *conv, const c
     if (err != DOCKER_OK && err != DOCKER_ENOTFOUND)
         log_warn("could not remove %s: %s", name, docker_message(ans));
     json_decref(ans);
-    kept_record_drop(id);
+    kept_record_drop(k->o.kept, id);
     if (k->o.forget)
         k->o.forget(k->o.ctx, conv);
 }

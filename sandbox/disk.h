@@ -24,6 +24,7 @@
 
 #include "common/textbuf.h"
 #include "docker/docker.h"
+#include "kept/kept.h"
 
 typedef struct disk disk_t;
 
@@ -36,6 +37,7 @@ typedef struct {
     int64_t call_interval; /* disk_call_interval, s; 0: no sizing */
     int64_t write_rate;    /* disk_write_rate, bytes/s; 0: every call_interval */
     int64_t watch_min_ms;  /* disk_watch_min_ms */
+    const kept_t *kept;    /* the records dropped with a removed sandbox */
     void (*forget)(void *ctx, const char *conv);
     void *ctx;
 } disk_opts_t;

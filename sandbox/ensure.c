@@ -75,7 +75,7 @@ static ensure_t ensure_started(manager_t *m, const char *conv, const char *id, j
     int64_t t1 = proto_mono_ms();
     /* Before every start: the sandbox then runs this manager's agent
      * (copied only when its record says another version is in there). */
-    bool copied = agent_in_config(info) && agent_copy(m->agents, id);
+    bool copied = agent_in_config(info) && agent_copy(m->agents, m->o.kept, id);
     char path[200];
     long status;
     snprintf(path, sizeof path, "/containers/%s/start", id);
@@ -91,8 +91,8 @@ static ensure_t ensure_started(manager_t *m, const char *conv, const char *id, j
          * sandbox removed it.  Copy it after all, and start once more. */
         json_decref(ans);
         ans = NULL;
-        kept_agent_set(id, ""); /* forget it: copy now */
-        agent_copy(m->agents, id);
+        kept_agent_set(m->o.kept, id, ""); /* forget it: copy now */
+        agent_copy(m->agents, m->o.kept, id);
         e = docker_call(m->d, "POST", path, NULL, &status, &ans);
     }
     if (e == DOCKER_ENOTFOUND && strstr(docker_message(ans), "network")) {
@@ -115,7 +115,7 @@ static ensure_t ensure_started(manager_t *m, const char *conv, const char *id, j
     /* Never started before (a racing call made it): nothing to resume. */
     int64_t started = kept_parse_time(json_string_value(json_object_get(state, "StartedAt")));
     if (!created_now && started > 0)
-        notice_resumed(id, finished, notice);
+        notice_resumed(m->o.kept, id, finished, notice);
     return ENSURE_OK;
 }
 
@@ -240,7 +240,7 @@ static ensure_t ensure_one(manager_t *m, const char *conv, const char *user, cha
     char name[CONVID_NAME_MAX];
     /* The new name, or an older sandbox's; and its inspect, when found:
      * one Docker call fewer on the resume's path. */
-    json_t *info = chatname_find(m->d, conv, name);
+    json_t *info = chatname_find(m->d, m->o.kept, conv, name);
     char path[CONVID_NAME_MAX + 64];
     long status;
     bool created_now = false;
@@ -276,7 +276,7 @@ static ensure_t ensure_one(manager_t *m, const char *conv, const char *user, cha
 
     /* Whose it is: its labels, or a claimed spare's record (claim.h). */
     char label_conv[CONVID_MAX + 1], label_user[CLAIM_USER_MAX + 1];
-    if (!claim_identity(json_object_get(json_object_get(info, "Config"), "Labels"),
+    if (!claim_identity(m->o.kept, json_object_get(json_object_get(info, "Config"), "Labels"),
                         json_string_value(json_object_get(info, "Id")),
                         json_string_value(json_object_get(info, "Name")), label_conv, label_user) ||
         strcmp(label_conv, conv) != 0) {

@@ -33,7 +33,7 @@
 static json_t *chat_container(const hostops_t *h, const char *conv, docker_err_t *e)
 {
     char name[CONVID_NAME_MAX], path[CONVID_NAME_MAX + 64];
-    chatname_of(h->d, conv, name);
+    chatname_of(h->d, h->kept, conv, name);
     snprintf(path, sizeof path, "/containers/%s/json", name);
     long st;
     json_t *info = NULL;
@@ -44,7 +44,7 @@ static json_t *chat_container(const hostops_t *h, const char *conv, docker_err_t
     }
     json_t *labels = json_object_get(json_object_get(info, "Config"), "Labels");
     char owner[CONVID_MAX + 1], user[CLAIM_USER_MAX + 1];
-    if (!claim_identity(labels, json_string_value(json_object_get(info, "Id")),
+    if (!claim_identity(h->kept, labels, json_string_value(json_object_get(info, "Id")),
                         json_string_value(json_object_get(info, "Name")), owner, user) ||
         strcmp(owner, conv) != 0) {
         json_decref(info);
@@ -85,8 +85,8 @@ static void put_field(textbuf_t *t, const char *s)
 static void list_orphans(const hostops_t *h, worker_job_t *job, textbuf_t *t)
 {
     char scope[17], state[48];
-    claim_scope_hash(kept_state_dir(), scope);
-    json_t *ans = claim_list_orphans(h->d, scope, true);
+    claim_scope_hash(kept_state_dir(h->kept), scope);
+    json_t *ans = claim_list_orphans(h->d, h->kept, scope, true);
     int64_t now = (int64_t)time(NULL);
     size_t i;
     json_t *c;
@@ -94,7 +94,7 @@ static void list_orphans(const hostops_t *h, worker_job_t *job, textbuf_t *t)
     {
         const char *id = json_string_value(json_object_get(c, "Id"));
         const char *name = json_string_value(json_array_get(json_object_get(c, "Names"), 0));
-        int64_t last = id && kept_id_ok(id) ? kept_stamp_get(id) : 0;
+        int64_t last = id && kept_id_ok(id) ? kept_stamp_get(h->kept, id) : 0;
         if (!last)
             last = (int64_t)json_integer_value(json_object_get(c, "Created"));
         snprintf(state, sizeof state, "orphan-%s",
@@ -113,7 +113,7 @@ static void list_orphans(const hostops_t *h, worker_job_t *job, textbuf_t *t)
  * whose labels claim_list_chats fills in from their records. */
 proto_msg_t *hostops_list(const hostops_t *h, worker_job_t *job)
 {
-    json_t *ans = claim_list_chats(h->d, NULL, true);
+    json_t *ans = claim_list_chats(h->d, h->kept, NULL, true);
     if (!ans) {
         return proto_reply_new(job->req, PROTO_ST_INTERNAL, true, TX_SB_OP_NO_LIST);
     }
@@ -126,7 +126,7 @@ proto_msg_t *hostops_list(const hostops_t *h, worker_job_t *job)
     {
         json_t *labels = json_object_get(c, "Labels");
         const char *id = json_string_value(json_object_get(c, "Id"));
-        int64_t last = id && kept_id_ok(id) ? kept_stamp_get(id) : 0;
+        int64_t last = id && kept_id_ok(id) ? kept_stamp_get(h->kept, id) : 0;
         if (!last)
             last = (int64_t)json_integer_value(json_object_get(c, "Created"));
         put_field(&t, json_string_value(json_object_get(labels, SPEC_LABEL_CONV)));
@@ -152,7 +152,7 @@ static proto_msg_t *op_drain(const hostops_t *h, worker_job_t *job, bool on)
     char text[512];
     if (!h->cap || capacity_set_draining(h->cap, on) != 0) {
         snprintf(text, sizeof text, TX_SB_OP_FLAG, host, on ? "drain" : "undrain",
-                 kept_state_dir());
+                 kept_state_dir(h->kept));
         return proto_reply_new(job->req, PROTO_ST_OK, true, text);
     }
     if (on)
@@ -187,8 +187,8 @@ static proto_msg_t *op_end(const hostops_t *h, worker_job_t *job, bool remove)
         snprintf(path, sizeof path, "/containers/%s?force=1&v=1", *id ? id : name);
     } else {
         /* The chat's next call says who stopped it (notices.c). */
-        if (kept_id_ok(id) && kept_reason_set(id, "operator") != 0)
-            log_warn("cannot write the stop reason of %s in %s", name, kept_state_dir());
+        if (kept_id_ok(id) && kept_reason_set(h->kept, id, "operator") != 0)
+            log_warn("cannot write the stop reason of %s in %s", name, kept_state_dir(h->kept));
         snprintf(path, sizeof path, "/containers/%s/stop?t=10", *id ? id : name);
     }
     long st;
@@ -201,7 +201,7 @@ static proto_msg_t *op_end(const hostops_t *h, worker_job_t *job, bool remove)
         return proto_reply_new(job->req, PROTO_ST_OK, true, text);
     }
     if (remove && kept_id_ok(id))
-        kept_record_drop(id);
+        kept_record_drop(h->kept, id);
     if (h->forget)
         h->forget(h->ctx, conv);
     log_info("%s the sandbox of chat %s (asked by the operator)", remove ? "removed" : "stopped",

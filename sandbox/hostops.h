@@ -22,12 +22,14 @@
 #define TALKBACK_SANDBOX_HOSTOPS_H
 
 #include "docker/docker.h"
+#include "kept/kept.h"
 #include "hub/worker.h"
 #include "sandbox/capacity.h"
 
 typedef struct {
     docker_t *d;
     const char *image;                           /* for the tombstone rm leaves */
+    const kept_t *kept;                          /* the records in state_dir */
     capacity_t *cap;                             /* NULL: drain is refused */
     void (*forget)(void *ctx, const char *conv); /* the manager drops what it keeps of conv */
     void *ctx;

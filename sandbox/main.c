@@ -23,7 +23,7 @@
 #include "sandbox/manager.h"
 
 /* The sandbox manager with its options read from the configuration. */
-static manager_t *manager_from_config(docker_t *d)
+static manager_t *manager_from_config(docker_t *d, const kept_t *kept)
 {
     manager_opts_t mo = {
         .tmpl = {
@@ -73,6 +73,7 @@ static manager_t *manager_from_config(docker_t *d)
             .max_bytes = config_int("image_max_bytes"),
             .max_call_bytes = config_int("image_max_call_bytes"),
         },
+        .kept = kept,
     };
     return manager_new(d, &mo);
 }
@@ -91,7 +92,6 @@ int main(int argc, char **argv)
     if (config_load(argc, argv, "sandbox"))
         return 2;
     log_init("talkback-sandbox", log_level_parse(config_str("log_level")));
-    kept_init(config_str("state_dir"));
     zsys_init();
 
     char errbuf[256] = "";
@@ -105,16 +105,19 @@ int main(int argc, char **argv)
     log_info("Docker API version %s", docker_api_version(d));
 
     icap_set(config_int("inotify_max_watches"), config_int("inotify_max_instances"));
-    manager_t *m = manager_from_config(d);
+    kept_t *kept = kept_new(config_str("state_dir"));
+    manager_t *m = kept ? manager_from_config(d, kept) : NULL;
     if (!m) {
+        kept_destroy(&kept);
         docker_destroy(&d);
         return 1;
     }
 
-    capacity_t *cap = capacity_new(d, config_str("network"), (int)config_int("heartbeat_ms"),
+    capacity_t *cap = capacity_new(d, kept, config_str("network"), (int)config_int("heartbeat_ms"),
                                    config_int("max_running"), config_int("keep_max_count"));
     if (!cap) {
         manager_destroy(&m);
+        kept_destroy(&kept);
         docker_destroy(&d);
         return 1;
     }
@@ -139,6 +142,7 @@ int main(int argc, char **argv)
     if (!w) {
         capacity_destroy(&cap); /* first: it asks the manager for spares */
         manager_destroy(&m);
+        kept_destroy(&kept);
         docker_destroy(&d);
         return 1;
     }
@@ -148,6 +152,7 @@ int main(int argc, char **argv)
     if (!w) {
         capacity_destroy(&cap); /* first: it asks the manager for spares */
         manager_destroy(&m);
+        kept_destroy(&kept);
         docker_destroy(&d);
     }
     return rc;

@@ -263,7 +263,7 @@ static void run_hints(manager_t *m, worker_job_t *job, const run_arg_t *a, textb
  * listens, and the record of what runs now (background.h). */
 static void run_background(manager_t *m, worker_job_t *job, const run_arg_t *a, textbuf_t *t)
 {
-    bg_record(a->id, &a->res.bg);
+    bg_record(m->o.kept, a->id, &a->res.bg);
     if (a->res.cancelled || a->res.agent_lost || a->res.disk_capped || a->res.timed_out ||
         a->res.job || a->res.unkept)
         return;
@@ -569,7 +569,7 @@ static proto_msg_t *tool_reset(manager_t *m, worker_job_t *job)
 {
     const proto_msg_t *req = job->req;
     char name[CONVID_NAME_MAX];
-    chatname_of(m->d, req->conv, name);
+    chatname_of(m->d, m->o.kept, req->conv, name);
     char path[CONVID_NAME_MAX + 64];
     long status;
     json_t *info = NULL;
@@ -587,7 +587,7 @@ static proto_msg_t *tool_reset(manager_t *m, worker_job_t *job)
     /* Whose it is: its labels, or a claimed spare's record (claim.h). */
     json_t *labels = json_object_get(json_object_get(info, "Config"), "Labels");
     char label_conv[CONVID_MAX + 1], label_user[CLAIM_USER_MAX + 1];
-    if (!claim_identity(labels, json_string_value(json_object_get(info, "Id")),
+    if (!claim_identity(m->o.kept, labels, json_string_value(json_object_get(info, "Id")),
                         json_string_value(json_object_get(info, "Name")), label_conv, label_user) ||
         strcmp(label_conv, req->conv) != 0 || !convid_owner_ok(label_user, req->user)) {
         json_decref(info);
@@ -602,7 +602,7 @@ static proto_msg_t *tool_reset(manager_t *m, worker_job_t *job)
     json_decref(ans);
     if (e != DOCKER_OK && e != DOCKER_ENOTFOUND)
         return proto_reply_new(req, PROTO_ST_OK, true, TX_SB_RESET_FAILED);
-    kept_record_drop(id);
+    kept_record_drop(m->o.kept, id);
     hints_retry_clear(m->retry, req->conv);
     log_info("reset: removed sandbox %s", name);
     return proto_reply_new(req, PROTO_ST_OK, false, TX_SB_RESET_DONE);
@@ -756,22 +756,24 @@ manager_t *manager_new(docker_t *d, const manager_opts_t *o)
     m->o = *o;
     m->o.disk.forget = forget_conv;
     m->o.disk.ctx = m;
+    m->o.disk.kept = o->kept;
     m->hints_tmpl = (hints_limits_t){ .memory = o->tmpl.memory,
                                       .memory_swap = o->tmpl.memory_swap,
                                       .nano_cpus = o->tmpl.nano_cpus,
                                       .pids = o->tmpl.pids_limit,
                                       .disk_cap = o->disk.cap };
     m->d = d;
-    if (kept_state_init()) {
+    if (kept_state_init(o->kept)) {
         log_error(
             "cannot use state_dir %s (%s): the sandbox manager keeps each sandbox's last-call "
             "record there",
-            kept_state_dir(), strerror(errno));
+            kept_state_dir(o->kept), strerror(errno));
         free(m);
         return NULL;
     }
     m->o.running.forget = forget_conv;
     m->o.running.ctx = m;
+    m->o.running.kept = o->kept;
     m->running = running_new(d, &m->o.running);
     m->retry = hints_retry_new(); /* NULL only means no retry lines */
     char agent[4096];
@@ -784,7 +786,9 @@ manager_t *manager_new(docker_t *d, const manager_opts_t *o)
     pthread_mutex_init(&m->mu, NULL);
     pthread_cond_init(&m->ensure_cv, NULL);
     m->disk = disk_new(d, &m->o.disk);
-    m->hostops = (hostops_t){ .d = d, .image = m->o.tmpl.image, .forget = forget_conv, .ctx = m };
+    m->hostops = (hostops_t){
+        .d = d, .image = m->o.tmpl.image, .kept = o->kept, .forget = forget_conv, .ctx = m
+    };
     if (!m->running || !m->cache || !m->disk || ensure_network(d, m->o.tmpl.network) ||
         !(m->o.netcheck = netcheck_new(d, &m->o.egress))) {
         manager_destroy(&m);
@@ -794,7 +798,8 @@ manager_t *manager_new(docker_t *d, const manager_opts_t *o)
                              .warm_pool = o->warm_pool,
                              .warm_pool_check = o->warm_pool_check,
                              .mem_floor = o->mem_floor,
-                             .netcheck = m->o.netcheck };
+                             .netcheck = m->o.netcheck,
+                             .kept = o->kept };
     m->pool = pool_new(d, &po, m->agents, m->disk); /* NULL: no warm pool */
     return m;
 }

@@ -28,6 +28,7 @@
 #include "common/textbuf.h"
 #include "hub/worker.h"
 #include "docker/docker.h"
+#include "kept/kept.h"
 #include "sandbox/disk.h"
 #include "sandbox/netcheck.h"
 #include "sandbox/pictures.h"
@@ -66,6 +67,9 @@ typedef struct {
     /* the sandbox network against the egress rule (netcheck.h) */
     netcheck_opts_t egress;
     struct netcheck *netcheck; /* the manager's own, made by manager_new */
+    /* state_dir's records (kept/kept.h): main.c's, not owned; handed to
+     * the helpers below by manager_new */
+    const kept_t *kept;
 } manager_opts_t;
 
 /* Create the manager (o is copied) and make sure the sandbox network

@@ -38,14 +38,14 @@ static bool notice_room_words(const char *reason, textbuf_t *why)
 }
 
 /* The line that tells the model its sandbox was stopped and is back. */
-void notice_resumed(const char *id, int64_t finished, textbuf_t *notice)
+void notice_resumed(const kept_t *k, const char *id, int64_t finished, textbuf_t *notice)
 {
     char age[64];
     int64_t now = (int64_t)time(NULL);
     kept_human_age(finished > 0 ? now - finished : 0, age, sizeof age);
     /* The reason is the reaper's, from state_dir; only its known form is
      * told, as our own words. */
-    char *reason = kept_reason_take(id, finished);
+    char *reason = kept_reason_take(k, id, finished);
     textbuf_t why;
     textbuf_init(&why);
     long minutes;
@@ -67,7 +67,7 @@ void notice_resumed(const char *id, int64_t finished, textbuf_t *notice)
      * in state_dir, bounded and cleaned (background.h). */
     textbuf_t before;
     textbuf_init(&before);
-    bg_resume_words(id, &before);
+    bg_resume_words(k, id, &before);
     textbuf_puts(notice, before.len ? before.buf : TX_SB_RESUMED_RESTART);
     textbuf_puts(notice, "]\n");
     textbuf_free(&before);
@@ -89,10 +89,10 @@ void notice_gone(docker_t *d, const char *conv, const char *name, textbuf_t *not
 }
 
 /* The line that tells the model its sandbox was paused and runs again. */
-void notice_unpaused(const char *id, textbuf_t *notice)
+void notice_unpaused(const kept_t *k, const char *id, textbuf_t *notice)
 {
     int64_t since = 0;
-    char *reason = kept_paused_take(id, &since);
+    char *reason = kept_paused_take(k, id, &since);
     long minutes;
     char tail, age[64];
     textbuf_puts(notice, TX_SB_UNPAUSED);

@@ -35,13 +35,13 @@
 static bool pause_target(manager_t *m, const char *conv, char id[72])
 {
     char name[CONVID_NAME_MAX];
-    json_t *info = chatname_find(m->d, conv, name);
+    json_t *info = chatname_find(m->d, m->o.kept, conv, name);
     bool ok = info != NULL;
     json_t *state = json_object_get(info, "State");
     char lconv[CONVID_MAX + 1], luser[CLAIM_USER_MAX + 1];
     ok = ok && json_is_true(json_object_get(state, "Running")) &&
          !json_is_true(json_object_get(state, "Paused")) &&
-         claim_identity(json_object_get(json_object_get(info, "Config"), "Labels"),
+         claim_identity(m->o.kept, json_object_get(json_object_get(info, "Config"), "Labels"),
                         json_string_value(json_object_get(info, "Id")),
                         json_string_value(json_object_get(info, "Name")), lconv, luser) &&
          strcmp(lconv, conv) == 0 && kept_id_ok(json_string_value(json_object_get(info, "Id")));
@@ -64,8 +64,9 @@ proto_msg_t *pause_op(manager_t *m, worker_job_t *job)
             cache_drop(m->cache, req->conv);
             char reason[KEPT_REASON_MAX];
             snprintf(reason, sizeof reason, "idle %" PRId64, idle_s / 60);
-            if (kept_paused_set(id, reason))
-                log_warn("cannot write the pause record of %.12s in %s", id, kept_state_dir());
+            if (kept_paused_set(m->o.kept, id, reason))
+                log_warn("cannot write the pause record of %.12s in %s", id,
+                         kept_state_dir(m->o.kept));
             char path[200];
             long st;
             json_t *ans = NULL;
@@ -91,7 +92,7 @@ proto_msg_t *pause_op(manager_t *m, worker_job_t *job)
             json_decref(ans);
             if (!paused) {
                 int64_t since;
-                free(kept_paused_take(id, &since));
+                free(kept_paused_take(m->o.kept, id, &since));
             }
             running_park_end(m->running, id, paused);
         } else {
@@ -122,6 +123,6 @@ bool pause_undo(manager_t *m, const char *id, textbuf_t *notice)
     json_decref(ans);
     log_info("unpaused %.12s in %" PRId64 " ms", id, proto_mono_ms() - t0);
     running_unpark(m->running, id);
-    notice_unpaused(id, notice);
+    notice_unpaused(m->o.kept, id, notice);
     return true;
 }

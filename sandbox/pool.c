@@ -93,7 +93,7 @@ static void spare_remove(pool_t *p, const char *id, const char *why)
     long st;
     snprintf(path, sizeof path, "/containers/%s?force=1&v=1", id);
     docker_err_t e = docker_call(p->d, "DELETE", path, NULL, &st, NULL);
-    kept_record_drop(id);
+    kept_record_drop(p->o.kept, id);
     log_info("removed spare sandbox %.12s (%s): %s", id, why, docker_strerror(e));
 }
 
@@ -127,7 +127,7 @@ static int spare_make(pool_t *p, char id[72])
     json_decref(ans);
     bool agent = agent_pool_enabled(p->agents);
     if (agent)
-        agent_copy(p->agents, id);
+        agent_copy(p->agents, p->o.kept, id);
     snprintf(path, sizeof path, "/containers/%s/start", id);
     ans = NULL;
     int64_t t_start = proto_mono_ms();
@@ -204,8 +204,8 @@ static void sweep_one(pool_t *p, json_t *c, json_t *current, bool first)
     pthread_mutex_lock(&p->mu);
     bool mine = good ? true : ready_take(p, id);
     if (good && first && p->n_ready < p->o.warm_pool &&
-        claim_record_set(id, "spare-check", "") == 0) {
-        claim_record_drop(id); /* nobody's claim on it: adopt it */
+        claim_record_set(p->o.kept, id, "spare-check", "") == 0) {
+        claim_record_drop(p->o.kept, id); /* nobody's claim on it: adopt it */
         ready_push(p, id);
         agent_note(p->agents, id, agent_pool_enabled(p->agents), false);
         log_info("adopted spare sandbox %.12s", id);
@@ -300,7 +300,7 @@ pool_t *pool_new(docker_t *d, const pool_opts_t *o, agent_pool_t *agents, disk_t
     p->disk = disk;
     pthread_mutex_init(&p->mu, NULL);
     pthread_cond_init(&p->cv, NULL);
-    pool_scope_hash(kept_state_dir(), p->scope);
+    pool_scope_hash(kept_state_dir(p->o.kept), p->scope);
     json_t *t = spare_template(p, NULL);
     pool_template_hash(t, agent_pool_version(agents), p->hash);
     json_decref(t);
@@ -374,7 +374,7 @@ pool_claim_t pool_claim(pool_t *p, const char *conv, const char *user, const cha
             spare_remove(p, sid, "made from another image or template, or not running");
             continue;
         }
-        if (claim_record_set(sid, conv, user) != 0) {
+        if (claim_record_set(p->o.kept, sid, conv, user) != 0) {
             log_warn("cannot claim spare %.12s: %s", sid, strerror(errno));
             continue; /* EEXIST: another manager's claim; else state_dir is broken */
         }
@@ -388,7 +388,7 @@ pool_claim_t pool_claim(pool_t *p, const char *conv, const char *user, const cha
             log_info("claimed spare sandbox %.12s as %s for conversation %s", sid, name, conv);
             return POOL_CLAIMED;
         }
-        claim_record_drop(sid);
+        claim_record_drop(p->o.kept, sid);
         log_info("claiming spare %.12s as %s: %s", sid, name, docker_message(ans));
         json_decref(ans);
         if (e == DOCKER_ECONFLICT) {

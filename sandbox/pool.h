@@ -22,6 +22,7 @@
 #include <jansson.h>
 
 #include "docker/docker.h"
+#include "kept/kept.h"
 #include "sandbox/agent_link.h"
 #include "sandbox/disk.h"
 #include "spec/sandbox.h"
@@ -37,6 +38,7 @@ typedef struct {
     int64_t warm_pool_check;   /* s between checks of the spares */
     int64_t mem_floor;         /* capacity.h: no spare made below it */
     struct netcheck *netcheck; /* netcheck.h: none made off the rule */
+    const kept_t *kept;        /* the claim records, the pool's scope */
 } pool_opts_t;
 
 typedef enum {

@@ -152,11 +152,11 @@ static call_entry_t *call_find(running_t *c, const char *conv)
     return STRMAP_ITEM(strmap_get(&c->calls, conv), call_entry_t, node);
 }
 
-static void stamp(const char *id, int64_t t)
+static void stamp(const running_t *c, const char *id, int64_t t)
 {
-    if (kept_stamp_set(id, t))
-        log_warn("cannot write the last-call record of %.12s in %s: %s", id, kept_state_dir(),
-                 strerror(errno));
+    if (kept_stamp_set(c->o.kept, id, t))
+        log_warn("cannot write the last-call record of %.12s in %s: %s", id,
+                 kept_state_dir(c->o.kept), strerror(errno));
 }
 
 /* Drop the parks no call can still need (under the lock): a call that
@@ -210,10 +210,10 @@ bool running_call_begin(running_t *c, const char *conv, const char *id, int64_t 
         e->inflight++;
         if (deadline_s > e->until) {
             e->until = deadline_s;
-            stamp(id, deadline_s);
+            stamp(c, id, deadline_s);
         }
     } else {
-        stamp(id, deadline_s);
+        stamp(c, id, deadline_s);
     }
     pthread_mutex_unlock(&c->mu);
     return true;
@@ -227,7 +227,7 @@ void running_call_end(running_t *c, const char *conv, const char *id)
     int64_t now = (int64_t)time(NULL);
     if (!e || --e->inflight <= 0) {
         bool job = e && e->job_until > now; /* the entry stays while a job may run */
-        stamp(id, job ? e->job_until : now);
+        stamp(c, id, job ? e->job_until : now);
         if (e && !job) {
             strmap_del(&c->calls, &e->node);
             free(e->conv);
@@ -261,7 +261,7 @@ void running_job_until(running_t *c, const char *conv, const char *id, int64_t u
     }
     if (e && until_s > e->job_until)
         e->job_until = until_s;
-    stamp(id, e && e->until > until_s ? e->until : until_s);
+    stamp(c, id, e && e->until > until_s ? e->until : until_s);
     pthread_mutex_unlock(&c->mu);
 }
 
@@ -309,7 +309,7 @@ static json_t *list_running(running_t *c)
      * spares nobody claimed are not chats and take no place. */
     json_t *f = json_pack("{s:[s,s,s], s:[s]}", "status", "running", "created", "paused", "network",
                           c->o.network);
-    json_t *ans = f ? claim_list_chats(c->d, f, false) : NULL;
+    json_t *ans = f ? claim_list_chats(c->d, c->o.kept, f, false) : NULL;
     json_decref(f);
     if (!ans) {
         log_warn("cannot count running sandboxes: Docker did not list them");
@@ -318,7 +318,7 @@ static json_t *list_running(running_t *c)
     size_t i;
     json_t *x;
     json_array_foreach(ans, i, x)
-        json_object_set_new(x, RUNNING_LAST, json_integer(kept_stamp_get(id_of(x))));
+        json_object_set_new(x, RUNNING_LAST, json_integer(kept_stamp_get(c->o.kept, id_of(x))));
     return ans;
 }
 
@@ -465,8 +465,8 @@ static void *stop_thread(void *arg)
     victim_t *v = arg;
     running_t *c = v->c;
     /* The reason first, as the reaper does: the chat's next call is told. */
-    if (kept_reason_set(v->id, v->reason))
-        log_warn("cannot write the stop reason of %.12s in %s", v->id, kept_state_dir());
+    if (kept_reason_set(c->o.kept, v->id, v->reason))
+        log_warn("cannot write the stop reason of %.12s in %s", v->id, kept_state_dir(c->o.kept));
     char path[200];
     long st;
     json_t *ans = NULL;

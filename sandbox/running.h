@@ -30,6 +30,7 @@
 
 #include "common/textbuf.h"
 #include "docker/docker.h"
+#include "kept/kept.h"
 
 typedef struct running running_t;
 
@@ -40,6 +41,7 @@ typedef struct {
     int64_t max_running;          /* 0: no cap */
     int64_t max_running_per_user; /* 0: no cap */
     int64_t idle_stop;            /* s, for the refusal's advice */
+    const kept_t *kept;           /* the last-call and stop-reason records */
     /* A sandbox was stopped to make room: forget what is kept of its chat
      * (its cached container), so its next call finds it stopped. */
     void (*forget)(void *ctx, const char *conv);

@@ -54,12 +54,10 @@ static void check(const textbuf_t *t)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     static char dir[] = "/tmp/fuzz-background-XXXXXX";
-    static bool ready;
-    if (!ready) {
-        if (!mkdtemp(dir))
+    static kept_t *kept; /* the records: made once, kept for the run */
+    if (!kept) {
+        if (!mkdtemp(dir) || !(kept = kept_new(dir)))
             abort();
-        kept_init(dir);
-        ready = true;
     }
     if (size < 2)
         return 0;
@@ -92,8 +90,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     bg_left_lines(&r, probe_text, probe_len, fake_probe, NULL, &t);
     const char *id = "00000000000000000000000000000000000000000000000000000000000000aa";
     if (what & 4) {
-        bg_record(id, &r);
-        bg_resume_words(id, &t);
+        bg_record(kept, id, &r);
+        bg_resume_words(kept, id, &t);
     }
     check(&t);
     textbuf_free(&t);

@@ -203,17 +203,18 @@ static void record_and_resume(void **state)
     (void)state;
     char dir[] = "/tmp/talkback-bgrec-XXXXXX";
     assert_non_null(mkdtemp(dir));
-    kept_init(dir);
+    kept_t *kept = kept_new(dir);
+    assert_non_null(kept);
     const char *id = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
     static const char alive[] = "61" S "r" S "0" S "0.0.0.0:8000 (python3, pid 61); [::]:8000 "
                                 "(python3, pid 61)" S "python3 -m http.server 8000" S S "\0"
                                 "62" S "r" S "0" S S "sleep 300" S S;
     bgr_t r = { .alive = malloc(sizeof alive), .alive_len = sizeof alive, .has_alive = true };
     memcpy(r.alive, alive, sizeof alive);
-    bg_record(id, &r);
+    bg_record(kept, id, &r);
     textbuf_t t;
     textbuf_init(&t);
-    bg_resume_words(id, &t);
+    bg_resume_words(kept, id, &t);
     assert_string_equal(t.buf, "Running before the stop, in the background: `python3 -m "
                                "http.server 8000` (listening on 0.0.0.0:8000, [::]:8000); `sleep "
                                "300`. Start them again if they are still needed (CMD > server.log "
@@ -221,18 +222,19 @@ static void record_and_resume(void **state)
     textbuf_free(&t);
     /* Used up: said once. */
     textbuf_init(&t);
-    bg_resume_words(id, &t);
+    bg_resume_words(kept, id, &t);
     assert_int_equal(t.len, 0);
     /* An empty set drops the record; an EXIT without the set keeps it. */
-    bg_record(id, &r);
+    bg_record(kept, id, &r);
     bgr_t same = { 0 };
-    bg_record(id, &same);
+    bg_record(kept, id, &same);
     bgr_free(&r);
     bgr_t empty = { .has_alive = true };
-    bg_record(id, &empty);
-    bg_resume_words(id, &t);
+    bg_record(kept, id, &empty);
+    bg_resume_words(kept, id, &t);
     assert_int_equal(t.len, 0);
     textbuf_free(&t);
+    kept_destroy(&kept);
     rmdir(dir);
 }
 

@@ -221,7 +221,8 @@ static void orphans(void **state)
     (void)state;
     char dir[] = "/tmp/test_contain_state.XXXXXX";
     assert_non_null(mkdtemp(dir));
-    kept_init(dir);
+    kept_t *kept = kept_new(dir);
+    assert_non_null(kept);
     char scope[17], other[17];
     claim_scope_hash(dir, scope);
     claim_scope_hash("/somewhere/else", other);
@@ -233,36 +234,38 @@ static void orphans(void **state)
     json_t *labels =
         json_pack("{s:s, s:s}", SPEC_LABEL_SPARE, "00112233445566aa", SPEC_LABEL_POOL, scope);
     /* claimed (a chat's name) with no record: an orphan of this pool only */
-    assert_true(claim_is_orphan(labels, id, name, scope));
-    assert_false(claim_is_orphan(labels, id, name, other));
+    assert_true(claim_is_orphan(kept, labels, id, name, scope));
+    assert_false(claim_is_orphan(kept, labels, id, name, other));
     /* with its record it is the chat's */
-    assert_int_equal(claim_record_set(id, "chat-1", "u1"), 0);
-    assert_false(claim_is_orphan(labels, id, name, scope));
+    assert_int_equal(claim_record_set(kept, id, "chat-1", "u1"), 0);
+    assert_false(claim_is_orphan(kept, labels, id, name, scope));
     /* a record naming another chat is no record of this one */
-    claim_record_drop(id);
-    assert_int_equal(claim_record_set(id, "chat-2", "u1"), 0);
-    assert_true(claim_is_orphan(labels, id, name, scope));
-    claim_record_drop(id);
+    claim_record_drop(kept, id);
+    assert_int_equal(claim_record_set(kept, id, "chat-2", "u1"), 0);
+    assert_true(claim_is_orphan(kept, labels, id, name, scope));
+    claim_record_drop(kept, id);
     /* a spare nobody claimed (a spare's name) is the pool's, no orphan */
-    assert_false(claim_is_orphan(labels, id, "/talkback-spare-0123456789abcdef01234567", scope));
+    assert_false(
+        claim_is_orphan(kept, labels, id, "/talkback-spare-0123456789abcdef01234567", scope));
     /* a labelled chat sandbox is never one */
     json_object_set_new(labels, SPEC_LABEL_CONV, json_string("chat-1"));
-    assert_false(claim_is_orphan(labels, id, name, scope));
+    assert_false(claim_is_orphan(kept, labels, id, name, scope));
     json_decref(labels);
 
     /* the first-seen mark: made once, kept, cleared */
-    assert_int_equal(kept_orphan_since(id, 1000), 1000);
-    assert_int_equal(kept_orphan_since(id, 5000), 1000);
-    kept_orphan_clear(id);
-    assert_int_equal(kept_orphan_since(id, 5000), 5000);
-    char **ids = kept_record_ids();
+    assert_int_equal(kept_orphan_since(kept, id, 1000), 1000);
+    assert_int_equal(kept_orphan_since(kept, id, 5000), 1000);
+    kept_orphan_clear(kept, id);
+    assert_int_equal(kept_orphan_since(kept, id, 5000), 5000);
+    char **ids = kept_record_ids(kept);
     assert_non_null(ids);
     assert_string_equal(ids[0], id);
     kept_record_ids_free(&ids);
-    kept_record_drop(id);
-    ids = kept_record_ids();
+    kept_record_drop(kept, id);
+    ids = kept_record_ids(kept);
     assert_null(ids[0]);
     kept_record_ids_free(&ids);
+    kept_destroy(&kept);
     rmdir(dir);
 }
 

@@ -24,27 +24,28 @@ static void calls_and_stamps(void **state)
     char dir[64];
     snprintf(dir, sizeof dir, "/tmp/talkback-unit-XXXXXX");
     assert_non_null(mkdtemp(dir));
-    kept_init(dir);
-    running_opts_t ro = { .network = "talkback-sandboxes", .idle_stop = 3600 };
+    kept_t *kept = kept_new(dir);
+    assert_non_null(kept);
+    running_opts_t ro = { .network = "talkback-sandboxes", .idle_stop = 3600, .kept = kept };
     running_t *c = running_new(NULL, &ro);
     assert_non_null(c);
     const char *id = "00112233445566778899aabb";
     /* A long call, then a short one beside it: the stamp is the later
      * deadline, and stays while either runs. */
     assert_true(running_call_begin(c, "chat-a", id, 4102444800));
-    assert_int_equal(kept_stamp_get(id), 4102444800);
+    assert_int_equal(kept_stamp_get(kept, id), 4102444800);
     assert_true(running_call_begin(c, "chat-a", id, 4000000000));
-    assert_int_equal(kept_stamp_get(id), 4102444800);
+    assert_int_equal(kept_stamp_get(kept, id), 4102444800);
     assert_int_equal(running_inflight(c, "chat-a"), 2);
     assert_int_equal(running_inflight(c, "chat-b"), 0);
     running_call_end(c, "chat-a", id);
     assert_int_equal(running_inflight(c, "chat-a"), 1);
-    assert_int_equal(kept_stamp_get(id), 4102444800);
+    assert_int_equal(kept_stamp_get(kept, id), 4102444800);
     /* The last one ends: "now", and the chat is forgotten. */
     int64_t before = (int64_t)time(NULL);
     running_call_end(c, "chat-a", id);
     assert_int_equal(running_inflight(c, "chat-a"), 0);
-    assert_in_range(kept_stamp_get(id), before, before + 2);
+    assert_in_range(kept_stamp_get(kept, id), before, before + 2);
     /* Without caps nothing is counted (and Docker is never asked). */
     textbuf_t err;
     textbuf_init(&err);
@@ -54,7 +55,8 @@ static void calls_and_stamps(void **state)
     textbuf_free(&err);
     running_destroy(&c);
     assert_null(c);
-    kept_record_drop(id);
+    kept_record_drop(kept, id);
+    kept_destroy(&kept);
     assert_int_equal(rmdir(dir), 0);
 }
 
@@ -67,8 +69,9 @@ static void parks(void **state)
     char dir[64];
     snprintf(dir, sizeof dir, "/tmp/talkback-unit-XXXXXX");
     assert_non_null(mkdtemp(dir));
-    kept_init(dir);
-    running_opts_t ro = { .network = "talkback-sandboxes", .idle_stop = 3600 };
+    kept_t *kept = kept_new(dir);
+    assert_non_null(kept);
+    running_opts_t ro = { .network = "talkback-sandboxes", .idle_stop = 3600, .kept = kept };
     running_t *c = running_new(NULL, &ro);
     const char *id = "00112233445566778899aabb", *other = "ffeeddccbbaa998877665544";
     assert_true(running_call_begin(c, "chat-a", id, 4102444800));
@@ -90,8 +93,9 @@ static void parks(void **state)
     assert_true(running_call_begin(c, "chat-a", id, 4102444800));
     running_call_end(c, "chat-a", id);
     running_destroy(&c);
-    kept_record_drop(id);
-    kept_record_drop(other);
+    kept_record_drop(kept, id);
+    kept_record_drop(kept, other);
+    kept_destroy(&kept);
     assert_int_equal(rmdir(dir), 0);
 }
 
@@ -103,7 +107,8 @@ static void tier_notices(void **state)
     char dir[64];
     snprintf(dir, sizeof dir, "/tmp/talkback-unit-XXXXXX");
     assert_non_null(mkdtemp(dir));
-    kept_init(dir);
+    kept_t *kept = kept_new(dir);
+    assert_non_null(kept);
     const char *id = "00112233445566778899aabb";
     static const struct {
         const char *reason, *words;
@@ -121,11 +126,11 @@ static void tier_notices(void **state)
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         int64_t now = (int64_t)time(NULL);
-        assert_int_equal(kept_reason_set(id, cases[i].reason), 0);
+        assert_int_equal(kept_reason_set(kept, id, cases[i].reason), 0);
         textbuf_t t, want;
         textbuf_init(&t);
         textbuf_init(&want);
-        notice_resumed(id, now, &t);
+        notice_resumed(kept, id, now, &t);
         /* (The age is "0 seconds", or "1 second" across a tick.) */
         textbuf_printf(&want,
                        " ago (%s): its files and installs are as they were, but nothing it ran is "
@@ -139,8 +144,8 @@ static void tier_notices(void **state)
     }
     textbuf_t t;
     textbuf_init(&t);
-    assert_int_equal(kept_paused_set(id, "idle 5"), 0);
-    notice_unpaused(id, &t);
+    assert_int_equal(kept_paused_set(kept, id, "idle 5"), 0);
+    notice_unpaused(kept, id, &t);
     static const char unpaused[] = " (no calls for over 5 minutes) and runs again: its files and "
                                    "the programs it left running (servers, background jobs) are "
                                    "as they were.]\n";
@@ -149,12 +154,13 @@ static void tier_notices(void **state)
     assert_int_equal(strlen(strstr(t.buf, unpaused)), strlen(unpaused));
     textbuf_free(&t);
     textbuf_init(&t);
-    notice_unpaused(id, &t); /* used up: paused by someone else now */
+    notice_unpaused(kept, id, &t); /* used up: paused by someone else now */
     assert_string_equal(t.buf, "[This chat's sandbox was paused (not by talkback) and runs again: "
                                "its files and the programs it left running (servers, background "
                                "jobs) are as they were.]\n");
     textbuf_free(&t);
-    kept_record_drop(id);
+    kept_record_drop(kept, id);
+    kept_destroy(&kept);
     assert_int_equal(rmdir(dir), 0);
 }
 

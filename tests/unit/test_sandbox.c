@@ -143,7 +143,8 @@ static void claims(void **state)
     (void)state;
     char dir[] = "/tmp/talkback-unit-claim-XXXXXX";
     assert_non_null(mkdtemp(dir));
-    kept_init(dir);
+    kept_t *kept = kept_new(dir);
+    assert_non_null(kept);
     const char *id = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
     char conv[CONVID_MAX + 1], user[CLAIM_USER_MAX + 1], name[CONVID_NAME_MAX + 1];
     json_t *spare =
@@ -152,23 +153,26 @@ static void claims(void **state)
     assert_false(claim_spare_name_ok("talkback-spare-x-0123456789abcdef"));
     /* Unclaimed: nobody's. */
     assert_true(claim_is_unclaimed(spare, "/talkback-spare-0123456789abcdef01234567"));
-    assert_false(claim_identity(spare, id, "/talkback-spare-0123456789abcdef01234567", conv, user));
-    assert_int_equal(claim_record_set(id, "chat-1", "u1"), 0);
-    assert_int_equal(claim_record_set(id, "chat-2", "u2"), -1); /* exclusive */
-    assert_int_equal(claim_record_get(id, conv, user), 0);
+    assert_false(
+        claim_identity(kept, spare, id, "/talkback-spare-0123456789abcdef01234567", conv, user));
+    assert_int_equal(claim_record_set(kept, id, "chat-1", "u1"), 0);
+    assert_int_equal(claim_record_set(kept, id, "chat-2", "u2"), -1); /* exclusive */
+    assert_int_equal(claim_record_get(kept, id, conv, user), 0);
     assert_string_equal(conv, "chat-1");
     assert_string_equal(user, "u1");
     /* Still under its spare name (a claim under way): nobody's. */
-    assert_false(claim_identity(spare, id, "/talkback-spare-0123456789abcdef01234567", conv, user));
+    assert_false(
+        claim_identity(kept, spare, id, "/talkback-spare-0123456789abcdef01234567", conv, user));
     name[0] = '/';
     convid_container_name("chat-1", name + 1);
-    assert_true(claim_identity(spare, id, name, conv, user));
+    assert_true(claim_identity(kept, spare, id, name, conv, user));
     assert_string_equal(conv, "chat-1");
     convid_container_name("chat-2", name + 1);
-    assert_false(claim_identity(spare, id, name, conv, user)); /* the record names another chat */
+    assert_false(
+        claim_identity(kept, spare, id, name, conv, user)); /* the record names another chat */
     /* Labels say it when there are some. */
     json_t *lab = json_pack("{s:s, s:s}", "talkback.conversation", "c3", "talkback.user", "u3");
-    assert_true(claim_identity(lab, id, "/whatever", conv, user));
+    assert_true(claim_identity(kept, lab, id, "/whatever", conv, user));
     assert_string_equal(conv, "c3");
     assert_string_equal(user, "u3");
     /* A record that is not one: refused. */
@@ -178,19 +182,20 @@ static void claims(void **state)
     assert_non_null(f);
     fputs("new\nu\n", f);
     fclose(f);
-    assert_int_equal(claim_record_get(id, conv, user), -1);
-    claim_record_drop(id);
-    assert_int_equal(claim_record_get(id, conv, user), -1);
-    assert_int_equal(claim_record_set("../x", "chat-1", ""), -1);
+    assert_int_equal(claim_record_get(kept, id, conv, user), -1);
+    claim_record_drop(kept, id);
+    assert_int_equal(claim_record_get(kept, id, conv, user), -1);
+    assert_int_equal(claim_record_set(kept, "../x", "chat-1", ""), -1);
     /* The agent record. */
-    assert_false(kept_agent_is(id, "v1"));
-    assert_int_equal(kept_agent_set(id, "v1"), 0);
-    assert_true(kept_agent_is(id, "v1"));
-    assert_false(kept_agent_is(id, "v2"));
-    kept_record_drop(id);
-    assert_false(kept_agent_is(id, "v1"));
+    assert_false(kept_agent_is(kept, id, "v1"));
+    assert_int_equal(kept_agent_set(kept, id, "v1"), 0);
+    assert_true(kept_agent_is(kept, id, "v1"));
+    assert_false(kept_agent_is(kept, id, "v2"));
+    kept_record_drop(kept, id);
+    assert_false(kept_agent_is(kept, id, "v1"));
     json_decref(spare);
     json_decref(lab);
+    kept_destroy(&kept);
     rmdir(dir);
 }
 
