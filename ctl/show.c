@@ -255,8 +255,7 @@ static void show_kb(const char *kb, char *out, size_t n)
 }
 
 static const char *const show_host_heads[] = {
-    "HOST",   "VERSION",  "RUNNING",   "KEPT",     "SPARES",
-    "PAUSED", "MEM FREE", "DISK FREE", "DRAINING", "WORKERS",
+    "HOST", "VERSION", "RUNNING", "KEPT", "SPARES", "MEM FREE", "DISK FREE", "DRAINING", "WORKERS",
 };
 
 /* One cell of the hosts table: the columns of show_host_heads. */
@@ -268,10 +267,9 @@ static void show_host_cell(const show_row_t *r, size_t col, char *out, size_t n)
     case 2: show_of(show_get(r, "running"), show_get(r, "max_running"), out, n); break;
     case 3: show_of(show_get(r, "kept"), show_get(r, "keep_max_count"), out, n); break;
     case 4: snprintf(out, n, "%s", show_or_dash(show_get(r, "spares"))); break;
-    case 5: snprintf(out, n, "%s", show_or_dash(show_get(r, "paused"))); break;
-    case 6: show_kb(show_get(r, "mem_free_kb"), out, n); break;
-    case 7: show_kb(show_get(r, "disk_free_kb"), out, n); break;
-    case 8: snprintf(out, n, "%s", show_or_dash(show_get(r, "draining"))); break;
+    case 5: show_kb(show_get(r, "mem_free_kb"), out, n); break;
+    case 6: show_kb(show_get(r, "disk_free_kb"), out, n); break;
+    case 7: snprintf(out, n, "%s", show_or_dash(show_get(r, "draining"))); break;
     default: snprintf(out, n, "%s", show_or_dash(show_get(r, "workers"))); break;
     }
 }
