@@ -2,7 +2,7 @@
  * the record of them in state_dir, and the resume's words (see
  * background.h).
  *
- * The texts are data: the table below.  Every field comes from the
+ * The texts are the TX_BG_ rows of talk/texts.h.  Every field comes from the
  * sandbox (agent/bgwatch.h writes them, but anything in the sandbox can
  * forge an EXIT), so each is parsed strictly, cut to its bound, and
  * cleaned: no control bytes (the tail keeps its newlines), no backticks
@@ -20,67 +20,9 @@
 #include "common/log.h"
 #include "kept/kept.h"
 #include "hints/probes_embedded.h"
+#include "talk/texts.h"
 
 #define BG_SEP '\x1f'
-
-/* ---- the texts ---------------------------------------------------------------- */
-
-enum {
-    S_EXITED,
-    S_KILLED,
-    S_PORT_HELD,
-    S_PORT_TAKEN,
-    S_LISTENING,
-    S_DIED_EXIT,
-    S_DIED_OK,
-    S_DIED_KILLED,
-    S_GONE_EXIT,
-    S_GONE_OK,
-    S_GONE_KILLED,
-    T_TAIL,
-    T_EMPTY_LOG,
-    T_ABOVE,
-    T_FIX,
-    R_BEFORE,
-    R_ONE_PORTS,
-};
-
-static const char *const say[] = {
-    [S_EXITED] = "[`%s` (pid %ld), started in the background, exited at once with status %d: it is "
-                 "not running.%s]\n",
-    [S_KILLED] = "[`%s` (pid %ld), started in the background, was killed at once by signal %d "
-                 "(%s): it is not running.%s]\n",
-    [S_PORT_HELD] = "[`%s` (pid %ld), started in the background, failed: its port was taken "
-                    "(address already in use), so it exited with status %d and is not running. "
-                    "Port %s is held by %s, started earlier: that server still runs, so use it, or "
-                    "stop it first (kill %s) and start this one again.]\n",
-    [S_PORT_TAKEN] = "[`%s` (pid %ld), started in the background, failed: its port was taken "
-                     "(address already in use), so it exited with status %d and is not running. "
-                     "Listening now: %s. Use the server that holds the port, or stop it first "
-                     "(kill PID) and start this one again.]\n",
-    [S_LISTENING] = "[Listening now, in the background: %s. It keeps running after this call: use "
-                    "it in later runs and do not start it again (kill PID stops it). Only this "
-                    "sandbox reaches it, not the user's browser: test it here with curl.]\n",
-    [S_DIED_EXIT] = "[Since the last call, `%s` (pid %ld), which ran in the background, exited "
-                    "with status %d: it is not running now.%s]\n",
-    [S_DIED_OK] = "[Since the last call, `%s` (pid %ld), which ran in the background, finished "
-                  "with exit code 0.%s]\n",
-    [S_DIED_KILLED] = "[Since the last call, `%s` (pid %ld), which ran in the background, was "
-                      "killed by signal %d (%s): it is not running now.%s]\n",
-    [S_GONE_EXIT] = "[`%s` (pid %ld), which ran in the background, exited with status %d while "
-                    "this command ran: it is not running now.%s]\n",
-    [S_GONE_OK] = "[`%s` (pid %ld), which ran in the background, finished with exit code 0 while "
-                  "this command ran.%s]\n",
-    [S_GONE_KILLED] = "[`%s` (pid %ld), which ran in the background, was stopped by signal %d "
-                      "(%s) while this command ran: it is not running now.%s]\n",
-    [T_TAIL] = " Its last lines, in %s:\n%s",
-    [T_EMPTY_LOG] = " It wrote nothing to %s.",
-    [T_ABOVE] = " Its output is above.",
-    [T_FIX] = "\nFix what they say, then start it again.",
-    [R_BEFORE] = "Running before the stop, in the background: %s. Start them again if they are "
-                 "still needed (CMD > server.log 2>&1 &).",
-    [R_ONE_PORTS] = "`%s` (listening on %s)",
-};
 
 /* ---- the EXIT's lists ----------------------------------------------------------- */
 
@@ -218,13 +160,13 @@ size_t bgi_parse(const char *list, size_t len, bgi_t *out, size_t max)
 static void last_lines(const bgi_t *x, bool output_above, bool fix, textbuf_t *t)
 {
     if (x->log[0] && x->tail[0]) {
-        textbuf_printf(t, say[T_TAIL], x->log, x->tail);
+        textbuf_printf(t, TX_BG_TAIL, x->log, x->tail);
         if (fix)
-            textbuf_puts(t, say[T_FIX]);
+            textbuf_puts(t, TX_BG_FIX);
     } else if (x->log[0]) {
-        textbuf_printf(t, say[T_EMPTY_LOG], x->log);
+        textbuf_printf(t, TX_BG_EMPTY_LOG, x->log);
     } else if (output_above) {
-        textbuf_puts(t, say[T_ABOVE]);
+        textbuf_puts(t, TX_BG_ABOVE);
     }
 }
 
@@ -287,9 +229,9 @@ static void port_line(const bgi_t *x, bg_probe_fn probe, void *ctx, textbuf_t *t
     clean_copy(clean, sizeof clean, l.buf, l.len, false);
     if (holder_of(clean, x->label, port, sizeof port, holder, sizeof holder, pid, sizeof pid) ||
         holder_of(clean, x->tail, port, sizeof port, holder, sizeof holder, pid, sizeof pid))
-        textbuf_printf(t, say[S_PORT_HELD], x->label, x->pid, x->code, port, holder, pid);
+        textbuf_printf(t, TX_BG_PORT_HELD, x->label, x->pid, x->code, port, holder, pid);
     else
-        textbuf_printf(t, say[S_PORT_TAKEN], x->label, x->pid, x->code, clean);
+        textbuf_printf(t, TX_BG_PORT_TAKEN, x->label, x->pid, x->code, clean);
     textbuf_free(&l);
 }
 
@@ -309,10 +251,10 @@ void bg_left_lines(const bgr_t *r, const char *output, size_t output_len, bg_pro
             port_line(&x[i], probe, ctx, t);
         } else if (x[i].state == 'x' && x[i].code != 0) {
             last_lines(&x[i], above, true, &tail);
-            textbuf_printf(t, say[S_EXITED], x[i].label, x[i].pid, x[i].code, tail.buf ?: "");
+            textbuf_printf(t, TX_BG_EXITED, x[i].label, x[i].pid, x[i].code, tail.buf ?: "");
         } else if (x[i].state == 'k') {
             last_lines(&x[i], above, false, &tail);
-            textbuf_printf(t, say[S_KILLED], x[i].label, x[i].pid, x[i].code, sig_name(x[i].code),
+            textbuf_printf(t, TX_BG_KILLED, x[i].label, x[i].pid, x[i].code, sig_name(x[i].code),
                            tail.buf ?: "");
         } else if (x[i].state == 'r' && x[i].ports[0]) {
             textbuf_printf(&listening, "%s%s", listening.len ? "; " : "", x[i].ports);
@@ -320,7 +262,7 @@ void bg_left_lines(const bgr_t *r, const char *output, size_t output_len, bg_pro
         textbuf_free(&tail);
     }
     if (listening.len)
-        textbuf_printf(t, say[S_LISTENING], listening.buf);
+        textbuf_printf(t, TX_BG_LISTENING, listening.buf);
     textbuf_free(&listening);
 }
 
@@ -335,13 +277,13 @@ void bg_died_lines(const bgr_t *r, bool during, textbuf_t *t)
         textbuf_init(&tail);
         last_lines(&x[i], false, x[i].state == 'x' && x[i].code != 0 && !during, &tail);
         if (x[i].state == 'k')
-            textbuf_printf(t, say[during ? S_GONE_KILLED : S_DIED_KILLED], x[i].label, x[i].pid,
+            textbuf_printf(t, during ? TX_BG_GONE_KILLED : TX_BG_DIED_KILLED, x[i].label, x[i].pid,
                            x[i].code, sig_name(x[i].code), tail.buf ?: "");
         else if (x[i].code != 0)
-            textbuf_printf(t, say[during ? S_GONE_EXIT : S_DIED_EXIT], x[i].label, x[i].pid,
+            textbuf_printf(t, during ? TX_BG_GONE_EXIT : TX_BG_DIED_EXIT, x[i].label, x[i].pid,
                            x[i].code, tail.buf ?: "");
         else
-            textbuf_printf(t, say[during ? S_GONE_OK : S_DIED_OK], x[i].label, x[i].pid,
+            textbuf_printf(t, during ? TX_BG_GONE_OK : TX_BG_DIED_OK, x[i].label, x[i].pid,
                            tail.buf ?: "");
         textbuf_free(&tail);
     }
@@ -402,15 +344,15 @@ void bg_resume_words(const kept_t *k, const char *id, textbuf_t *t)
         if (label[0]) {
             textbuf_puts(&list, list.len ? "; " : "");
             if (addr[0])
-                textbuf_printf(&list, say[R_ONE_PORTS], label, addr);
+                textbuf_printf(&list, TX_BG_ONE_PORTS, label, addr);
             else
-                textbuf_printf(&list, "`%s`", label);
+                textbuf_printf(&list, TX_BG_ONE, label);
         }
         line += len;
         line += *line == '\n';
     }
     if (list.len)
-        textbuf_printf(t, say[R_BEFORE], list.buf);
+        textbuf_printf(t, TX_BG_BEFORE, list.buf);
     textbuf_free(&list);
     free(rec);
 }

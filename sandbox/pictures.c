@@ -13,6 +13,7 @@
 #include "common/imagehdr.h"
 #include "common/textbuf.h"
 #include "sandbox/run.h"
+#include "talk/texts.h"
 
 bool pictures_item(const char *item, int64_t *bytes, imagehdr_t *hd, const char **path)
 {
@@ -55,15 +56,18 @@ bool pictures_item(const char *item, int64_t *bytes, imagehdr_t *hd, const char 
  * shows as '?'. */
 static void pictures_describe(textbuf_t *t, const char *path, const imagehdr_t *hd, int64_t bytes)
 {
-    textbuf_puts(t, "[image ");
+    textbuf_t name;
+    textbuf_init(&name);
     for (const char *p = path; *p; p++) {
         char ch = (unsigned char)*p < 0x20 || *p == 0x7f ? '?' : *p;
-        textbuf_append(t, &ch, 1);
+        textbuf_append(&name, &ch, 1);
     }
-    textbuf_puts(t, ": ");
     if (hd->width && hd->height)
-        textbuf_printf(t, "%ux%u ", hd->width, hd->height);
-    textbuf_printf(t, "%s, %" PRId64 " bytes", imagehdr_name(hd->kind), bytes);
+        textbuf_printf(t, TX_PIC_IMAGE, name.buf ?: "", hd->width, hd->height,
+                       imagehdr_name(hd->kind), bytes);
+    else
+        textbuf_printf(t, TX_PIC_IMAGE_NODIM, name.buf ?: "", imagehdr_name(hd->kind), bytes);
+    textbuf_free(&name);
 }
 
 /* One image of the list: shown (added to holder) or named with why not. */
@@ -73,31 +77,22 @@ static void pictures_one(proto_msg_t *holder, textbuf_t *t, const char *path, im
 {
     if (lim->max_count <= 0) {
         pictures_describe(t, path, &hd, bytes);
-        textbuf_puts(t, ": not shown, images are not returned here (image_max_count is 0).]\n");
+        textbuf_puts(t, TX_PIC_OFF);
         return;
     }
     if ((int64_t)holder->n_images >= lim->max_count || holder->n_images >= PROTO_MAX_IMAGES) {
         pictures_describe(t, path, &hd, bytes);
-        textbuf_printf(t, ": not shown, only %" PRId64 " images are shown per call.]\n",
-                       lim->max_count);
+        textbuf_printf(t, TX_PIC_TOO_MANY, lim->max_count);
         return;
     }
     if (bytes > lim->max_bytes) {
         pictures_describe(t, path, &hd, bytes);
-        textbuf_printf(t,
-                       ": too big to show (over %" PRId64
-                       " bytes). To see it, save it smaller: a lower "
-                       "dpi or figure size (e.g. plt.savefig(path, dpi=72)), or as a JPEG.]\n",
-                       lim->max_bytes);
+        textbuf_printf(t, TX_PIC_TOO_BIG, lim->max_bytes);
         return;
     }
     if (*call_bytes + bytes > lim->max_call_bytes) {
         pictures_describe(t, path, &hd, bytes);
-        textbuf_printf(t,
-                       ": not shown, the images of this call would be over %" PRId64
-                       " bytes together. "
-                       "Save them smaller (a lower dpi or size), or show fewer per call.]\n",
-                       lim->max_call_bytes);
+        textbuf_printf(t, TX_PIC_CALL_BIG, lim->max_call_bytes);
         return;
     }
     char *data = NULL;
@@ -107,17 +102,17 @@ static void pictures_one(proto_msg_t *holder, textbuf_t *t, const char *path, im
         imagehdr_parse(data, len, &real) == IMAGEHDR_NONE ||
         *call_bytes + (int64_t)len > lim->max_call_bytes) {
         pictures_describe(t, path, &hd, bytes);
-        textbuf_puts(t, ": changed or unreadable when talkback read it, so it is not shown.]\n");
+        textbuf_puts(t, TX_PIC_CHANGED);
         free(data);
         return;
     }
     if (proto_msg_add_image(holder, path, imagehdr_mime(real.kind), data, len) != 0) {
         pictures_describe(t, path, &real, (int64_t)len);
-        textbuf_puts(t, ": not shown (talkback ran out of memory).]\n");
+        textbuf_puts(t, TX_PIC_NO_MEMORY);
     } else {
         *call_bytes += (int64_t)len;
         pictures_describe(t, path, &real, (int64_t)len);
-        textbuf_puts(t, ", shown below]\n");
+        textbuf_puts(t, TX_PIC_SHOWN);
     }
     free(data);
 }

@@ -280,6 +280,81 @@ static const text_row_t texts[] = {
     TEXT(TX_SB_DISK_HOST_FULL, TW_SANDBOX, TK_FAIL,
          "a write failed for lack of space, and the host's own disk is full", "tell the user"),
 
+    /* ---- programs left in the background (sandbox/background.c) ---- */
+    TEXT(TX_BG_EXITED, TW_SANDBOX, TK_FAIL,
+         "a program the run started in the background exited at once with a status other than 0 "
+         "(its port was not taken); then TX_BG_TAIL and TX_BG_FIX, TX_BG_EMPTY_LOG or TX_BG_ABOVE",
+         "%s: TX_BG_FIX, after the last lines of its log when it wrote some"),
+    TEXT(TX_BG_KILLED, TW_SANDBOX, TK_NOTE,
+         "a program the run started in the background was killed at once by a signal", NULL),
+    TEXT(TX_BG_PORT_HELD, TW_SANDBOX, TK_FAIL,
+         "a program the run started in the background exited because its port was taken, and the "
+         "listeners name the program that holds it",
+         "use it"),
+    TEXT(TX_BG_PORT_TAKEN, TW_SANDBOX, TK_FAIL,
+         "the same when the listeners do not say which program holds the port",
+         "Use the server that holds the port"),
+    TEXT(TX_BG_LISTENING, TW_SANDBOX, TK_NOTE,
+         "programs the run started in the background still run and listen on ports", NULL),
+    TEXT(TX_BG_DIED_EXIT, TW_SANDBOX, TK_NOTE,
+         "a program that ran in the background exited with a status other than 0 since the last "
+         "call; then its last lines and TX_BG_FIX",
+         NULL),
+    TEXT(TX_BG_DIED_OK, TW_SANDBOX, TK_NOTE,
+         "a program that ran in the background finished with exit code 0 since the last call",
+         NULL),
+    TEXT(TX_BG_DIED_KILLED, TW_SANDBOX, TK_NOTE,
+         "a program that ran in the background was killed by a signal since the last call", NULL),
+    TEXT(TX_BG_GONE_EXIT, TW_SANDBOX, TK_NOTE,
+         "a program that ran in the background exited with a status other than 0 while this "
+         "command ran",
+         NULL),
+    TEXT(TX_BG_GONE_OK, TW_SANDBOX, TK_NOTE,
+         "a program that ran in the background finished with exit code 0 while this command ran",
+         NULL),
+    TEXT(TX_BG_GONE_KILLED, TW_SANDBOX, TK_NOTE,
+         "a program that ran in the background was stopped by a signal while this command ran",
+         NULL),
+    TEXT(TX_BG_TAIL, TW_SANDBOX, TK_NOTE,
+         "ends another line of this group: the last lines of the program's log", NULL),
+    TEXT(TX_BG_EMPTY_LOG, TW_SANDBOX, TK_NOTE,
+         "ends another line of this group: the program's log is empty", NULL),
+    TEXT(TX_BG_ABOVE, TW_SANDBOX, TK_NOTE,
+         "ends another line of this group: the program wrote to the run's own output", NULL),
+    TEXT(TX_BG_FIX, TW_SANDBOX, TK_NOTE,
+         "ends another line of this group after TX_BG_TAIL, when the program exited with a "
+         "status other than 0 (the step of TX_BG_EXITED)",
+         NULL),
+    TEXT(TX_BG_BEFORE, TW_SANDBOX, TK_NOTE,
+         "in a resume notice: the programs that ran in the background before the stop", NULL),
+    TEXT(TX_BG_ONE_PORTS, TW_SANDBOX, TK_NOTE,
+         "one program of TX_BG_BEFORE's list, with the addresses it listened on", NULL),
+    TEXT(TX_BG_ONE, TW_SANDBOX, TK_NOTE,
+         "one program of TX_BG_BEFORE's list that listened on no port", NULL),
+
+    /* ---- the images a command drew (sandbox/pictures.c) ---- */
+    TEXT(TX_PIC_IMAGE, TW_SANDBOX, TK_NOTE,
+         "the head of an image's line: its name, size and kind; one of the TX_PIC_ endings "
+         "follows",
+         NULL),
+    TEXT(TX_PIC_IMAGE_NODIM, TW_SANDBOX, TK_NOTE,
+         "the same for an image whose width and height are unknown", NULL),
+    TEXT(TX_PIC_OFF, TW_SANDBOX, TK_NOTE,
+         "ends an image's line: images are turned off (`image_max_count` is 0)", NULL),
+    TEXT(TX_PIC_TOO_MANY, TW_SANDBOX, TK_NOTE,
+         "ends an image's line: the call already shows `image_max_count` images", NULL),
+    TEXT(TX_PIC_TOO_BIG, TW_SANDBOX, TK_FAIL,
+         "ends an image's line: the image is over `image_max_bytes`", "save it smaller"),
+    TEXT(TX_PIC_CALL_BIG, TW_SANDBOX, TK_FAIL,
+         "ends an image's line: the call's images would be over `image_max_call_bytes` together",
+         "Save them smaller"),
+    TEXT(TX_PIC_CHANGED, TW_SANDBOX, TK_NOTE,
+         "ends an image's line: the file changed or could not be read when it was fetched", NULL),
+    TEXT(TX_PIC_NO_MEMORY, TW_SANDBOX, TK_NOTE, "ends an image's line: no memory to hold the image",
+         NULL),
+    TEXT(TX_PIC_SHOWN, TW_SANDBOX, TK_NOTE,
+         "ends an image's line: the image is shown after the text", NULL),
+
     /* ---- the sandbox manager's notices (sandbox/notices.c) ---- */
     TEXT(TX_SB_RESUMED_AGO, TW_SANDBOX, TK_NOTE,
          "the chat's sandbox had been stopped (idle, by the operator, to make room, or not by "
@@ -472,9 +547,9 @@ const char *texts_who(text_who_t who)
 /* The words a next step may start with: an imperative, or what an
  * argument must be.  Compared case aside, as whole words. */
 static const char *const texts_leads[] = {
-    "add",   "ask",   "call", "check", "delete", "fix",   "give",  "make",
-    "must",  "needs", "pick", "put",   "read",   "run",   "send",  "split",
-    "start", "tell",  "try",  "use",   "wait",   "watch", "write",
+    "add",   "ask",   "call", "check", "delete", "fix",  "give",  "make",
+    "must",  "needs", "pick", "put",   "read",   "run",  "save",  "send",
+    "split", "start", "tell", "try",   "use",    "wait", "watch", "write",
 };
 
 static bool texts_leads_with_step(const char *next)

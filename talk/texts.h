@@ -337,6 +337,72 @@ bool texts_check(const text_row_t *row, char *why, size_t n);
     "and one that writes more is removed with all its files). Nothing in the sandbox can fix "     \
     "that: tell the user the sandbox host's disk is full.]\n"
 
+/* ---- programs left in the background (sandbox/background.c): the lines after a
+ * run about what it started, what died since, and what ran before a stop ---- */
+#define TX_BG_EXITED                                                                               \
+    "[`%s` (pid %ld), started in the background, exited at once with status %d: it is "            \
+    "not running.%s]\n"
+#define TX_BG_KILLED                                                                               \
+    "[`%s` (pid %ld), started in the background, was killed at once by signal %d "                 \
+    "(%s): it is not running.%s]\n"
+#define TX_BG_PORT_HELD                                                                            \
+    "[`%s` (pid %ld), started in the background, failed: its port was taken "                      \
+    "(address already in use), so it exited with status %d and is not running. "                   \
+    "Port %s is held by %s, started earlier: that server still runs, so use it, or "               \
+    "stop it first (kill %s) and start this one again.]\n"
+#define TX_BG_PORT_TAKEN                                                                           \
+    "[`%s` (pid %ld), started in the background, failed: its port was taken "                      \
+    "(address already in use), so it exited with status %d and is not running. "                   \
+    "Listening now: %s. Use the server that holds the port, or stop it first "                     \
+    "(kill PID) and start this one again.]\n"
+#define TX_BG_LISTENING                                                                            \
+    "[Listening now, in the background: %s. It keeps running after this call: use "                \
+    "it in later runs and do not start it again (kill PID stops it). Only this "                   \
+    "sandbox reaches it, not the user's browser: test it here with curl.]\n"
+#define TX_BG_DIED_EXIT                                                                            \
+    "[Since the last call, `%s` (pid %ld), which ran in the background, exited "                   \
+    "with status %d: it is not running now.%s]\n"
+#define TX_BG_DIED_OK                                                                              \
+    "[Since the last call, `%s` (pid %ld), which ran in the background, finished "                 \
+    "with exit code 0.%s]\n"
+#define TX_BG_DIED_KILLED                                                                          \
+    "[Since the last call, `%s` (pid %ld), which ran in the background, was "                      \
+    "killed by signal %d (%s): it is not running now.%s]\n"
+#define TX_BG_GONE_EXIT                                                                            \
+    "[`%s` (pid %ld), which ran in the background, exited with status %d while "                   \
+    "this command ran: it is not running now.%s]\n"
+#define TX_BG_GONE_OK                                                                              \
+    "[`%s` (pid %ld), which ran in the background, finished with exit code 0 while "               \
+    "this command ran.%s]\n"
+#define TX_BG_GONE_KILLED                                                                          \
+    "[`%s` (pid %ld), which ran in the background, was stopped by signal %d "                      \
+    "(%s) while this command ran: it is not running now.%s]\n"
+#define TX_BG_TAIL      " Its last lines, in %s:\n%s"
+#define TX_BG_EMPTY_LOG " It wrote nothing to %s."
+#define TX_BG_ABOVE     " Its output is above."
+#define TX_BG_FIX       "\nFix what they say, then start it again."
+#define TX_BG_BEFORE                                                                               \
+    "Running before the stop, in the background: %s. Start them again if they are "                \
+    "still needed (CMD > server.log 2>&1 &)."
+#define TX_BG_ONE_PORTS "`%s` (listening on %s)"
+#define TX_BG_ONE       "`%s`"
+
+/* ---- the images a command drew (sandbox/pictures.c): one line per image, its
+ * name and size, then whether it is shown ---- */
+#define TX_PIC_IMAGE       "[image %s: %ux%u %s, %" PRId64 " bytes"
+#define TX_PIC_IMAGE_NODIM "[image %s: %s, %" PRId64 " bytes"
+#define TX_PIC_OFF         ": not shown, images are not returned here (image_max_count is 0).]\n"
+#define TX_PIC_TOO_MANY    ": not shown, only %" PRId64 " images are shown per call.]\n"
+#define TX_PIC_TOO_BIG                                                                             \
+    ": too big to show (over %" PRId64 " bytes). To see it, save it smaller: a lower "             \
+    "dpi or figure size (e.g. plt.savefig(path, dpi=72)), or as a JPEG.]\n"
+#define TX_PIC_CALL_BIG                                                                            \
+    ": not shown, the images of this call would be over %" PRId64 " bytes together. "              \
+    "Save them smaller (a lower dpi or size), or show fewer per call.]\n"
+#define TX_PIC_CHANGED   ": changed or unreadable when talkback read it, so it is not shown.]\n"
+#define TX_PIC_NO_MEMORY ": not shown (talkback ran out of memory).]\n"
+#define TX_PIC_SHOWN     ", shown below]\n"
+
 /* ---- the sandbox manager's notices (sandbox/notices.c): the line at the top of
  * a result that says what happened to the sandbox while nobody called ---- */
 #define TX_SB_RESUMED_AGO "[Resumed this chat's sandbox, stopped %s ago (%s): "
