@@ -1,23 +1,16 @@
 /* output.c -- binary output described, stray control bytes made visible
- * (see output.h).  The texts and the kinds are tables; the rest is one
+ * (see output.h).  The texts are talk/texts.h's, the kinds a table; the rest is one
  * pass over the output, which costs a successful call nothing measurable
  * next to a docker exec.
  */
 #include "hints/output.h"
 
+#include "talk/texts.h"
+
 #include <inttypes.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
-
-/* ---- the texts ------------------------------------------------------------------- */
-
-#define BINARY_HEAD                                                                                \
-    "[The output is binary, not text: %" PRIu64 " bytes of %s. Its raw bytes are not shown; the "  \
-    "first %zu in hex:]\n"
-#define BINARY_TAIL                                                                                \
-    "[To look inside, use a tool that prints text: file FILE, xxd FILE | head, strings FILE | "    \
-    "head. To keep a program's binary output, send it to a file: CMD > out.bin]\n"
 
 /* How many bytes the hex preview shows, and how many bytes decide. */
 #define PREVIEW_BYTES 64
@@ -177,9 +170,9 @@ static void describe_binary(const char *s, size_t n, uint64_t total, textbuf_t *
 {
     const unsigned char *p = (const unsigned char *)s;
     size_t show = n < PREVIEW_BYTES ? n : PREVIEW_BYTES;
-    textbuf_printf(t, BINARY_HEAD, total, kind_of(p, n), show);
+    textbuf_printf(t, TX_HI_BINARY_HEAD, total, kind_of(p, n), show);
     hex_preview(p, show, t);
-    textbuf_puts(t, BINARY_TAIL);
+    textbuf_puts(t, TX_HI_BINARY_TAIL);
 }
 
 /* Length of the terminal escape sequence at s (n bytes left, s[0] ESC):

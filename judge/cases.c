@@ -64,7 +64,7 @@ static void show_block(textbuf_t *t, const char *label, const char *s, size_t le
     if (s[keep - 1] != '\n')
         textbuf_puts(t, "\n");
     if (keep < len)
-        textbuf_printf(t, "[... %zu more bytes not shown]\n", len - keep);
+        textbuf_printf(t, TX_JG_MORE_BYTES, len - keep);
 }
 
 /* The verdict of a run that did not end with exit code 0. */
@@ -222,9 +222,7 @@ static void take_images(const judge_runner_t *jr, proto_msg_t *r, const ops_exec
     if (!pics || !plen)
         return;
     if (jr->images && jr->images->n_images && r->n_images) {
-        textbuf_puts(jr->t,
-                     "[the images of this test are not shown: a tests call shows those of the "
-                     "first test that drew any]\n");
+        textbuf_puts(jr->t, TX_JG_IMAGES_NOT_SHOWN);
         return;
     }
     textbuf_append(jr->t, pics, plen);

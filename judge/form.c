@@ -3,9 +3,12 @@
  * Both checks walk the outputs in place, token by token, as compare.c
  * does: no copy of a multi-megabyte output is made.  Lines are split on
  * "\n", "\r\n" and "\r"; blanks are space, tab, \v and \f; trailing blank
- * lines do not count.  The texts the model reads are the table at the end.
+ * lines do not count.  The texts the model reads are talk/texts.h's
+ * TX_JG_FORM_*.
  */
 #include "judge/form.h"
+
+#include "talk/texts.h"
 
 #include <ctype.h>
 #include <math.h>
@@ -344,52 +347,30 @@ char *form_uncalled(const char *code, size_t len)
     return NULL;
 }
 
-/* ---- the texts ---------------------------------------------------------------------- */
-
-#define SAY_ROUNDING                                                                               \
-    "FAIL: the values agree to the expected precision (%d decimal place%s), so only the rounding " \
-    "differs. Print them rounded to %d decimal place%s, as expected (Python: f\"{x:.%df}\"; C, "   \
-    "C++: printf(\"%%.%df\", x)).\n"
-#define SAY_BREAKS                                                                                 \
-    "FAIL: the values are right and only the line breaks differ: %zu line%s expected, the "        \
-    "program printed %zu. %s\n"
-#define SAY_BREAKS_ONE_LINE                                                                        \
-    "Print them all on one line, separated by spaces (Python: print(*values)); C++: a space "      \
-    "between values, one newline at the end)."
-#define SAY_BREAKS_SPLIT "Print each expected line on its own line (a newline where they end)."
-#define SAY_BREAKS_OTHER "Break the lines where the expected output does."
-#define SAY_STDERR_EMPTY                                                                           \
-    "FAIL: stdout was empty, and the answer went to stderr: stderr is not compared, and the "      \
-    "answer must go to stdout (Python: print(x), not print(x, file=sys.stderr); C++: cout, not "   \
-    "cerr; Java: System.out, not System.err).\n"
-#define SAY_STDERR                                                                                 \
-    "FAIL: stdout differs, but stderr holds the expected answer: stderr is not compared, and the " \
-    "answer must go to stdout (anything else to stderr, or nowhere).\n"
-#define SAY_UNCALLED                                                                               \
-    "FAIL: the program printed nothing: the code defines `%s` but never calls it. The program "    \
-    "must read the input and print the answer: add the lines that read stdin, call `%s` with it "  \
-    "and print the result (run_code runs the code as a whole program).\n"
-
+/* The FAIL line of a rounding or line-break form (form.h). */
 void form_render(const form_t *f, textbuf_t *out)
 {
     if (f->kind == FORM_ROUNDING) {
         const char *s = f->decimals == 1 ? "" : "s";
-        textbuf_printf(out, SAY_ROUNDING, f->decimals, s, f->decimals, s, f->decimals, f->decimals);
+        textbuf_printf(out, TX_JG_FORM_ROUNDING, f->decimals, s, f->decimals, s, f->decimals,
+                       f->decimals);
     } else if (f->kind == FORM_LINE_BREAKS) {
-        const char *how = f->expected_lines == 1 ? SAY_BREAKS_ONE_LINE
-                          : f->got_lines == 1    ? SAY_BREAKS_SPLIT
-                                                 : SAY_BREAKS_OTHER;
-        textbuf_printf(out, SAY_BREAKS, f->expected_lines,
+        const char *how = f->expected_lines == 1 ? TX_JG_FORM_BREAKS_ONE_LINE
+                          : f->got_lines == 1    ? TX_JG_FORM_BREAKS_SPLIT
+                                                 : TX_JG_FORM_BREAKS_OTHER;
+        textbuf_printf(out, TX_JG_FORM_BREAKS, f->expected_lines,
                        f->expected_lines == 1 ? " was" : "s were", f->got_lines, how);
     }
 }
 
+/* The FAIL line of an answer that went to stderr. */
 void form_render_stderr(bool stdout_empty, textbuf_t *out)
 {
-    textbuf_puts(out, stdout_empty ? SAY_STDERR_EMPTY : SAY_STDERR);
+    textbuf_puts(out, stdout_empty ? TX_JG_FORM_STDERR_EMPTY : TX_JG_FORM_STDERR);
 }
 
+/* The FAIL line of a program that defines `name` and never calls it. */
 void form_render_uncalled(const char *name, textbuf_t *out)
 {
-    textbuf_printf(out, SAY_UNCALLED, name, name);
+    textbuf_printf(out, TX_JG_FORM_UNCALLED, name, name);
 }

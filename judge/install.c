@@ -19,9 +19,6 @@
     ">/dev/null && exit 10\n"                                                                      \
     "tail -n 3 /tmp/talkback-install.log | cut -c1-200\nexit 11\n"
 
-#define SAY_INSTALLED TX_JG_INSTALLED
-#define SAY_FAILED    TX_JG_INSTALL_FAILED
-
 judge_install_t judge_install(worker_job_t *job, const judge_opts_t *o, const language_t *lang,
                               textbuf_t *t, bool *noticed)
 {
@@ -43,7 +40,7 @@ judge_install_t judge_install(worker_job_t *job, const judge_opts_t *o, const la
     if (!x.timed_out && x.exit_code == 0) {
         res = JUDGE_INSTALL_HAD;
     } else if (!x.timed_out && x.exit_code == 10) {
-        textbuf_printf(t, SAY_INSTALLED, languages_title(lang), lang->install,
+        textbuf_printf(t, TX_JG_INSTALLED, languages_title(lang), lang->install,
                        (double)x.elapsed_ms / 1000.0);
         res = JUDGE_INSTALL_DONE;
     } else {
@@ -58,8 +55,8 @@ judge_install_t judge_install(worker_job_t *job, const judge_opts_t *o, const la
         char when[64] = "";
         if (x.timed_out)
             snprintf(when, sizeof when, ", stopped after %d s", tmo);
-        textbuf_printf(t, SAY_FAILED, languages_title(lang), lang->install, when, n ? ": " : "",
-                       (int)n, why);
+        textbuf_printf(t, TX_JG_INSTALL_FAILED, languages_title(lang), lang->install, when,
+                       n ? ": " : "", (int)n, why);
     }
     proto_msg_destroy(&r);
     return res;

@@ -5,6 +5,8 @@
 #include <signal.h>
 #include <string.h>
 
+#include "talk/texts.h"
+
 const char *judge_signal_name(int sig)
 {
     switch (sig) {
@@ -49,10 +51,6 @@ void judge_trim_compiler_output(const char *s, size_t len, size_t max_lines, siz
                 rest_lines++;
         if (len && s[len - 1] != '\n')
             rest_lines++;
-        textbuf_printf(
-            out,
-            "[... %zu more line(s) of compiler messages left out: fix the first errors first, "
-            "they often cause the rest]\n",
-            rest_lines);
+        textbuf_printf(out, TX_JG_COMPILER_LEFT_OUT, rest_lines);
     }
 }

@@ -391,6 +391,14 @@ static const text_row_t texts[] = {
          "in an unpause notice: no pause record (paused from outside talkback)", NULL),
     TEXT(TX_SB_UNPAUSED_END, TW_SANDBOX, TK_NOTE, "at the end of every unpause notice", NULL),
 
+    /* ---- a run's output as the model reads it (hints/output.c) ---- */
+    TEXT(TX_HI_BINARY_HEAD, TW_SANDBOX, TK_NOTE,
+         "a run's output (run, or run_code's program output in the judge) is binary: its size, "
+         "its kind by magic number, and a hex preview follow",
+         NULL),
+    TEXT(TX_HI_BINARY_TAIL, TW_SANDBOX, TK_NOTE,
+         "after the hex preview of binary output: how to look inside and how to keep it", NULL),
+
     /* ---- the judge (judge/): run_code ---- */
     TEXT(TX_JG_OTHER_NONE, TW_JUDGE, TK_FAIL,
          "run_code is asked for a language it does not run and Debian 13 has no package for "
@@ -484,6 +492,41 @@ static const text_row_t texts[] = {
          NULL),
     TEXT(TX_JG_INSTALLED, TW_JUDGE, TK_NOTE,
          "a language's toolchain was installed on first use in this chat", NULL),
+
+    TEXT(TX_JG_MORE_BYTES, TW_JUDGE, TK_NOTE,
+         "a program's stdout or stderr in run_code's result is longer than the judge shows "
+         "(cut at a line end)",
+         NULL),
+    TEXT(TX_JG_COMPILER_LEFT_OUT, TW_JUDGE, TK_NOTE,
+         "the compiler's messages are longer than the judge shows (the first ones are kept)", NULL),
+    TEXT(TX_JG_IMAGES_NOT_SHOWN, TW_JUDGE, TK_NOTE,
+         "a case of a tests call drew images after an earlier case did (one reply shows one "
+         "case's)",
+         NULL),
+
+    /* ---- run_code's FAILs of an answer right in all but form (judge/form.c) ---- */
+    TEXT(TX_JG_FORM_ROUNDING, TW_JUDGE, TK_VERDICT,
+         "the output differs, but its numbers agree with `expected` to its decimal places",
+         "TX_JG_DONT_ANSWER"),
+    TEXT(TX_JG_FORM_BREAKS, TW_JUDGE, TK_VERDICT,
+         "the output differs, but its tokens are `expected`'s with other line breaks (one of "
+         "the three steps below follows it)",
+         "TX_JG_DONT_ANSWER"),
+    TEXT(TX_JG_FORM_BREAKS_ONE_LINE, TW_JUDGE, TK_NOTE,
+         "the end of TX_JG_FORM_BREAKS when `expected` is one line", NULL),
+    TEXT(TX_JG_FORM_BREAKS_SPLIT, TW_JUDGE, TK_NOTE,
+         "the end of TX_JG_FORM_BREAKS when the program printed one line and more were expected",
+         NULL),
+    TEXT(TX_JG_FORM_BREAKS_OTHER, TW_JUDGE, TK_NOTE, "the end of TX_JG_FORM_BREAKS otherwise",
+         NULL),
+    TEXT(TX_JG_FORM_STDERR_EMPTY, TW_JUDGE, TK_VERDICT,
+         "stdout is empty and stderr matches `expected`", "TX_JG_DONT_ANSWER"),
+    TEXT(TX_JG_FORM_STDERR, TW_JUDGE, TK_VERDICT,
+         "stdout differs from `expected` and stderr matches it", "TX_JG_DONT_ANSWER"),
+    TEXT(TX_JG_FORM_UNCALLED, TW_JUDGE, TK_VERDICT,
+         "the program printed nothing, and the code defines a function or class method it never "
+         "calls",
+         "TX_JG_DONT_ANSWER"),
 
     /* ---- the reaper (reaper/) ---- */
 

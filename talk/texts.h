@@ -433,6 +433,15 @@ bool texts_check(const text_row_t *row, char *why, size_t n);
     " and runs again: its files and the programs it left running (servers, background jobs) "      \
     "are as they were.]\n"
 
+/* ---- a run's output as the model reads it (hints/output.c: the sandbox
+ * manager's run, the judge's program output) ---- */
+#define TX_HI_BINARY_HEAD                                                                          \
+    "[The output is binary, not text: %" PRIu64 " bytes of %s. Its raw bytes are not shown; the "  \
+    "first %zu in hex:]\n"
+#define TX_HI_BINARY_TAIL                                                                          \
+    "[To look inside, use a tool that prints text: file FILE, xxd FILE | head, strings FILE | "    \
+    "head. To keep a program's binary output, send it to a file: CMD > out.bin]\n"
+
 /* ---- the judge (judge/): run_code ---- */
 #define TX_JG_OTHER_NONE                                                                           \
     "[talkback: run_code does not run %s, and Debian 13 has no package for it, so it cannot "      \
@@ -549,6 +558,42 @@ bool texts_check(const text_row_t *row, char *why, size_t n);
 #define TX_JG_INSTALLED                                                                            \
     "Installed %s in this sandbox on first use (apt-get install -y %s): %.1f s. Later runs "       \
     "in this chat find it there.\n"
+
+/* ---- the lines around run_code's output and compiler messages (judge/cases.c, report.c) ---- */
+#define TX_JG_MORE_BYTES "[... %zu more bytes not shown]\n"
+#define TX_JG_COMPILER_LEFT_OUT                                                                    \
+    "[... %zu more line(s) of compiler messages left out: fix the first errors first, they "       \
+    "often cause the rest]\n"
+#define TX_JG_IMAGES_NOT_SHOWN                                                                     \
+    "[the images of this test are not shown: a tests call shows those of the first test that "     \
+    "drew any]\n"
+
+/* ---- run_code's FAILs of an answer right in all but form (judge/form.c) ---- */
+#define TX_JG_FORM_ROUNDING                                                                        \
+    TXW_FAIL " the values agree to the expected precision (%d decimal place%s), so only the "      \
+             "rounding differs. Print them rounded to %d decimal place%s, as expected (Python: "   \
+             "f\"{x:.%df}\"; C, C++: printf(\"%%.%df\", x)).\n"
+#define TX_JG_FORM_BREAKS                                                                          \
+    TXW_FAIL " the values are right and only the line breaks differ: %zu line%s expected, the "    \
+             "program printed %zu. %s\n"
+#define TX_JG_FORM_BREAKS_ONE_LINE                                                                 \
+    "Print them all on one line, separated by spaces (Python: print(*values)); C++: a space "      \
+    "between values, one newline at the end)."
+#define TX_JG_FORM_BREAKS_SPLIT                                                                    \
+    "Print each expected line on its own line (a newline where they end)."
+#define TX_JG_FORM_BREAKS_OTHER "Break the lines where the expected output does."
+#define TX_JG_FORM_STDERR_EMPTY                                                                    \
+    TXW_FAIL " stdout was empty, and the answer went to stderr: stderr is not compared, and the "  \
+             "answer must go to stdout (Python: print(x), not print(x, file=sys.stderr); C++: "    \
+             "cout, not cerr; Java: System.out, not System.err).\n"
+#define TX_JG_FORM_STDERR                                                                          \
+    TXW_FAIL " stdout differs, but stderr holds the expected answer: stderr is not compared, and " \
+             "the answer must go to stdout (anything else to stderr, or nowhere).\n"
+#define TX_JG_FORM_UNCALLED                                                                        \
+    TXW_FAIL " the program printed nothing: the code defines `%s` but never calls it. The "        \
+             "program must read the input and print the answer: add the lines that read stdin, "   \
+             "call `%s` with it and print the result (run_code runs the code as a whole "          \
+             "program).\n"
 
 /* ---- the reaper (reaper/) ---- */
 
