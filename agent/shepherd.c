@@ -54,6 +54,11 @@
  * or SHEP_RUNAWAY_NOLIMIT without a limit: a fork bomb, not a server. */
 #define SHEP_RUNAWAY_DIV     2
 #define SHEP_RUNAWAY_NOLIMIT 1024
+/* Past this many left, the count is looked at SHEP_RUNAWAY_LOOKS more
+ * times, SHEP_RUNAWAY_LOOK_MS apart (a handful of servers never is). */
+#define SHEP_RUNAWAY_FEW     16
+#define SHEP_RUNAWAY_LOOKS   4
+#define SHEP_RUNAWAY_LOOK_MS 25
 /* Rounds of the marker kill pass (a process may fork between two). */
 #define SHEP_KILL_ROUNDS     8
 
@@ -331,21 +336,40 @@ static bool tree_empty(void)
     return waitid(P_ALL, 0, &si, WEXITED | WNOHANG | WNOWAIT) < 0 && errno == ECHILD;
 }
 
+/* How many processes the tree holds now. */
+static size_t tree_count(pid_t self)
+{
+    tree_t t;
+    if (!tree_init(&t))
+        return 0;
+    tree_walk(&t, self, 0);
+    size_t n = t.n;
+    tree_free(&t);
+    return n;
+}
+
 /* What is left after a normal end: a handful of servers stay, a process
- * table's worth is a fork bomb and is killed. */
+ * table's worth is a fork bomb and is killed.  A bomb at the process
+ * limit swings: its forks fail, those shells exit, others fork again, so
+ * one look can catch it low.  More than a handful left is looked at a few
+ * times more, SHEP_RUNAWAY_LOOK_MS apart; a bomb is a bomb if any look
+ * reaches the bar, or if the count doubled (one still on its way up). */
 static bool runaway(pid_t self)
 {
     if (tree_empty())
         return false;
-    tree_t t;
-    if (!tree_init(&t))
-        return false;
-    tree_walk(&t, self, 0);
     limits_t lim;
     limits_read(&lim);
-    size_t n = t.n;
-    tree_free(&t);
-    return lim.pids > 0 ? (int64_t)n >= lim.pids / SHEP_RUNAWAY_DIV : n >= SHEP_RUNAWAY_NOLIMIT;
+    size_t bar = lim.pids > 0 ? (size_t)(lim.pids / SHEP_RUNAWAY_DIV) : SHEP_RUNAWAY_NOLIMIT;
+    size_t first = tree_count(self), n = first;
+    for (int look = 0; n < bar && first >= SHEP_RUNAWAY_FEW && look < SHEP_RUNAWAY_LOOKS; look++) {
+        struct timespec ts = { 0, SHEP_RUNAWAY_LOOK_MS * 1000000L };
+        nanosleep(&ts, NULL);
+        n = tree_count(self);
+        if (n >= 2 * first && n >= 2 * SHEP_RUNAWAY_FEW)
+            return true;
+    }
+    return n >= bar;
 }
 
 /* Keep only the descriptors a and b (a < b). */
@@ -516,7 +540,11 @@ static void shepherd(const shep_cmd_t *c, int ctl, pid_t worker)
             if (bg_open(&bg, shep_mono_ms()))
                 bg_scan(&bg);
         } else if (sig == SIGTERM || (sig == SIGUSR1 && done && runaway(self))) {
-            kill_tree(self, cmd, &status, &done);
+            /* A bomb at the limit may outlast one pass: up to three,
+             * when no kill waits on the answer (SIGTERM's has 5 s). */
+            int passes = sig == SIGTERM ? 1 : 3;
+            for (int pass = 0; pass < passes && (pass == 0 || !tree_empty()); pass++)
+                kill_tree(self, cmd, &status, &done);
             if (!done)
                 status = SIGKILL; /* it did not even die: say killed */
             shep_rec_t x = { .kind = SHEP_ENDED, .status = status, .pid = cmd };
