@@ -317,21 +317,14 @@ void kept_orphan_clear(const kept_t *k, const char *id)
 
 void kept_record_drop(const kept_t *k, const char *id)
 {
+    static const char *const suffixes[] = {
+        KEPT_STAMP_SUFFIX,  KEPT_REASON_SUFFIX, KEPT_CLAIM_SUFFIX,      KEPT_AGENT_SUFFIX,
+        KEPT_ORPHAN_SUFFIX, KEPT_PAUSED_SUFFIX, KEPT_BACKGROUND_SUFFIX,
+    };
     char path[4200];
-    if (record_path(k, id, KEPT_STAMP_SUFFIX, path, sizeof path) == 0)
-        unlink(path);
-    if (record_path(k, id, KEPT_REASON_SUFFIX, path, sizeof path) == 0)
-        unlink(path);
-    if (record_path(k, id, KEPT_CLAIM_SUFFIX, path, sizeof path) == 0)
-        unlink(path);
-    if (record_path(k, id, KEPT_AGENT_SUFFIX, path, sizeof path) == 0)
-        unlink(path);
-    if (record_path(k, id, KEPT_ORPHAN_SUFFIX, path, sizeof path) == 0)
-        unlink(path);
-    if (record_path(k, id, KEPT_PAUSED_SUFFIX, path, sizeof path) == 0)
-        unlink(path);
-    if (record_path(k, id, KEPT_BACKGROUND_SUFFIX, path, sizeof path) == 0)
-        unlink(path);
+    for (size_t i = 0; i < sizeof suffixes / sizeof suffixes[0]; i++)
+        if (record_path(k, id, suffixes[i], path, sizeof path) == 0)
+            unlink(path);
 }
 
 char **kept_record_ids(const kept_t *k)
